@@ -1,0 +1,136 @@
+/*
+ * objfile.h - the object file that tpu-as writes and everything else loads.
+ *
+ * The format is described byte for byte in docs/object-format.md.  In short:
+ * a 32-byte header (magic "TPUOBJ\0\0", version, record count, file size,
+ * CRC-32 of everything after the header) followed by records, each
+ * { u32 type, u32 payload length, payload, zero padding to 8 bytes }.
+ * All integers are little-endian.  Records come in a canonical order:
+ * CONFIG, TEXT, then DATA/FILL in source order, SYMBOLs sorted by
+ * (space, value, name), EXPECTs in source order.  That order makes
+ * `tpu-as x.s && tpu-dis x.bin | tpu-as` reproduce the file byte for byte.
+ */
+#ifndef TPU_OBJFILE_H
+#define TPU_OBJFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TPU_OBJ_MAGIC        "TPUOBJ\0\0"
+#define TPU_OBJ_VERSION      1
+#define TPU_OBJ_HEADER_SIZE  32
+#define TPU_OBJ_MAX_SIZE     (256u << 20)  /* loader refuses larger files */
+#define TPU_OBJ_MAX_NAME     255           /* symbol name length */
+#define TPU_OBJ_MAX_EXPECT_OPS 72          /* operands of one EXPECT record */
+
+/* Address spaces. */
+enum tpu_space { TPU_SPACE_NONE = 0, TPU_SPACE_IMEM = 1, TPU_SPACE_HBM = 2, TPU_SPACE_VMEM = 3 };
+
+enum tpu_obj_record {
+    TPU_REC_CONFIG = 1, TPU_REC_TEXT = 2, TPU_REC_DATA = 3, TPU_REC_FILL = 4,
+    TPU_REC_SYMBOL = 5, TPU_REC_EXPECT = 6,
+};
+
+/* How a FILL chunk makes its bytes (see tpu_obj_chunk_read). */
+enum tpu_fill_kind { TPU_FILL_ZERO = 0, TPU_FILL_RANDOM_BF16 = 1, TPU_FILL_RANDOM_F32 = 2 };
+
+/* The reference operation an EXPECT record asks the simulator to check. */
+enum tpu_expect_op {
+    TPU_EXPECT_MATMUL = 1, /* Y, X, W, B, D, F: fp32 Y[B,F] = bf16 X[B,D] . bf16 W[D,F] */
+    TPU_EXPECT_ADD, TPU_EXPECT_SUB, TPU_EXPECT_MUL, TPU_EXPECT_MAX, TPU_EXPECT_MIN,
+                           /* Z, X, Y, n: fp32 Z[i] = X[i] op Y[i] for i < n */
+    TPU_EXPECT_RELU,       /* Z, X, n */
+    TPU_EXPECT_COPY,       /* DST, SRC, nbytes: bytes equal */
+    TPU_EXPECT_F32,        /* ADDR, v0, v1, ...: fp32 at ADDR are these bit patterns */
+    TPU_EXPECT_OP_COUNT
+};
+
+/* Name of an expect op as written after `.expect` ("matmul"), or NULL. */
+const char *tpu_expect_op_name(unsigned op);
+
+/* What the object was assembled for (tpu-as --config); 0 means "any". */
+typedef struct tpu_obj_config {
+    uint32_t mxu_n, num_mxu, vpu_sublanes, vpu_lanes;
+} tpu_obj_config;
+
+/* One DATA or FILL record. */
+typedef struct tpu_obj_chunk {
+    uint8_t  rec;        /* TPU_REC_DATA or TPU_REC_FILL */
+    uint8_t  space;      /* TPU_SPACE_HBM or TPU_SPACE_VMEM */
+    uint8_t  fill;       /* FILL: enum tpu_fill_kind */
+    uint64_t addr;       /* first byte address */
+    uint64_t size;       /* bytes it covers (FILL random: count * element size) */
+    const uint8_t *data; /* DATA: `size` bytes (points into the object's storage) */
+    uint64_t seed;       /* FILL random: generator seed */
+    uint32_t lo_bits, hi_bits; /* FILL random: fp32 bit patterns of the range [lo, hi) */
+} tpu_obj_chunk;
+
+typedef struct tpu_obj_symbol {
+    uint8_t  space;      /* IMEM for code labels (value = instruction index) */
+    uint64_t value;
+    char    *name;       /* NUL-terminated */
+} tpu_obj_symbol;
+
+typedef struct tpu_obj_expect_operand {
+    uint8_t  space;      /* NONE for plain numbers (and F32 bit patterns) */
+    uint64_t value;
+} tpu_obj_expect_operand;
+
+typedef struct tpu_obj_expect {
+    uint32_t op;         /* enum tpu_expect_op */
+    int32_t  core;       /* -1: checked on every core */
+    uint32_t nops;
+    tpu_obj_expect_operand ops[TPU_OBJ_MAX_EXPECT_OPS];
+    uint32_t line;       /* not stored in the file; 0 after loading */
+} tpu_obj_expect;
+
+/* A whole object in memory.  Build one with the tpu_obj_add_* calls (the
+ * assembler does) or tpu_obj_parse/tpu_obj_read (everything else does). */
+typedef struct tpu_object {
+    tpu_obj_config config;
+    uint64_t      *text;    size_t ntext;     /* instruction words, from address 0 */
+    tpu_obj_chunk *chunks;  size_t nchunks;
+    tpu_obj_symbol *syms;   size_t nsyms;
+    tpu_obj_expect *expects; size_t nexpects;
+    /* storage owned by the object */
+    uint8_t **blocks; size_t nblocks;
+} tpu_object;
+
+void tpu_obj_init(tpu_object *o);
+void tpu_obj_free(tpu_object *o);
+
+/* Builders (copy their arguments).  Return 0, or -1 when out of memory. */
+int tpu_obj_add_text(tpu_object *o, uint64_t word);
+int tpu_obj_add_data(tpu_object *o, uint8_t space, uint64_t addr, const uint8_t *bytes, uint64_t n);
+int tpu_obj_add_fill(tpu_object *o, uint8_t space, uint64_t addr, uint8_t kind, uint64_t size,
+                     uint64_t seed, uint32_t lo_bits, uint32_t hi_bits);
+int tpu_obj_add_symbol(tpu_object *o, uint8_t space, uint64_t value, const char *name);
+int tpu_obj_add_expect(tpu_object *o, const tpu_obj_expect *e);
+/* Put the symbols into canonical order (space, value, name). */
+void tpu_obj_sort_symbols(tpu_object *o);
+
+/* Serialise into a malloc'd buffer.  Returns 0 or -1 (out of memory). */
+int tpu_obj_serialize(const tpu_object *o, uint8_t **buf, size_t *len);
+/* Write to a file; on failure -1 and a message in err. */
+int tpu_obj_write(const tpu_object *o, const char *path, char *err, size_t errlen);
+
+/* Parse a buffer / read a file.  On failure: -1 and a one-line message in
+ * err that says what is wrong and at which byte offset ("truncated record at
+ * offset 0x48: needs 24 bytes, 10 left").  Never crashes on any input. */
+int tpu_obj_parse(const uint8_t *buf, size_t len, tpu_object *o, char *err, size_t errlen);
+int tpu_obj_read(const char *path, tpu_object *o, char *err, size_t errlen);
+
+/* The bytes a chunk puts in memory: copies bytes [off, off+n) of the chunk
+ * into dst.  FILL chunks are generated on the fly (see docs/object-format.md
+ * for the generator), so a 1 GiB fill costs nothing until it is read. */
+void tpu_obj_chunk_read(const tpu_obj_chunk *c, uint64_t off, uint8_t *dst, size_t n);
+
+/* Element i of a random fill, as fp32 bits (for bf16: the bf16 value
+ * widened, low 16 bits zero). */
+uint32_t tpu_fill_random_f32(uint64_t seed, uint64_t i, uint32_t lo_bits, uint32_t hi_bits,
+                             int as_bf16);
+
+/* CRC-32 (IEEE 802.3, as zlib's crc32). */
+uint32_t tpu_crc32(const uint8_t *p, size_t n);
+
+#endif /* TPU_OBJFILE_H */

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# run.sh BUILD_DIR SECONDS - replay the kept regression inputs of every fuzz
+# target, then fuzz each for SECONDS.  A crash is saved under
+# tests/fuzz/regress/TARGET/ (commit it: it becomes a regression input) and
+# fails the run.
+set -uo pipefail
+build=${1:?usage: run.sh BUILD_DIR SECONDS}
+secs=${2:?usage: run.sh BUILD_DIR SECONDS}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+pass=0; fail=0
+for bin in "$build"/fuzz_*; do
+  [ -x "$bin" ] || continue
+  name=$(basename "$bin"); name=${name#fuzz_}
+  regress="$here/regress/$name"
+  corpus="$root/$build/corpus/$name"
+  mkdir -p "$regress" "$corpus"
+  # seeds: kept regression inputs, the checked-in seeds, and for the
+  # assembler every example program
+  cp -n "$here"/seeds/"$name"/* "$corpus"/ 2>/dev/null || true
+  [ "$name" = asm ] && cp -n "$root"/programs/*.s "$corpus"/ 2>/dev/null
+  if compgen -G "$regress/*" >/dev/null; then
+    if ! "$bin" -runs=0 "$regress"/* >"$build/$name.regress.log" 2>&1; then
+      echo "fuzz $name: a kept regression input fails again (see $build/$name.regress.log)"
+      fail=$((fail+1)); continue
+    fi
+  fi
+  log="$build/$name.log"
+  if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+       -artifact_prefix="$regress/" -print_final_stats=1 "$corpus" >"$log" 2>&1; then
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
+    echo "fuzz $name: ${secs}s, ${runs:-?} inputs, no crash"
+    pass=$((pass+1))
+  else
+    echo "fuzz $name: CRASH - input saved in $regress/ ; log: $log"
+    tail -n 30 "$log"
+    fail=$((fail+1))
+  fi
+done
+echo "fuzz: $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,162 @@
+/*
+ * tpu.h - the C model's public API.
+ *
+ * A tpu_system is k cores (k = 1 for a single core) stepping together on one
+ * clock.  Create it from a tpu_config, load an object file into every core,
+ * then step it cycle by cycle or run it to halt.  Everything a front end needs
+ * (tpu-sim's report, the stepper, the timeline, the co-simulation) comes from
+ * the read-only views and the event stream declared here.  No globals: any
+ * number of systems may live in one process.
+ */
+#ifndef TPU_TPU_H
+#define TPU_TPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "objfile.h"
+
+typedef struct tpu_system tpu_system;
+typedef struct tpu_core tpu_core;
+
+enum tpu_topology { TPU_TOPO_SINGLE, TPU_TOPO_RING, TPU_TOPO_TORUS2D, TPU_TOPO_MESH2D };
+
+typedef struct tpu_system_opts {
+    unsigned cores;             /* 1 by default (0 means 1) */
+    enum tpu_topology topology; /* ring: cores in a ring; torus2d/mesh2d: rows x cols */
+    unsigned rows, cols;        /* for torus2d/mesh2d (mesh2d = no wraparound) */
+} tpu_system_opts;
+
+/* Why a run stopped. */
+enum tpu_stop {
+    TPU_RUNNING = 0,
+    TPU_STOP_HALT,          /* every core executed halt */
+    TPU_STOP_ERROR,         /* a run-time error: see tpu_system_error() */
+    TPU_STOP_CYCLE_LIMIT,   /* max_cycles reached */
+    TPU_STOP_BREAK,         /* a subscriber asked to stop (the stepper) */
+};
+
+/* ---- life cycle -------------------------------------------------------- */
+/* Returns NULL and a message in err when the config or options are invalid. */
+tpu_system *tpu_system_create(const tpu_config *cfg, const tpu_system_opts *opts,
+                              char *err, size_t errlen);
+void tpu_system_destroy(tpu_system *s);
+
+/* Load the object into every core (instructions, data, symbols).  Checks
+ * that it fits the config (CONFIG record, memory sizes).  -1 + message. */
+int tpu_system_load(tpu_system *s, const tpu_object *obj, char *err, size_t errlen);
+
+/* ---- running ----------------------------------------------------------- */
+/* One clock cycle of every core.  Returns the stop state after the cycle. */
+enum tpu_stop tpu_system_step(tpu_system *s);
+/* Step until halt, error, a break request or max_cycles (0 = no limit). */
+enum tpu_stop tpu_system_run(tpu_system *s, uint64_t max_cycles);
+uint64_t tpu_system_cycle(const tpu_system *s);
+/* The run-time error as one line: "core 0: cycle 123: pc 7 (mxu.mm 0, s1,
+ * s2, s3, s4, s5): VMEM address 0x40000 out of range (VMEM is 0x40000
+ * bytes)", or "" when there is none. */
+const char *tpu_system_error(const tpu_system *s);
+
+unsigned tpu_system_ncores(const tpu_system *s);
+tpu_core *tpu_system_core(tpu_system *s, unsigned i);
+const tpu_config *tpu_system_config(const tpu_system *s);
+
+/* ---- backdoor memory access (no timing, no events) --------------------- */
+/* Return -1 when the range is outside the memory. */
+int tpu_mem_read(tpu_core *c, enum tpu_space space, uint64_t addr, void *dst, size_t n);
+int tpu_mem_write(tpu_core *c, enum tpu_space space, uint64_t addr, const void *src, size_t n);
+
+/* ---- state views ------------------------------------------------------- */
+enum tpu_unit_id {          /* units of one core, for stats and events */
+    TPU_U_SEQ, TPU_U_DMA, TPU_U_MXU0, TPU_U_MXU1, TPU_U_MXU2, TPU_U_MXU3, TPU_U_VPU,
+    TPU_U_ICI, TPU_U_COUNT
+};
+const char *tpu_unit_id_name(enum tpu_unit_id u);   /* "seq", "dma", "mxu0", ... */
+
+typedef struct tpu_seq_view {
+    uint64_t pc;
+    int64_t  sreg[32];
+    uint32_t sem[32];
+    int      halted;
+    const char *stall;      /* why the instruction at pc did not issue this cycle, or NULL */
+} tpu_seq_view;
+void tpu_core_seq_view(const tpu_core *c, tpu_seq_view *v);
+
+/* One MXU cell in the current cycle (after the last step). */
+typedef struct tpu_cell_view {
+    uint16_t weight;        /* active weight (bf16 bits) */
+    uint16_t shadow;        /* shadow weight */
+    int      active;        /* a multiply-add happened in this cell this cycle */
+    int64_t  row;           /* the LHS row index in its stream, when active */
+    uint16_t x;             /* activation that passed through (bf16), when active */
+    uint32_t psum;          /* partial sum it produced (fp32), when active */
+} tpu_cell_view;
+int tpu_core_mxu_cell(const tpu_core *c, unsigned mxu, unsigned k, unsigned col,
+                      tpu_cell_view *v);
+
+/* Vector register r as S x Lanes fp32 bits (row-major); -1 if r is bad. */
+int tpu_core_vreg(const tpu_core *c, unsigned r, uint32_t *dst);
+
+/* ---- statistics --------------------------------------------------------- */
+typedef struct tpu_unit_stats {
+    uint64_t busy_cycles;   /* cycles with work in flight */
+    uint64_t stall_cycles;  /* cycles it wanted to progress but could not */
+    uint64_t stall_by_reason[8];
+} tpu_unit_stats;
+
+typedef struct tpu_stats {
+    uint64_t cycles;
+    uint64_t instructions;  /* issued */
+    uint64_t flops;         /* 2*N*N per streamed row per MXU */
+    uint64_t macs;
+    uint64_t hbm_read_bytes, hbm_write_bytes;   /* by DMA */
+    uint64_t vmem_read_bytes, vmem_write_bytes;
+    uint64_t ici_bytes;     /* sent */
+    tpu_unit_stats unit[TPU_U_COUNT];
+} tpu_stats;
+/* Reason names for stall_by_reason[i] of a unit ("queue full", ...; NULL past the end). */
+const char *tpu_stall_reason_name(enum tpu_unit_id u, unsigned i);
+void tpu_core_stats(const tpu_core *c, tpu_stats *st);
+
+/* ---- events ------------------------------------------------------------ */
+enum tpu_event_kind {
+    TPU_EV_ISSUE,       /* an instruction issued: pc, word */
+    TPU_EV_RETIRE,      /* a unit finished an instruction: pc, unit */
+    TPU_EV_STALL,       /* a unit stalled: unit, reason */
+    TPU_EV_BUSY,        /* a unit became busy */
+    TPU_EV_IDLE,        /* a unit became idle */
+    TPU_EV_MEM_WRITE,   /* space, addr, len, data */
+    TPU_EV_SEM,         /* sem index, new value */
+    TPU_EV_DMA_DONE,    /* engine, bytes */
+    TPU_EV_ICI_SEND,    /* port, bytes */
+    TPU_EV_ICI_RECV,    /* port, bytes */
+    TPU_EV_MXU_TILE_START, TPU_EV_MXU_TILE_END, /* unit = mxu, rows */
+    TPU_EV_MXU_ROW_OUT, /* a result row written: addr, len (fp32 data) */
+    TPU_EV_HALT,
+    TPU_EV_ERROR,
+    TPU_EV_KIND_COUNT
+};
+
+typedef struct tpu_event {
+    enum tpu_event_kind kind;
+    uint64_t cycle;
+    unsigned core;
+    enum tpu_unit_id unit;
+    uint64_t pc;            /* instruction concerned, when there is one */
+    uint64_t word;          /* its encoding */
+    uint8_t  space;         /* MEM_WRITE, MXU_ROW_OUT */
+    uint64_t addr, len;     /* MEM_WRITE, MXU_ROW_OUT; DMA/ICI bytes in len */
+    const uint8_t *data;    /* MEM_WRITE/MXU_ROW_OUT data (valid during the callback) */
+    uint32_t index, value;  /* SEM: index, new value; STALL: reason index; DMA: engine; ICI: port */
+    const char *text;       /* STALL reason, ERROR message */
+} tpu_event;
+
+/* The callback may call tpu_system_request_break() to stop tpu_system_run
+ * after the current cycle.  Memory-write events are only produced when a
+ * subscriber asked for them (they cost time). */
+typedef void (*tpu_event_fn)(void *ctx, const tpu_event *ev);
+int tpu_system_subscribe(tpu_system *s, uint32_t kind_mask, tpu_event_fn fn, void *ctx);
+void tpu_system_request_break(tpu_system *s);
+
+#endif /* TPU_TPU_H */

@@ -1,0 +1,297 @@
+/*
+ * fp.c - the core's fp32 / bf16 arithmetic, bit-exact, on bit patterns.
+ *
+ * docs/numerics.md is the specification; this file is its reference
+ * implementation and reads like the datapath the RTL builds: unpack
+ * (sign, exponent, significand), handle the special cases, align, add or
+ * multiply the integer significands, then one shared normalise-and-round
+ * stage (round_pack).  Only integer operations are used: no host float
+ * arithmetic, rounding mode or flag can leak into the results.
+ *
+ * Summary of the rules (the document has the precise text):
+ *   - subnormal inputs are zeros of the same sign (DAZ);
+ *   - a nonzero exact result below 2^-126 in magnitude, judged BEFORE
+ *     rounding, becomes a zero with the sign of the exact result (FTZ);
+ *   - otherwise round to nearest, ties to even; overflow gives +-inf;
+ *   - every NaN result is the canonical 0x7fc00000 (bf16 0x7fc0).
+ */
+#include "fp.h"
+
+#include <string.h>
+
+#define F32_SIGN      0x80000000u
+#define F32_EXP_MASK  0x7f800000u
+#define F32_FRAC_MASK 0x007fffffu
+#define F32_HIDDEN    0x00800000u    /* the implicit leading 1 of a normal */
+#define F32_INF       0x7f800000u
+#define F32_EXP_MAX   254            /* largest biased exponent of a finite value */
+
+/* Guard bits kept below the significand while adding: guard, round and a
+ * sticky bit, enough for round-to-nearest-even (see docs/numerics.md). */
+#define ADD_GUARD_BITS 3
+
+typedef enum fp_class { FP_ZERO, FP_NORMAL, FP_INF, FP_NAN } fp_class;
+
+/* An operand after unpacking, as the datapath sees it. */
+typedef struct fp_unpacked {
+    uint32_t sign;   /* 0 or 1 */
+    int      exp;    /* biased exponent 1..254 for FP_NORMAL */
+    uint32_t man;    /* 24-bit significand 1.f with the hidden bit (FP_NORMAL) */
+    fp_class cls;
+} fp_unpacked;
+
+/* Split an fp32 bit pattern into its fields.  Subnormals become zeros of
+ * the same sign here (DAZ), so nothing after this sees one. */
+static fp_unpacked unpack(uint32_t bits)
+{
+    fp_unpacked u;
+    u.sign = bits >> 31;
+    u.exp = (int)((bits & F32_EXP_MASK) >> 23);
+    u.man = 0;
+    if (u.exp == 255)
+        u.cls = (bits & F32_FRAC_MASK) ? FP_NAN : FP_INF;
+    else if (u.exp == 0)
+        u.cls = FP_ZERO;                     /* +-0 and subnormals (DAZ) */
+    else {
+        u.cls = FP_NORMAL;
+        u.man = F32_HIDDEN | (bits & F32_FRAC_MASK);
+    }
+    return u;
+}
+
+static uint32_t signed_zero(uint32_t sign) { return sign << 31; }
+static uint32_t signed_inf(uint32_t sign)  { return (sign << 31) | F32_INF; }
+
+/* Index of the most significant set bit of s (s != 0): a priority encoder. */
+static int msb_index(uint64_t s)
+{
+    int i = 63;
+    while (!(s >> i))
+        i--;
+    return i;
+}
+
+/* Normalise and round: the exact result is (-1)^sign * s * 2^scale, with
+ * s != 0 except that s may carry a sticky bit in bit 0 standing for a
+ * nonzero remainder below it (only where that cannot change a decision,
+ * see f32_add_normals).  Flush if the exact value is below 2^-126,
+ * else round to 24 significant bits, nearest even, and saturate to inf. */
+static uint32_t round_pack(uint32_t sign, int scale, uint64_t s)
+{
+    int msb = msb_index(s);
+    int exp = msb + scale + 127;             /* biased exponent of the exact value */
+    if (exp < 1)
+        return signed_zero(sign);            /* FTZ, decided before rounding */
+    if (exp > F32_EXP_MAX)
+        return signed_inf(sign);
+
+    int shift = msb - 23;                    /* bits below the 24-bit significand */
+    uint64_t man;
+    if (shift <= 0) {
+        man = s << -shift;                   /* exact, nothing to round */
+    } else {
+        man = s >> shift;
+        uint64_t rem = s & ((UINT64_C(1) << shift) - 1);
+        uint64_t half = UINT64_C(1) << (shift - 1);
+        if (rem > half || (rem == half && (man & 1)))
+            man++;                           /* round to nearest, ties to even */
+        if (man == (UINT64_C(1) << 24)) {    /* rounding carried out: 1.111.. -> 10.000.. */
+            man >>= 1;
+            exp++;
+            if (exp > F32_EXP_MAX)
+                return signed_inf(sign);
+        }
+    }
+    return (sign << 31) | ((uint32_t)exp << 23) | ((uint32_t)man & F32_FRAC_MASK);
+}
+
+/* Add two normal operands: align the smaller to the larger with guard,
+ * round and sticky bits, add or subtract the significands, round.
+ * When the exponents differ by 2 or more the result keeps at least
+ * 2^25 in the 27-bit scale, so the sticky bit sits two places below the
+ * lowest rounding position and cannot change a decision; when they differ
+ * by 0 or 1 nothing is shifted out and the sum is exact. */
+static uint32_t f32_add_normals(fp_unpacked a, fp_unpacked b)
+{
+    /* Order by magnitude: a is the larger. */
+    if (b.exp > a.exp || (b.exp == a.exp && b.man > a.man)) {
+        fp_unpacked t = a;
+        a = b;
+        b = t;
+    }
+    int d = a.exp - b.exp;
+    uint64_t sa = (uint64_t)a.man << ADD_GUARD_BITS;
+    uint64_t sb = (uint64_t)b.man << ADD_GUARD_BITS;
+    if (d > 0) {
+        if (d >= 24 + ADD_GUARD_BITS) {
+            sb = 1;                          /* everything shifted out: sticky only */
+        } else {
+            uint64_t lost = sb & ((UINT64_C(1) << d) - 1);
+            sb = (sb >> d) | (lost != 0);
+        }
+    }
+    uint64_t s = (a.sign == b.sign) ? sa + sb : sa - sb;
+    if (s == 0)
+        return 0;                            /* x + (-x) = +0 */
+    return round_pack(a.sign, a.exp - 127 - 23 - ADD_GUARD_BITS, s);
+}
+
+uint32_t tpu_f32_add(uint32_t a, uint32_t b)
+{
+    fp_unpacked ua = unpack(a), ub = unpack(b);
+    if (ua.cls == FP_NAN || ub.cls == FP_NAN)
+        return TPU_F32_QNAN;
+    if (ua.cls == FP_INF || ub.cls == FP_INF) {
+        if (ua.cls == FP_INF && ub.cls == FP_INF && ua.sign != ub.sign)
+            return TPU_F32_QNAN;             /* inf - inf */
+        return signed_inf(ua.cls == FP_INF ? ua.sign : ub.sign);
+    }
+    if (ua.cls == FP_ZERO && ub.cls == FP_ZERO)
+        return signed_zero(ua.sign & ub.sign);   /* -0 only for (-0) + (-0) */
+    if (ua.cls == FP_ZERO)
+        return b;                            /* b is normal: exact */
+    if (ub.cls == FP_ZERO)
+        return a;
+    return f32_add_normals(ua, ub);
+}
+
+uint32_t tpu_f32_sub(uint32_t a, uint32_t b)
+{
+    return tpu_f32_add(a, b ^ F32_SIGN);     /* NaN b stays NaN: canonical anyway */
+}
+
+/* Multiply: the 24x24-bit significand product (48 bits, exact) goes
+ * straight to the rounding stage. */
+uint32_t tpu_f32_mul(uint32_t a, uint32_t b)
+{
+    fp_unpacked ua = unpack(a), ub = unpack(b);
+    uint32_t sign = ua.sign ^ ub.sign;
+    if (ua.cls == FP_NAN || ub.cls == FP_NAN)
+        return TPU_F32_QNAN;
+    if (ua.cls == FP_INF || ub.cls == FP_INF) {
+        if (ua.cls == FP_ZERO || ub.cls == FP_ZERO)
+            return TPU_F32_QNAN;             /* 0 * inf */
+        return signed_inf(sign);
+    }
+    if (ua.cls == FP_ZERO || ub.cls == FP_ZERO)
+        return signed_zero(sign);
+    uint64_t p = (uint64_t)ua.man * ub.man;
+    return round_pack(sign, (ua.exp - 150) + (ub.exp - 150), p);
+}
+
+/* Compare two non-NaN unpacked values: -1, 0 or 1 for a < b, a == b,
+ * a > b, in IEEE order (so -0 == +0). */
+static int compare(fp_unpacked a, fp_unpacked b)
+{
+    if (a.cls == FP_ZERO && b.cls == FP_ZERO)
+        return 0;
+    /* A sign-magnitude key: zero < normal < inf in magnitude. */
+    uint64_t ka = (a.cls == FP_ZERO) ? 0 : (a.cls == FP_INF) ? UINT64_C(1) << 40
+                : ((uint64_t)a.exp << 24) | a.man;
+    uint64_t kb = (b.cls == FP_ZERO) ? 0 : (b.cls == FP_INF) ? UINT64_C(1) << 40
+                : ((uint64_t)b.exp << 24) | b.man;
+    /* A zero's sign does not matter here (both zero was handled above). */
+    uint32_t sa = (a.cls == FP_ZERO) ? 0 : a.sign;
+    uint32_t sb = (b.cls == FP_ZERO) ? 0 : b.sign;
+    if (sa != sb)
+        return sa ? -1 : 1;
+    if (ka == kb)
+        return 0;
+    int mag = ka < kb ? -1 : 1;
+    return sa ? -mag : mag;
+}
+
+/* The bits of an input after DAZ (a subnormal becomes its signed zero). */
+static uint32_t daz(uint32_t bits)
+{
+    return (bits & F32_EXP_MASK) ? bits : (bits & F32_SIGN);
+}
+
+uint32_t tpu_f32_max(uint32_t a, uint32_t b)
+{
+    fp_unpacked ua = unpack(a), ub = unpack(b);
+    if (ua.cls == FP_NAN || ub.cls == FP_NAN)
+        return TPU_F32_QNAN;
+    int c = compare(ua, ub);
+    if (c == 0)                              /* equal: the same bits, or two zeros */
+        return ua.cls == FP_ZERO ? signed_zero(ua.sign & ub.sign) : a;   /* +0 wins */
+    return c > 0 ? daz(a) : daz(b);
+}
+
+uint32_t tpu_f32_min(uint32_t a, uint32_t b)
+{
+    fp_unpacked ua = unpack(a), ub = unpack(b);
+    if (ua.cls == FP_NAN || ub.cls == FP_NAN)
+        return TPU_F32_QNAN;
+    int c = compare(ua, ub);
+    if (c == 0)                              /* equal: the same bits, or two zeros */
+        return ua.cls == FP_ZERO ? signed_zero(ua.sign | ub.sign) : a;   /* -0 wins */
+    return c < 0 ? daz(a) : daz(b);
+}
+
+uint32_t tpu_f32_relu(uint32_t a)
+{
+    return tpu_f32_max(a, 0);
+}
+
+uint32_t tpu_f32_cmplt(uint32_t a, uint32_t b)
+{
+    fp_unpacked ua = unpack(a), ub = unpack(b);
+    if (ua.cls == FP_NAN || ub.cls == FP_NAN)
+        return 0;
+    return compare(ua, ub) < 0 ? 0x3f800000u : 0;
+}
+
+int tpu_f32_is_zero(uint32_t a)
+{
+    return (a & F32_EXP_MASK) == 0;
+}
+
+uint32_t tpu_f32_from_bf16(uint16_t b)
+{
+    uint32_t f = (uint32_t)b << 16;
+    fp_unpacked u = unpack(f);
+    if (u.cls == FP_NAN)
+        return TPU_F32_QNAN;
+    if (u.cls == FP_ZERO)
+        return signed_zero(u.sign);          /* subnormal bf16 -> signed zero */
+    return f;                                /* exact */
+}
+
+/* Keep the top 16 bits, rounding on the low 16 to nearest even.  A carry
+ * out of the 7-bit fraction bumps the exponent, and out of 0x7f7f it
+ * gives 0x7f80 = inf, which is the overflow rule. */
+uint16_t tpu_bf16_from_f32(uint32_t f)
+{
+    fp_unpacked u = unpack(f);
+    if (u.cls == FP_NAN)
+        return TPU_BF16_QNAN;
+    if (u.cls == FP_ZERO)
+        return (uint16_t)(u.sign << 15);
+    if (u.cls == FP_INF)
+        return (uint16_t)(f >> 16);
+    uint32_t upper = f >> 16;
+    uint32_t rem = f & 0xffffu;
+    if (rem > 0x8000u || (rem == 0x8000u && (upper & 1)))
+        upper++;
+    return (uint16_t)upper;
+}
+
+uint32_t tpu_mac(uint32_t psum, uint16_t x, uint16_t w)
+{
+    return tpu_f32_add(psum, tpu_f32_mul(tpu_f32_from_bf16(x), tpu_f32_from_bf16(w)));
+}
+
+float tpu_f32_to_float(uint32_t bits)
+{
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+uint32_t tpu_f32_from_float(float f)
+{
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    return bits;
+}

@@ -481,7 +481,8 @@ static int validate(const tpu_config *c, const char *prefix, char *err, size_t e
             }
         } else {
             const char *s = get_str(c, k);
-            if (!valid_str(s, strnlen(s, sizeof c->name)))
+            const char *nul = memchr(s, 0, sizeof c->name);
+            if (!nul || !valid_str(s, (size_t)(nul - s)))
                 return fail(err, errlen, prefix, "%s is not 1 to 31 letters, digits, '_', '.', '+' or '-'",
                             k->name);
         }

@@ -38,19 +38,23 @@ void tpu_config_defaults(tpu_config *c);
  * On error returns -1 with "where:line: error: ..." naming the key. */
 int tpu_config_parse(tpu_config *c, const char *text, const char *where, char *err, size_t errlen);
 
-/* Load a preset by name, or else a file by path, over the defaults. */
+/* Load a preset by name (no '/' and no ".cfg" ending), or else a file by
+ * path, over the defaults, then validate; *c is unchanged on error. */
 int tpu_config_load(tpu_config *c, const char *name_or_path, char *err, size_t errlen);
 
 /* Apply one "key=value" override (tpu-sim --set). */
 int tpu_config_set(tpu_config *c, const char *kv, char *err, size_t errlen);
 
-/* Check cross-key rules (e.g. vmem_bytes a multiple of 4); -1 with a message. */
+/* Check every key's range and the cross-key rules (e.g. vmem_bytes a
+ * multiple of 64, room for one weight tile); -1 with a message.  Tools call
+ * it again after applying --set overrides (docs/config.md, "Checks"). */
 int tpu_config_validate(const tpu_config *c, char *err, size_t errlen);
 
 /* Print every key as `key = value` lines (round-trips through parse). */
 void tpu_config_print(const tpu_config *c, char *buf, size_t len);
 
-/* HBM and ICI bandwidth as exact bytes per cycle: num / den, reduced. */
+/* HBM and ICI bandwidth as bytes per cycle: num / den, reduced; exact when
+ * both rates are whole numbers, else the closest fraction with den <= 10^6. */
 void tpu_config_bytes_per_cycle(double bytes_per_s, double clock_hz, uint64_t *num, uint64_t *den);
 
 #endif /* TPU_CONFIG_H */

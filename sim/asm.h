@@ -1,0 +1,74 @@
+/*
+ * asm.h - the assembler library behind tpu-as.
+ *
+ * tpu_asm_assemble() turns one source buffer (the syntax is docs/assembler.md)
+ * into a tpu_object (cmodel/objfile.h).  It keeps no global state, never
+ * exits, and never trusts its input: any byte string gets either an object
+ * or a list of gcc-style messages "FILE:LINE:COL: error: MESSAGE", and the
+ * work and memory it takes are bounded (see the limits below).  The fuzzer
+ * (tests/fuzz) calls it directly.
+ */
+#ifndef TPU_ASM_H
+#define TPU_ASM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "objfile.h"
+
+/* Limits (docs/assembler.md, "Limits"). */
+#define TPU_ASM_MAX_SOURCE      (64u << 20)   /* bytes of source */
+#define TPU_ASM_MAX_LINE        65535u        /* bytes in one line */
+#define TPU_ASM_MAX_ERRORS      50            /* then "too many errors, stopping" */
+#define TPU_ASM_MAX_REPT_DEPTH  16            /* .rept nesting */
+#define TPU_ASM_MAX_EXPANSION   4000000u      /* lines executed inside .rept bodies */
+#define TPU_ASM_MAX_EXPANSION_BYTES (64u << 20) /* bytes of those lines */
+#define TPU_ASM_MAX_TEXT        1048576u      /* instructions without --config */
+#define TPU_ASM_MAX_DATA        (256u << 20)  /* bytes in DATA records (objfile limit) */
+#define TPU_ASM_DEFAULT_HBM     (16ull << 30) /* memory sizes without --config (v5e) */
+#define TPU_ASM_DEFAULT_VMEM    (128ull << 20)
+
+/* A constant given on the command line (-D NAME=VALUE).  It wins over a
+ * `.equ` of the same name. */
+typedef struct tpu_asm_define {
+    const char *name;       /* need not be NUL-terminated: name_len bytes */
+    size_t name_len;
+    int64_t value;
+} tpu_asm_define;
+
+typedef struct tpu_asm_options {
+    /* The machine (--config): predefined constants MXU_N, NUM_MXU, ...,
+     * the memory sizes checked against, and the CONFIG record.  NULL: no
+     * predefined constants, the largest memories, CONFIG from `.target`. */
+    const tpu_config *config;
+    const tpu_asm_define *defines;  /* -D constants, ndefines of them */
+    size_t ndefines;
+    int listing;                    /* fill tpu_asm_result.listing */
+} tpu_asm_options;
+
+typedef struct tpu_asm_result {
+    unsigned nerrors;       /* messages in `messages` */
+    char *messages;         /* "FILE:LINE:COL: error: MSG\n"..., NUL-terminated; "" if none */
+    size_t messages_len;
+    char *listing;          /* with options.listing: "ADDRESS  WORD  SOURCE\n" lines */
+    size_t listing_len;
+} tpu_asm_result;
+
+/* Assemble len bytes of src (need not be NUL-terminated; any bytes at all).
+ * `filename` names the source in messages.  opt may be NULL (defaults).
+ * *obj is initialised here; on success it holds the object (free it with
+ * tpu_obj_free), on failure it is left empty.  *res always gets the
+ * messages; free it with tpu_asm_result_free.  Returns 0 on success, -1 if
+ * there was any error. */
+int tpu_asm_assemble(const char *src, size_t len, const char *filename,
+                     const tpu_asm_options *opt, tpu_object *obj, tpu_asm_result *res);
+
+void tpu_asm_result_free(tpu_asm_result *res);
+
+/* Parse a -D argument "NAME=VALUE" (VALUE an integer expression of
+ * literals, e.g. 64 or 0x40 or 1<<10).  d->name points into arg.  Returns 0,
+ * or -1 with a message in err. */
+int tpu_asm_parse_define(const char *arg, tpu_asm_define *d, char *err, size_t errlen);
+
+#endif /* TPU_ASM_H */

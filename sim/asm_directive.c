@@ -1,0 +1,573 @@
+/*
+ * asm_directive.c - the directives other than .rept/.endr (asm_run.c runs
+ * those): sections, constants, data, .insn, .target and .expect.
+ *
+ * Anything that decides where things go (.hbm/.vmem addresses, .zero,
+ * .random and .align sizes, the number of values of a data directive) is
+ * worked out in both passes and may only use what is already defined.  The
+ * values themselves are evaluated in pass 2 only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm_impl.h"
+
+enum where { ANY, DATA, TEXT };
+
+typedef struct dctx {
+    asm_ctx *a;
+    const asm_tok *dir;     /* the directive token */
+    const char *name;       /* its name, NUL-terminated */
+    int n;                  /* operands */
+    size_t *st, *en;        /* operand k is toks[st[k]..en[k]) */
+} dctx;
+
+typedef void (*dir_fn)(dctx *d);
+
+static void d_text(dctx *d);
+static void d_origin(dctx *d);
+static void d_equ(dctx *d);
+static void d_int(dctx *d);
+static void d_float(dctx *d);
+static void d_zero(dctx *d);
+static void d_random(dctx *d);
+static void d_align(dctx *d);
+static void d_insn(dctx *d);
+static void d_target(dctx *d);
+static void d_expect(dctx *d);
+
+static const struct directive {
+    const char *name;
+    dir_fn fn;
+    int min, max;           /* operand count; max -1: no limit */
+    uint8_t where;
+    const char *usage;      /* operand names for count messages */
+} directives[] = {
+    { ".text", d_text, 0, 0, ANY, "" },
+    { ".hbm", d_origin, 1, 1, ANY, "ADDR" },
+    { ".vmem", d_origin, 1, 1, ANY, "ADDR" },
+    { ".equ", d_equ, 2, 2, ANY, "NAME, EXPR" },
+    { ".set", d_equ, 2, 2, ANY, "NAME, EXPR" },
+    { ".i8", d_int, 1, -1, DATA, "" },
+    { ".i16", d_int, 1, -1, DATA, "" },
+    { ".i32", d_int, 1, -1, DATA, "" },
+    { ".i64", d_int, 1, -1, DATA, "" },
+    { ".bf16", d_float, 1, -1, DATA, "" },
+    { ".f32", d_float, 1, -1, DATA, "" },
+    { ".zero", d_zero, 1, 1, DATA, "N" },
+    { ".random", d_random, 3, 5, DATA, "bf16|f32, COUNT, SEED [, LO, HI]" },
+    { ".align", d_align, 1, 1, DATA, "N" },
+    { ".insn", d_insn, 1, 1, TEXT, "EXPR" },
+    { ".target", d_target, 4, 4, ANY, "MXU_N, NUM_MXU, SUBLANES, LANES" },
+    { ".expect", d_expect, 0, -1, ANY, "" },
+    { ".rept", NULL, 1, 1, ANY, "COUNT" },
+    { ".endr", NULL, 0, 0, ANY, "" },
+};
+#define NDIRECTIVES (sizeof directives / sizeof directives[0])
+
+static uint8_t cur_space(const asm_ctx *a)
+{
+    return a->section == SEC_HBM ? TPU_SPACE_HBM : TPU_SPACE_VMEM;
+}
+
+/* The executed line, for the listing. */
+static void list_data(asm_ctx *a, uint64_t addr, uint64_t n)
+{
+    const char *s;
+    int len;
+    char what[32];
+    asm_line_text(a, &s, &len);
+    snprintf(what, sizeof what, "%llu bytes", (unsigned long long)n);
+    asm_listing(a, "%-4s 0x%08llx  %-16s  %.*s\n", asm_space_name(cur_space(a)),
+                (unsigned long long)addr, what, len, s);
+}
+
+/* A constant (no forward reference) operand. */
+static int const_operand(dctx *d, int k, asm_val *v)
+{
+    return asm_expr_operand(d->a, d->st[k], d->en[k], 0, v);
+}
+
+static void d_text(dctx *d)
+{
+    asm_data_origin(d->a, SEC_TEXT, 0);
+}
+
+static void d_origin(dctx *d)
+{
+    asm_ctx *a = d->a;
+    int sec = asm_tok_is(d->dir, ".hbm") ? SEC_HBM : SEC_VMEM;
+    uint64_t size = sec == SEC_HBM ? a->hbm_size : a->vmem_size;
+    asm_val v;
+    if (const_operand(d, 0, &v))
+        v.v = 0;
+    else if (v.v < 0) {
+        asm_error(a, a->toks[d->st[0]].col, "address %lld is negative", (long long)v.v);
+        v.v = 0;
+    } else if ((uint64_t)v.v > size) {
+        asm_error(a, a->toks[d->st[0]].col, "address 0x%llx is outside %s (0x%llx bytes)",
+                  (unsigned long long)v.v, sec == SEC_HBM ? "hbm" : "vmem",
+                  (unsigned long long)size);
+    }
+    asm_data_origin(a, sec, (uint64_t)v.v);
+}
+
+/* .equ NAME, EXPR (once) and .set NAME, EXPR (again and again). */
+static void d_equ(dctx *d)
+{
+    asm_ctx *a = d->a;
+    char b[ASM_CLIP_BUF];
+    int is_set = asm_tok_is(d->dir, ".set");
+    const asm_tok *t = &a->toks[d->st[0]];
+    if (d->en[0] != d->st[0] + 1 || t->type != T_IDENT) {
+        asm_error(a, t->col, "'%s' needs a name, got '%s'", d->name, asm_tok_text(t, b, sizeof b));
+        return;
+    }
+    if (asm_is_reserved(t->s, t->len)) {
+        asm_error(a, t->col, "'%s' is a reserved name", asm_tok_text(t, b, sizeof b));
+        return;
+    }
+    asm_sym *s = asm_sym_find(a, t->s, t->len);
+    if (s && s->kind == SYM_CMDLINE) {
+        if (is_set)
+            asm_error(a, t->col, "'%s' is defined on the command line and cannot be changed "
+                      "with .set", asm_tok_text(t, b, sizeof b));
+        return;                             /* .equ: the command line wins */
+    }
+    asm_val v;
+    if (const_operand(d, 1, &v))
+        v.v = 0, v.space = 0;
+    if (s && (s->defined || s->kind == SYM_LABEL)) {
+        if (is_set && s->kind == SYM_SET && s->defined) {
+            s->value = v.v;
+            s->space = v.space;
+            return;
+        }
+        if (is_set && s->kind == SYM_EQU)
+            asm_error(a, t->col, "'%s' was defined with .equ at %.250s:%u:%u and cannot be "
+                      "changed", asm_tok_text(t, b, sizeof b), a->file, s->line, s->col);
+        else
+            asm_error(a, t->col, "'%s' is already defined at %.250s:%u:%u",
+                      asm_tok_text(t, b, sizeof b), a->file, s->line, s->col);
+        return;
+    }
+    if (!s && !(s = asm_sym_add(a, t->s, t->len)))
+        return;
+    s->kind = is_set ? SYM_SET : SYM_EQU;
+    s->value = v.v;
+    s->space = v.space;
+    s->defined = 1;
+    s->line = a->lineno;
+    s->col = t->col;
+}
+
+/* .i8 .i16 .i32 .i64: little-endian integers, each in the signed or the
+ * unsigned range of its width. */
+static void d_int(dctx *d)
+{
+    asm_ctx *a = d->a;
+    unsigned w = (unsigned)atoi(d->name + 2) / 8;
+    uint64_t addr = a->pos;
+    uint8_t *buf;
+    if (asm_data_reserve(a, (uint64_t)d->n * w, d->dir->col, &buf) || !buf)
+        return;
+    int64_t lo = w == 8 ? INT64_MIN : -((int64_t)1 << (8 * w - 1));
+    int64_t hi = w == 8 ? INT64_MAX : ((int64_t)1 << (8 * w)) - 1;
+    for (int k = 0; k < d->n; k++) {
+        asm_val v;
+        if (asm_expr_operand(a, d->st[k], d->en[k], EXPR_FORWARD, &v))
+            continue;
+        if (v.v < lo || v.v > hi) {
+            asm_error(a, a->toks[d->st[k]].col, "value %lld out of range for %s: %lld..%lld",
+                      (long long)v.v, d->name, (long long)lo, (long long)hi);
+            continue;
+        }
+        for (unsigned j = 0; j < w; j++)
+            buf[(size_t)k * w + j] = (uint8_t)((uint64_t)v.v >> (8 * j));
+    }
+    list_data(a, addr, (uint64_t)d->n * w);
+}
+
+static void d_float(dctx *d)
+{
+    asm_ctx *a = d->a;
+    enum fmt f = asm_tok_is(d->dir, ".f32") ? FMT_F32 : FMT_BF16;
+    unsigned w = f == FMT_F32 ? 4 : 2;
+    uint64_t addr = a->pos;
+    uint8_t *buf;
+    if (asm_data_reserve(a, (uint64_t)d->n * w, d->dir->col, &buf) || !buf)
+        return;
+    for (int k = 0; k < d->n; k++) {
+        uint32_t bits;
+        if (asm_float_operand(a, d->st[k], d->en[k], f, &bits))
+            continue;
+        for (unsigned j = 0; j < w; j++)
+            buf[(size_t)k * w + j] = (uint8_t)(bits >> (8 * j));
+    }
+    list_data(a, addr, (uint64_t)d->n * w);
+}
+
+/* A non-negative size operand, worked out in both passes. */
+static int size_operand(dctx *d, int k, const char *what, uint64_t *out)
+{
+    asm_val v;
+    if (const_operand(d, k, &v))
+        return -1;
+    if (v.v < 0) {
+        asm_error(d->a, d->a->toks[d->st[k]].col, "'%s' %s %lld is negative", d->name, what,
+                  (long long)v.v);
+        return -1;
+    }
+    *out = (uint64_t)v.v;
+    return 0;
+}
+
+static void d_zero(dctx *d)
+{
+    uint64_t n, addr = d->a->pos;
+    if (size_operand(d, 0, "size", &n)) {
+        asm_data_close(d->a);
+        return;
+    }
+    if (asm_data_fill(d->a, TPU_FILL_ZERO, n, 0, 0, 0, d->dir->col) == 0 && n)
+        list_data(d->a, addr, n);
+}
+
+/* Order of finite fp32 bit patterns as numbers (-0 = +0). */
+static int64_t f32_key(uint32_t b)
+{
+    if ((b & 0x7fffffffu) == 0)
+        return 0;
+    return (b & 0x80000000u) ? -(int64_t)(b & 0x7fffffffu) : (int64_t)b;
+}
+
+static void d_random(dctx *d)
+{
+    asm_ctx *a = d->a;
+    char b[ASM_CLIP_BUF];
+    uint64_t count, addr = a->pos;
+    const asm_tok *t = &a->toks[d->st[0]];
+    uint8_t kind = 0;
+    if (d->n == 4) {
+        asm_error(a, d->dir->col, "'.random' takes 3 or 5 operands (%s), got 4",
+                  "bf16|f32, COUNT, SEED [, LO, HI]");
+        asm_data_close(a);
+        return;
+    }
+    if (d->en[0] == d->st[0] + 1 && asm_tok_is(t, "bf16"))
+        kind = TPU_FILL_RANDOM_BF16;
+    else if (d->en[0] == d->st[0] + 1 && asm_tok_is(t, "f32"))
+        kind = TPU_FILL_RANDOM_F32;
+    else {
+        asm_error(a, t->col, "'.random' element type must be bf16 or f32, got '%s'",
+                  asm_tok_text(t, b, sizeof b));
+        asm_data_close(a);
+        return;
+    }
+    if (size_operand(d, 1, "count", &count)) {
+        asm_data_close(a);
+        return;
+    }
+    unsigned el = kind == TPU_FILL_RANDOM_BF16 ? 2 : 4;
+    uint64_t size = count > UINT64_MAX / el ? UINT64_MAX : count * el;
+    asm_val seed = { 0, 0 };
+    uint32_t lo = 0xbf800000u, hi = 0x3f800000u;          /* -1.0, 1.0 */
+    if (a->pass == 2) {
+        if (asm_expr_operand(a, d->st[2], d->en[2], 0, &seed))
+            seed.v = 0;
+        if (d->n == 5 && asm_float_operand(a, d->st[3], d->en[3], FMT_F32, &lo) == 0 &&
+            asm_float_operand(a, d->st[4], d->en[4], FMT_F32, &hi) == 0) {
+            int finite = (lo & 0x7f800000u) != 0x7f800000u && (hi & 0x7f800000u) != 0x7f800000u;
+            if (!finite || f32_key(lo) >= f32_key(hi))
+                asm_error(a, a->toks[d->st[3]].col,
+                          "'.random' range [LO, HI) must be finite and not empty");
+        }
+    }
+    if (asm_data_fill(a, kind, size, (uint64_t)seed.v, lo, hi, d->dir->col) == 0 && size)
+        list_data(a, addr, size);
+}
+
+static void d_align(dctx *d)
+{
+    asm_ctx *a = d->a;
+    uint64_t n, addr = a->pos;
+    if (size_operand(d, 0, "alignment", &n)) {
+        asm_data_close(a);
+        return;
+    }
+    if (n == 0 || (n & (n - 1)) || n > (1ull << 40)) {
+        asm_error(a, a->toks[d->st[0]].col, "'.align' %llu is not a power of two up to 2^40",
+                  (unsigned long long)n);
+        asm_data_close(a);
+        return;
+    }
+    uint64_t pad = (0 - a->pos) & (n - 1);
+    if (asm_data_fill(a, TPU_FILL_ZERO, pad, 0, 0, 0, d->dir->col) == 0 && pad)
+        list_data(a, addr, pad);
+}
+
+static void d_insn(dctx *d)
+{
+    size_t i = (size_t)(d->dir - d->a->toks);
+    asm_insn_raw(d->a, i, d->st[0], d->en[0]);
+}
+
+/* .target MXU_N, NUM_MXU, SUBLANES, LANES: the machine shape (CONFIG). */
+static void d_target(dctx *d)
+{
+    asm_ctx *a = d->a;
+    static const struct { const char *name; uint64_t lo, hi; } keys[4] = {
+        { "MXU_N", 2, 256 }, { "NUM_MXU", 1, 4 }, { "SUBLANES", 1, 64 }, { "LANES", 1, 1024 },
+    };
+    uint32_t val[4];
+    if (a->pass != 2)
+        return;
+    for (int k = 0; k < 4; k++) {
+        asm_val v;
+        if (const_operand(d, k, &v))
+            return;
+        if (v.v != 0 && (v.v < (int64_t)keys[k].lo || v.v > (int64_t)keys[k].hi)) {
+            asm_error(a, a->toks[d->st[k]].col, "%s %lld out of range: %llu..%llu (or 0 for any)",
+                      keys[k].name, (long long)v.v, (unsigned long long)keys[k].lo,
+                      (unsigned long long)keys[k].hi);
+            return;
+        }
+        val[k] = (uint32_t)v.v;
+    }
+    tpu_obj_config *c = &a->obj->config;
+    int same = c->mxu_n == val[0] && c->num_mxu == val[1] && c->vpu_sublanes == val[2] &&
+               c->vpu_lanes == val[3];
+    if (a->opt->config && !same) {
+        asm_error(a, d->dir->col, "'.target %u, %u, %u, %u' does not match --config "
+                  "(%u, %u, %u, %u)", val[0], val[1], val[2], val[3], c->mxu_n, c->num_mxu,
+                  c->vpu_sublanes, c->vpu_lanes);
+        return;
+    }
+    if (a->have_target && !same) {
+        asm_error(a, d->dir->col, "'.target' differs from the one at %.250s:%u:%u", a->file,
+                  a->target_line, a->target_col);
+        return;
+    }
+    if (!a->have_target) {
+        a->have_target = 1;
+        a->target_line = a->lineno;
+        a->target_col = d->dir->col;
+    }
+    c->mxu_n = val[0], c->num_mxu = val[1], c->vpu_sublanes = val[2], c->vpu_lanes = val[3];
+}
+
+/* .expect OP[@CORE] OPERANDS (pass 2 only; forward references allowed). */
+static void d_expect(dctx *d)
+{
+    asm_ctx *a = d->a;
+    char b[ASM_CLIP_BUF];
+    static const char *const addr_ops[TPU_EXPECT_OP_COUNT] = {
+        [TPU_EXPECT_MATMUL] = "Y, X, W, B, D, F", [TPU_EXPECT_ADD] = "Z, X, Y, N",
+        [TPU_EXPECT_SUB] = "Z, X, Y, N", [TPU_EXPECT_MUL] = "Z, X, Y, N",
+        [TPU_EXPECT_MAX] = "Z, X, Y, N", [TPU_EXPECT_MIN] = "Z, X, Y, N",
+        [TPU_EXPECT_RELU] = "Z, X, N", [TPU_EXPECT_COPY] = "DST, SRC, NBYTES",
+        [TPU_EXPECT_F32] = "ADDR, F, ...",
+    };
+    static const uint8_t naddr[TPU_EXPECT_OP_COUNT] = {
+        [TPU_EXPECT_MATMUL] = 3, [TPU_EXPECT_ADD] = 3, [TPU_EXPECT_SUB] = 3,
+        [TPU_EXPECT_MUL] = 3, [TPU_EXPECT_MAX] = 3, [TPU_EXPECT_MIN] = 3,
+        [TPU_EXPECT_RELU] = 2, [TPU_EXPECT_COPY] = 2, [TPU_EXPECT_F32] = 1,
+    };
+    static const uint8_t nops[TPU_EXPECT_OP_COUNT] = {
+        [TPU_EXPECT_MATMUL] = 6, [TPU_EXPECT_ADD] = 4, [TPU_EXPECT_SUB] = 4,
+        [TPU_EXPECT_MUL] = 4, [TPU_EXPECT_MAX] = 4, [TPU_EXPECT_MIN] = 4,
+        [TPU_EXPECT_RELU] = 3, [TPU_EXPECT_COPY] = 3, [TPU_EXPECT_F32] = 0,
+    };
+    if (a->pass != 2)
+        return;
+    size_t i = (size_t)(d->dir - a->toks) + 1;
+    const asm_tok *t = &a->toks[i];
+    unsigned op = 0;
+    if (t->type == T_IDENT)
+        for (unsigned k = 1; k < TPU_EXPECT_OP_COUNT; k++) {
+            const char *name = tpu_expect_op_name(k);
+            if (name && asm_tok_is(t, name))
+                op = k;
+        }
+    if (!op) {
+        asm_error(a, t->col, "unknown check '%s' after '.expect' (expected matmul, add, sub, "
+                  "mul, max, min, relu, copy or f32)", asm_tok_text(t, b, sizeof b));
+        return;
+    }
+    const char *opname = tpu_expect_op_name(op);
+    tpu_obj_expect *e = calloc(1, sizeof *e);
+    if (!e) {
+        asm_oom(a);
+        return;
+    }
+    e->op = op;
+    e->core = -1;
+    e->line = a->lineno;
+    i++;
+    if (a->toks[i].type == T_AT) {
+        asm_val v;
+        const asm_tok *ct = &a->toks[i + 1];
+        i++;
+        if (asm_expr(a, &i, 0, &v))
+            goto out;
+        if (v.v < 0 || v.v > INT32_MAX) {
+            asm_error(a, ct->col, "core %lld out of range: 0..%d", (long long)v.v, INT32_MAX);
+            goto out;
+        }
+        e->core = (int32_t)v.v;
+    }
+    size_t st[TPU_OBJ_MAX_EXPECT_OPS], en[TPU_OBJ_MAX_EXPECT_OPS];
+    int n = asm_split_operands(a, i, st, en, TPU_OBJ_MAX_EXPECT_OPS);
+    if (n < 0)
+        goto out;
+    if (op == TPU_EXPECT_F32 ? (n < 2 || n > TPU_OBJ_MAX_EXPECT_OPS) : n != nops[op]) {
+        if (op == TPU_EXPECT_F32)
+            asm_error(a, d->dir->col, "'.expect f32' takes an address and 1 to %d values "
+                      "(%s), got %d operand%s", TPU_OBJ_MAX_EXPECT_OPS - 1, addr_ops[op], n,
+                      n == 1 ? "" : "s");
+        else
+            asm_error(a, d->dir->col, "'.expect %s' takes %u operands (%s), got %d", opname,
+                      nops[op], addr_ops[op], n);
+        goto out;
+    }
+    int bad = 0;
+    for (int k = 0; k < n; k++) {
+        asm_val v = { 0, 0 };
+        const asm_tok *ot = &a->toks[st[k]];
+        if (op == TPU_EXPECT_F32 && k >= 1) {
+            uint32_t bits;
+            if (asm_float_operand(a, st[k], en[k], FMT_F32, &bits)) {
+                bad = 1;
+                continue;
+            }
+            v.v = bits;
+        } else if (asm_expr_operand(a, st[k], en[k], EXPR_FORWARD, &v)) {
+            bad = 1;
+            continue;
+        } else if (k < naddr[op]) {
+            if (v.space != TPU_SPACE_HBM && v.space != TPU_SPACE_VMEM) {
+                asm_error(a, ot->col, "operand %d of '.expect %s' must be an hbm or vmem "
+                          "address (a data label, hbm(ADDR) or vmem(ADDR))", k + 1, opname);
+                bad = 1;
+                continue;
+            }
+            if (v.v < 0) {
+                asm_error(a, ot->col, "address %lld is negative", (long long)v.v);
+                bad = 1;
+                continue;
+            }
+        } else if (v.v < 0) {
+            asm_error(a, ot->col, "operand %d of '.expect %s' is negative (%lld)", k + 1, opname,
+                      (long long)v.v);
+            bad = 1;
+            continue;
+        } else {
+            v.space = TPU_SPACE_NONE;
+        }
+        e->ops[k].space = v.space;
+        e->ops[k].value = (uint64_t)v.v;
+    }
+    e->nops = (uint32_t)n;
+    if (!bad && !a->fatal && tpu_obj_add_expect(a->obj, e))
+        asm_oom(a);
+out:
+    free(e);
+}
+
+static void unknown_directive(asm_ctx *a, const asm_tok *t)
+{
+    char b[ASM_CLIP_BUF];
+    const char *best = NULL;
+    for (size_t k = 0; k < NDIRECTIVES && !best; k++) {
+        const char *n = directives[k].name;
+        size_t len = strlen(n);
+        /* one letter wrong, missing or extra */
+        if (t->len + 1 >= len && t->len <= len + 1) {
+            size_t p = 0;
+            while (p < t->len && p < len && t->s[p] == n[p])
+                p++;
+            size_t ta = t->len, na = len;
+            while (ta > p && na > p && t->s[ta - 1] == n[na - 1])
+                ta--, na--;
+            if (ta - p <= 1 && na - p <= 1)
+                best = n;
+        }
+    }
+    if (best)
+        asm_error(a, t->col, "unknown directive '%s'; did you mean '%s'?",
+                  asm_tok_text(t, b, sizeof b), best);
+    else
+        asm_error(a, t->col, "unknown directive '%s'", asm_tok_text(t, b, sizeof b));
+}
+
+/* Make room for one start/end pair per token. */
+static int operand_arrays(asm_ctx *a, size_t **st, size_t **en)
+{
+    if (a->opcap < a->ntoks) {
+        size_t *s = realloc(a->opst, a->ntoks * sizeof *s);
+        if (!s) {
+            asm_oom(a);
+            return -1;
+        }
+        a->opst = s;
+        size_t *e = realloc(a->opend, a->ntoks * sizeof *e);
+        if (!e) {
+            asm_oom(a);
+            return -1;
+        }
+        a->opend = e;
+        a->opcap = a->ntoks;
+    }
+    *st = a->opst;
+    *en = a->opend;
+    return 0;
+}
+
+void asm_directive(asm_ctx *a, size_t i)
+{
+    const asm_tok *t = &a->toks[i];
+    const struct directive *dir = NULL;
+    for (size_t k = 0; k < NDIRECTIVES; k++)
+        if (asm_tok_is(t, directives[k].name))
+            dir = &directives[k];
+    if (!dir || !dir->fn) {
+        unknown_directive(a, t);
+        return;
+    }
+    const char *name = dir->name;
+    if (dir->where == DATA && a->section == SEC_TEXT) {
+        asm_error(a, t->col, "'%s' is not allowed in .text (data goes in a .hbm or .vmem "
+                  "section)", name);
+        return;
+    }
+    dctx d = { a, t, dir->name, 0, NULL, NULL };
+    if (dir->fn == d_expect) {
+        d_expect(&d);
+        return;
+    }
+    if (operand_arrays(a, &d.st, &d.en))
+        return;
+    d.n = asm_split_operands(a, i + 1, d.st, d.en, a->ntoks);
+    if (d.n < 0) {
+        if (dir->where == DATA)
+            asm_data_close(a);
+        return;
+    }
+    if (d.n < dir->min || (dir->max >= 0 && d.n > dir->max)) {
+        if (dir->max < 0)
+            asm_error(a, t->col, "'%s' needs at least one value", name);
+        else if (dir->max == 0)
+            asm_error(a, t->col, "'%s' takes no operands, got %d", name, d.n);
+        else if (dir->min == dir->max)
+            asm_error(a, t->col, "'%s' takes %d operand%s (%s), got %d", name, dir->min,
+                      dir->min == 1 ? "" : "s", dir->usage, d.n);
+        else
+            asm_error(a, t->col, "'%s' takes %d to %d operands (%s), got %d", name, dir->min,
+                      dir->max, dir->usage, d.n);
+        if (dir->where == DATA)
+            asm_data_close(a);
+        return;
+    }
+    dir->fn(&d);
+}

@@ -1,0 +1,410 @@
+/*
+ * asm_run.c - the assembler's driver: the pre-pass over the lines, the two
+ * passes with .rept unrolling, and the public entry points.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm_impl.h"
+
+typedef struct frame {      /* one active .rept */
+    uint32_t rept_line, rept_col;
+    size_t body_off;
+    uint32_t body_line;
+    uint32_t endr_off;
+    int64_t left;           /* iterations still to run, this one included */
+} frame;
+
+/* Length of the line at off (without its '\n') and the offset after it. */
+static uint32_t line_at(const asm_ctx *a, size_t off, size_t *next)
+{
+    const char *s = a->src + off;
+    const char *nl = memchr(s, '\n', a->srclen - off);
+    size_t len = nl ? (size_t)(nl - s) : a->srclen - off;
+    *next = nl ? off + len + 1 : a->srclen;
+    return len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+}
+
+/* Can the line be executed?  The pre-pass has reported why not. */
+static int line_ok(const asm_ctx *a, const char *s, uint32_t len)
+{
+    uint32_t col;
+    (void)a;
+    return len <= TPU_ASM_MAX_LINE && asm_check_line_bytes(s, len, &col) < 0;
+}
+
+/* The first token after the labels, if it is this directive. */
+static const asm_tok *first_directive(const asm_ctx *a, const char *name)
+{
+    size_t i = 0;
+    while (a->toks[i].type == T_IDENT && a->toks[i + 1].type == T_COLON)
+        i += 2;
+    if (a->toks[i].type == T_DIRECTIVE && asm_tok_is(&a->toks[i], name))
+        return &a->toks[i];
+    return NULL;
+}
+
+/* Check every line once (length, bytes) and pair each .rept with its .endr.
+ * The pairs are found in the order of their .rept lines. */
+static void prepass(asm_ctx *a)
+{
+    size_t *stack = NULL, depth = 0, stackcap = 0;
+    size_t off = 0, next;
+    uint32_t lineno = 1;
+    a->pass = 0;
+    for (; off < a->srclen && !a->stopped && !a->fatal; off = next, lineno++) {
+        uint32_t len = line_at(a, off, &next), col;
+        const char *s = a->src + off;
+        a->lineno = lineno;
+        if (len > TPU_ASM_MAX_LINE) {
+            asm_error(a, 1, "line too long (%u bytes, at most %u)", len, TPU_ASM_MAX_LINE);
+            continue;
+        }
+        int bad = asm_check_line_bytes(s, len, &col);
+        if (bad >= 0) {
+            asm_error(a, col, "invalid character 0x%02x", bad);
+            continue;
+        }
+        a->quiet = 1;
+        int lexed = asm_lex_line(a, s, len);
+        a->quiet = 0;
+        if (lexed)
+            continue;
+        const asm_tok *t;
+        if ((t = first_directive(a, ".rept"))) {
+            if (a->nrepts == a->reptcap) {
+                size_t cap = a->reptcap ? a->reptcap * 2 : 16;
+                asm_rept *r = realloc(a->repts, cap * sizeof *r);
+                if (!r) {
+                    asm_oom(a);
+                    break;
+                }
+                a->repts = r, a->reptcap = cap;
+            }
+            if (depth == stackcap) {
+                size_t cap = stackcap ? stackcap * 2 : 16;
+                size_t *st = realloc(stack, cap * sizeof *st);
+                if (!st) {
+                    asm_oom(a);
+                    break;
+                }
+                stack = st, stackcap = cap;
+            }
+            asm_rept *r = &a->repts[a->nrepts];
+            r->rept_off = (uint32_t)off;
+            r->rept_line = lineno;
+            r->rept_col = t->col;
+            r->endr_off = 0;
+            r->endr_line = 0;
+            r->ok = 1;
+            if (depth >= TPU_ASM_MAX_REPT_DEPTH) {
+                asm_error(a, t->col, "'.rept' nested too deeply (at most %d levels)",
+                          TPU_ASM_MAX_REPT_DEPTH);
+                r->ok = 0;
+            }
+            stack[depth++] = a->nrepts++;
+        } else if ((t = first_directive(a, ".endr"))) {
+            if (depth == 0) {
+                asm_error(a, t->col, "'.endr' without '.rept'");
+                continue;
+            }
+            asm_rept *r = &a->repts[stack[--depth]];
+            r->endr_off = (uint32_t)off;
+            r->endr_line = lineno;
+        }
+    }
+    while (depth > 0) {
+        asm_rept *r = &a->repts[stack[--depth]];
+        asm_error_at(a, r->rept_line, r->rept_col, "'.rept' without '.endr'");
+        r->ok = 0;
+    }
+    free(stack);
+}
+
+static const asm_rept *find_rept(const asm_ctx *a, size_t off)
+{
+    size_t lo = 0, hi = a->nrepts;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (a->repts[mid].rept_off < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < a->nrepts && a->repts[lo].rept_off == off && a->repts[lo].ok)
+        return &a->repts[lo];
+    return NULL;
+}
+
+/* One pass over the program, unrolling .rept blocks. */
+static void run_pass(asm_ctx *a, int pass)
+{
+    frame st[TPU_ASM_MAX_REPT_DEPTH];
+    int depth = 0;
+    uint64_t exp_lines = 0, exp_bytes = 0;
+    size_t off = 0, next;
+    uint32_t lineno = 1;
+
+    a->pass = pass;
+    a->quiet = pass == 1;
+    a->section = SEC_TEXT;
+    a->pos = 0;
+    a->ntext = 0;
+    a->data_total = 0;
+    a->rec_open = 0;
+    a->rec_len = 0;
+    a->have_target = 0;
+    while (off < a->srclen && !a->stopped && !a->fatal) {
+        uint32_t len = line_at(a, off, &next);
+        const char *s = a->src + off;
+        if (depth > 0) {
+            exp_lines++;
+            exp_bytes += (uint64_t)len + 1;
+            if (exp_lines > TPU_ASM_MAX_EXPANSION) {
+                asm_fatal_at(a, st[0].rept_line, st[0].rept_col,
+                             "'.rept' expands to more than %u lines", TPU_ASM_MAX_EXPANSION);
+                break;
+            }
+            if (exp_bytes > TPU_ASM_MAX_EXPANSION_BYTES) {
+                asm_fatal_at(a, st[0].rept_line, st[0].rept_col,
+                             "'.rept' expands to more than %u MiB of source text",
+                             TPU_ASM_MAX_EXPANSION_BYTES >> 20);
+                break;
+            }
+        }
+        a->lineno = lineno;
+        a->line = s;
+        a->linelen = len;
+        int act = ACT_NONE;
+        int64_t count = 0;
+        if (line_ok(a, s, len) && asm_lex_line(a, s, len) == 0)
+            act = asm_exec_line(a, &count);
+        if (act == ACT_REPT) {
+            const asm_rept *r = find_rept(a, off);
+            if (r && count == 0) {                  /* skip the body and the .endr */
+                off = r->endr_off;
+                lineno = r->endr_line;
+                line_at(a, off, &next);
+            } else if (r && depth < TPU_ASM_MAX_REPT_DEPTH) {
+                frame *f = &st[depth++];
+                f->rept_line = lineno;
+                f->rept_col = 1;
+                for (size_t k = 0; k < a->ntoks; k++)
+                    if (a->toks[k].type == T_DIRECTIVE) {
+                        f->rept_col = a->toks[k].col;
+                        break;
+                    }
+                f->body_off = next;
+                f->body_line = lineno + 1;
+                f->endr_off = r->endr_off;
+                f->left = count;
+            }
+        } else if (act == ACT_ENDR && depth > 0 && st[depth - 1].endr_off == off) {
+            if (--st[depth - 1].left > 0) {
+                off = st[depth - 1].body_off;
+                lineno = st[depth - 1].body_line;
+                continue;
+            }
+            depth--;
+        }
+        off = next;
+        lineno++;
+    }
+    asm_data_close(a);
+}
+
+/* Constants that the command line gives: the machine's (--config) and -D's. */
+static void define_cmdline(asm_ctx *a)
+{
+    const tpu_asm_options *o = a->opt;
+    if (o->config) {
+        const tpu_config *c = o->config;
+        const struct { const char *name; uint64_t v; } pre[] = {
+            { "MXU_N", c->mxu_n }, { "NUM_MXU", c->num_mxu }, { "VPU_SUBLANES", c->vpu_sublanes },
+            { "VPU_LANES", c->vpu_lanes }, { "VMEM_BYTES", c->vmem_bytes },
+            { "HBM_BYTES", c->hbm_bytes }, { "IMEM_WORDS", c->imem_words },
+        };
+        for (size_t k = 0; k < sizeof pre / sizeof pre[0]; k++) {
+            asm_sym *s = asm_sym_add(a, pre[k].name, strlen(pre[k].name));
+            if (!s)
+                return;
+            s->kind = SYM_CMDLINE;
+            s->value = (int64_t)pre[k].v;
+            s->defined = 1;
+        }
+    }
+    for (size_t k = 0; k < o->ndefines; k++) {
+        const tpu_asm_define *d = &o->defines[k];
+        int ok = d->name_len > 0 && d->name_len <= TPU_OBJ_MAX_NAME &&
+                 !asm_is_reserved(d->name, d->name_len);
+        for (size_t j = 0; ok && j < d->name_len; j++) {
+            char c = d->name[j];
+            ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
+                 (j > 0 && ((c >= '0' && c <= '9') || c == '.'));
+        }
+        if (!ok) {
+            char b[ASM_CLIP_BUF];
+            asm_error_at(a, 1, 1, "-D '%s' is not a valid constant name",
+                         asm_clip(b, sizeof b, d->name, d->name_len));
+            continue;
+        }
+        asm_sym *s = asm_sym_find(a, d->name, d->name_len);
+        if (!s && !(s = asm_sym_add(a, d->name, d->name_len)))
+            return;
+        s->kind = SYM_CMDLINE;
+        s->value = d->value;
+        s->defined = 1;
+    }
+}
+
+/* Labels go into the object as symbols (constants do not). */
+static void add_symbols(asm_ctx *a)
+{
+    char name[TPU_OBJ_MAX_NAME + 1];
+    for (size_t k = 0; k < a->nsyms && !a->fatal; k++) {
+        const asm_sym *s = &a->syms[k];
+        if (s->kind != SYM_LABEL || !s->defined || s->len > TPU_OBJ_MAX_NAME)
+            continue;
+        memcpy(name, s->name, s->len);
+        name[s->len] = '\0';
+        if (tpu_obj_add_symbol(a->obj, s->space, (uint64_t)s->value, name))
+            asm_oom(a);
+    }
+    tpu_obj_sort_symbols(a->obj);
+}
+
+int tpu_asm_assemble(const char *src, size_t len, const char *filename,
+                     const tpu_asm_options *opt, tpu_object *obj, tpu_asm_result *res)
+{
+    static const tpu_asm_options no_options;
+    memset(res, 0, sizeof *res);
+    tpu_obj_init(obj);
+    asm_ctx *a = calloc(1, sizeof *a);
+    if (!a) {
+        res->messages = NULL;
+        res->nerrors = 1;
+        return -1;
+    }
+    a->file = filename ? filename : "<input>";
+    a->src = src;
+    a->srclen = len;
+    a->opt = opt ? opt : &no_options;
+    a->obj = obj;
+    a->lineno = 1;
+    if (a->opt->config) {
+        const tpu_config *c = a->opt->config;
+        a->hbm_size = c->hbm_bytes;
+        a->vmem_size = c->vmem_bytes;
+        a->text_max = c->imem_words;
+        obj->config.mxu_n = (uint32_t)c->mxu_n;
+        obj->config.num_mxu = (uint32_t)c->num_mxu;
+        obj->config.vpu_sublanes = (uint32_t)c->vpu_sublanes;
+        obj->config.vpu_lanes = (uint32_t)c->vpu_lanes;
+    } else {
+        a->hbm_size = TPU_ASM_DEFAULT_HBM;
+        a->vmem_size = TPU_ASM_DEFAULT_VMEM;
+        a->text_max = TPU_ASM_MAX_TEXT;
+    }
+
+    if (len > TPU_ASM_MAX_SOURCE) {
+        asm_error_at(a, 1, 1, "file too large (%zu bytes, at most %u MiB)", len,
+                     TPU_ASM_MAX_SOURCE >> 20);
+    } else {
+        define_cmdline(a);
+        prepass(a);
+        if (!a->fatal && !a->stopped)
+            run_pass(a, 1);
+        if (!a->fatal && !a->stopped) {
+            asm_sym_new_pass(a);
+            run_pass(a, 2);
+            a->quiet = 0;
+            asm_data_check_overlaps(a);
+        }
+        if (a->ndiags == 0 && a->ntext == 0)
+            asm_error_at(a, 1, 1, "empty program (no instructions)");
+        if (a->ndiags == 0)
+            add_symbols(a);
+    }
+
+    int failed = a->ndiags > 0 || a->oom;
+    if (asm_finish_diags(a, res) < 0)
+        failed = 1;
+    if (!failed && a->opt->listing) {
+        res->listing = a->list;
+        res->listing_len = a->list_len;
+        a->list = NULL;
+    }
+    if (failed) {
+        tpu_obj_free(obj);
+        tpu_obj_init(obj);
+    }
+    asm_free_diags(a);
+    asm_sym_free(a);
+    asm_data_free(a);
+    free(a->toks);
+    free(a->opst);
+    free(a->opend);
+    free(a->repts);
+    free(a->list);
+    free(a);
+    return failed ? -1 : 0;
+}
+
+void tpu_asm_result_free(tpu_asm_result *res)
+{
+    free(res->messages);
+    free(res->listing);
+    memset(res, 0, sizeof *res);
+}
+
+int tpu_asm_parse_define(const char *arg, tpu_asm_define *d, char *err, size_t errlen)
+{
+    const char *eq = strchr(arg, '=');
+    size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
+    int ok = nlen > 0 && nlen <= TPU_OBJ_MAX_NAME && !asm_is_reserved(arg, nlen);
+    for (size_t j = 0; ok && j < nlen; j++) {
+        char c = arg[j];
+        ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
+             (j > 0 && ((c >= '0' && c <= '9') || c == '.'));
+    }
+    if (!ok) {
+        snprintf(err, errlen, "-D %s: '%.*s' is not a valid constant name", arg, (int)nlen, arg);
+        return -1;
+    }
+    d->name = arg;
+    d->name_len = nlen;
+    d->value = 1;
+    if (!eq)
+        return 0;
+    /* Evaluate VALUE with the expression code, in a context of its own. */
+    asm_ctx *a = calloc(1, sizeof *a);
+    if (!a) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    static const tpu_asm_options no_options;
+    const char *val = eq + 1;
+    size_t vlen = strlen(val);
+    asm_val v = { 0, 0 };
+    uint32_t col;
+    int r = -1;
+    a->file = "-D";
+    a->opt = &no_options;
+    a->lineno = 1;
+    a->pass = 2;
+    if (vlen == 0 || vlen > TPU_ASM_MAX_LINE || asm_check_line_bytes(val, (uint32_t)vlen, &col) >= 0)
+        snprintf(err, errlen, "-D %s: expected NAME=VALUE with an integer VALUE", arg);
+    else if (asm_lex_line(a, val, (uint32_t)vlen) == 0 && a->toks[0].type != T_EOL &&
+             asm_expr_operand(a, 0, a->ntoks - 1, 0, &v) == 0)
+        r = 0;
+    else if (a->ndiags > 0)
+        snprintf(err, errlen, "-D %s: %s", arg, strstr(a->diags[0].text, "error: ") + 7);
+    else
+        snprintf(err, errlen, "-D %s: expected NAME=VALUE with an integer VALUE", arg);
+    d->value = v.v;
+    asm_free_diags(a);
+    free(a->toks);
+    free(a);
+    return r;
+}

@@ -1,0 +1,205 @@
+/*
+ * tpu_as.c - tpu-as, the assembler command.
+ *
+ *   tpu-as [--config NAME|FILE] [-D NAME=VALUE]... [-o OUT] [--list] FILE.s
+ *
+ * Reads FILE.s (or standard input for "-"), assembles it with the library
+ * in sim/asm_*.c and writes the object (docs/object-format.md).  Exit
+ * status: 0 done, 1 assembly or I/O error, 2 bad command line.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm.h"
+#include "config.h"
+#include "objfile.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: tpu-as [--config NAME|FILE] [-D NAME=VALUE]... [-o OUT] [--list] FILE.s\n"
+          "\n"
+          "Assemble FILE.s (docs/assembler.md) into an object file (docs/object-format.md).\n"
+          "FILE '-' reads standard input.\n"
+          "\n"
+          "options:\n"
+          "  --config NAME|FILE  assemble for this machine: a preset (tiny, mid, v5e) or a .cfg\n"
+          "                      file; defines MXU_N, NUM_MXU, VPU_SUBLANES, VPU_LANES,\n"
+          "                      VMEM_BYTES, HBM_BYTES, IMEM_WORDS, checks the memory sizes\n"
+          "                      and records the machine shape in the object\n"
+          "  -D NAME=VALUE       define a constant (wins over .equ NAME); VALUE is an\n"
+          "                      integer expression such as 64 or 0x40 or 1<<10; -D NAME is 1\n"
+          "  -o OUT              write the object to OUT (default: FILE with .s replaced\n"
+          "                      by .bin, or a.bin for standard input)\n"
+          "  --list              print a listing (address, contents, source line) to stdout\n"
+          "  -h, --help          print this help and exit\n"
+          "\n"
+          "exit status: 0 success, 1 assembly or file error, 2 bad command line\n", f);
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "tpu-as: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'tpu-as --help'.\n");
+    return 2;
+}
+
+/* Read the whole input, but stop after max+1 bytes: a larger file is
+ * refused without reading all of it.  NULL and errno on failure. */
+static char *read_source(const char *path, size_t max, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    int saved = ENOMEM;
+    while (buf && n <= max) {
+        if (n == cap) {
+            char *p = realloc(buf, cap * 2);
+            if (!p) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = p, cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                free(buf);
+                buf = NULL;
+                saved = errno ? errno : EIO;
+            }
+            break;
+        }
+    }
+    if (f != stdin)
+        fclose(f);
+    errno = saved;
+    *len = n;
+    return buf;
+}
+
+/* x.s -> x.bin; anything else -> anything.bin. */
+static char *default_output(const char *in)
+{
+    size_t n = strlen(in);
+    if (strcmp(in, "-") == 0)
+        n = 0, in = "a";
+    else if (n > 2 && strcmp(in + n - 2, ".s") == 0)
+        n -= 2;
+    char *out = malloc(n + 5);
+    if (out) {
+        memcpy(out, in, n);
+        strcpy(out + n, ".bin");
+    }
+    return out;
+}
+
+int main(int argc, char **argv)
+{
+    const char *config_name = NULL, *out = NULL, *in = NULL;
+    int listing = 0;
+    tpu_asm_define *defines = calloc((size_t)argc, sizeof *defines);
+    size_t ndefines = 0;
+    char err[512];
+    if (!defines) {
+        fprintf(stderr, "tpu-as: out of memory\n");
+        return 1;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            free(defines);
+            return 0;
+        } else if (strcmp(a, "--config") == 0 || strncmp(a, "--config=", 9) == 0) {
+            if (a[8] == '=')
+                config_name = a + 9;
+            else if (++i < argc)
+                config_name = argv[i];
+            else
+                return free(defines), bad_usage("option '%s' needs a value", a);
+        } else if (strcmp(a, "-o") == 0 || (strncmp(a, "-o", 2) == 0 && a[2])) {
+            if (a[2])
+                out = a + 2;
+            else if (++i < argc)
+                out = argv[i];
+            else
+                return free(defines), bad_usage("option '%s' needs a value", a);
+        } else if (strncmp(a, "-D", 2) == 0) {
+            const char *d = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
+            if (!d)
+                return free(defines), bad_usage("option '%s' needs a value", a);
+            if (tpu_asm_parse_define(d, &defines[ndefines], err, sizeof err)) {
+                free(defines);
+                fprintf(stderr, "tpu-as: %s\nTry 'tpu-as --help'.\n", err);
+                return 2;
+            }
+            ndefines++;
+        } else if (strcmp(a, "--list") == 0) {
+            listing = 1;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return free(defines), bad_usage("unknown option '%s'", a);
+        } else if (in) {
+            return free(defines), bad_usage("only one input file is allowed (got '%s' too)", a);
+        } else {
+            in = a;
+        }
+    }
+    if (!in)
+        return free(defines), bad_usage("%s", "no input file");
+
+    tpu_config cfg;
+    if (config_name) {
+        tpu_config_defaults(&cfg);
+        if (tpu_config_load(&cfg, config_name, err, sizeof err) ||
+            tpu_config_validate(&cfg, err, sizeof err)) {
+            fprintf(stderr, "tpu-as: --config %s: %s\n", config_name, err);
+            free(defines);
+            return 2;
+        }
+    }
+
+    size_t len;
+    char *src = read_source(in, TPU_ASM_MAX_SOURCE, &len);
+    if (!src) {
+        fprintf(stderr, "tpu-as: cannot read '%s': %s\n", in, strerror(errno));
+        free(defines);
+        return 1;
+    }
+    if (len > TPU_ASM_MAX_SOURCE) {
+        fprintf(stderr, "%s:1:1: error: file too large (more than %u MiB)\n", in,
+                TPU_ASM_MAX_SOURCE >> 20);
+        free(src);
+        free(defines);
+        return 1;
+    }
+    tpu_asm_options opt = { config_name ? &cfg : NULL, defines, ndefines, listing };
+    tpu_object obj;
+    tpu_asm_result res;
+    int rc = tpu_asm_assemble(src, len, strcmp(in, "-") == 0 ? "<stdin>" : in, &opt, &obj, &res);
+    if (res.messages)
+        fputs(res.messages, stderr);
+    if (rc == 0 && listing && res.listing)
+        fwrite(res.listing, 1, res.listing_len, stdout);
+    int status = rc == 0 ? 0 : 1;
+    if (rc == 0) {
+        char *path = out ? NULL : default_output(in);
+        const char *target = out ? out : path;
+        if (!target || tpu_obj_write(&obj, target, err, sizeof err)) {
+            fprintf(stderr, "tpu-as: %s\n", target ? err : "out of memory");
+            status = 1;
+        }
+        free(path);
+    }
+    tpu_asm_result_free(&res);
+    tpu_obj_free(&obj);
+    free(src);
+    free(defines);
+    return status;
+}

@@ -74,7 +74,7 @@ static void test_preset_tiny(void **state)
     assert_int_equal(c.vpu_latency, 2);
     assert_int_equal(c.imem_words, 4096);
     assert_int_equal(c.vmem_bytes, 256 * 1024);
-    assert_int_equal(c.vmem_bw, 256);
+    assert_int_equal(c.vmem_bw, 512);
     assert_int_equal(c.hbm_bytes, 16 * 1024 * 1024);
     assert_true(c.hbm_bw == 16e9);
     assert_int_equal(c.hbm_latency, 20);
@@ -414,7 +414,16 @@ static void test_validate_rules(void **state)
     char err[ERRLEN];
     tpu_config_defaults(&c);
     assert_int_equal(tpu_config_set(&c, "mxu_n=256", err, sizeof err), 0);
+    assert_int_equal(tpu_config_set(&c, "vmem_bw=4096", err, sizeof err), 0);
     assert_int_equal(tpu_config_set(&c, "vmem_bytes=128Ki", err, sizeof err), 0);
+    assert_int_equal(tpu_config_validate(&c, err, sizeof err), 0);
+    /* T11: the MXUs' worst case (12 x mxu_n per MXU) plus 4 ICI links must fit. */
+    assert_int_equal(tpu_config_set(&c, "vmem_bw=3087", err, sizeof err), 0);
+    assert_int_equal(tpu_config_validate(&c, err, sizeof err), -1);
+    assert_string_equal(err, "config: error: vmem_bw = 3087 is too small: the MXUs and ICI links "
+                             "need up to 3088 bytes per cycle (num_mxu x 12 x mxu_n + 4 x ICI bytes "
+                             "per cycle; docs/timing.md T11)");
+    assert_int_equal(tpu_config_set(&c, "vmem_bw=3088", err, sizeof err), 0);
     assert_int_equal(tpu_config_validate(&c, err, sizeof err), 0);
     /* Fields set by code are range-checked too. */
     c.num_mxu = 0;
@@ -561,7 +570,7 @@ static void test_print_parse_round_trip(void **state)
     assert_string_equal(text,
         "name = custom\nclock_hz = 1e9\nmxu_n = 8\nnum_mxu = 1\nvpu_sublanes = 8\n"
         "vpu_lanes = 8\nvpu_latency = 2\nimem_words = 4096\nvmem_bytes = 262144\n"
-        "vmem_bw = 256\nhbm_bytes = 16777216\nhbm_bw = 1.6e10\nhbm_latency = 20\n"
+        "vmem_bw = 512\nhbm_bytes = 16777216\nhbm_bw = 1.6e10\nhbm_latency = 20\n"
         "dma_engines = 2\nici_bw = 4e9\nici_latency = 10\nseq_queue_depth = 4\n");
     /* A short buffer is truncated, still terminated. */
     char small[20];

@@ -1,0 +1,404 @@
+/*
+ * expect.c - check `.expect` records (expect.h) against reference results.
+ *
+ * For each record: validate its operands (addresses in HBM or VMEM, the
+ * regions inside the memory and not absurdly large), read the inputs from
+ * the object's initial data, compute the reference with ref.c, read the
+ * outputs through the target's callback and compare bit for bit, block by
+ * block so that memory use stays small (a matmul holds W and a block of
+ * rows).  The first differing element ends the check with a message
+ * naming the operation, the output, the element and both values.
+ */
+#include "expect.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fp.h"
+#include "ref.h"
+
+#define DEFAULT_BLOCK_BYTES (4u << 20)   /* work in blocks of about this many output bytes */
+
+/* One check in progress: which record, on which core, and where to report. */
+typedef struct checker {
+    const tpu_object *obj;
+    const tpu_expect_target *t;
+    tpu_expect_result *res;
+    size_t index;                /* 1-based record number, for messages */
+    const tpu_obj_expect *e;
+    unsigned core;
+} checker;
+
+static size_t block_bytes(const checker *k)
+{
+    return k->t->block_bytes ? k->t->block_bytes : DEFAULT_BLOCK_BYTES;
+}
+
+static const char *op_name(const tpu_obj_expect *e)
+{
+    const char *n = tpu_expect_op_name(e->op);
+    return n ? n : "?";
+}
+
+/* Record an error that stops the checks: ".expect #2 (matmul): why". */
+static int check_error(checker *k, const char *fmt, ...)
+{
+    char why[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    k->res->status = TPU_EXPECT_ERROR;
+    snprintf(k->res->message, sizeof k->res->message, ".expect #%zu (%s): %s", k->index,
+             op_name(k->e), why);
+    return -1;
+}
+
+static const char *space_name(unsigned space)
+{
+    return space == TPU_SPACE_HBM ? "hbm" : space == TPU_SPACE_VMEM ? "vmem" : "?";
+}
+
+/* "MISMATCH [on core 1 ]in add Z (vmem 0x100) at [7]: expected 0x.. (v), got 0x.. (v)" */
+static int mismatch_f32(checker *k, const char *operand, const tpu_obj_expect_operand *where,
+                        const char *at, uint32_t want, uint32_t got)
+{
+    char on_core[32] = "";
+    if (k->t->ncores > 1)
+        snprintf(on_core, sizeof on_core, "on core %u ", k->core);
+    k->res->status = TPU_EXPECT_MISMATCH;
+    snprintf(k->res->message, sizeof k->res->message,
+             "MISMATCH %sin %s %s (%s 0x%llx) at %s: expected 0x%08x (%.9g), got 0x%08x (%.9g)",
+             on_core, op_name(k->e), operand, space_name(where->space),
+             (unsigned long long)where->value, at, want, (double)tpu_f32_to_float(want), got,
+             (double)tpu_f32_to_float(got));
+    return 1;
+}
+
+/* ---- operands ------------------------------------------------------------------- */
+
+/* a * b with overflow and limit checks: 0, or -1 when the product exceeds lim. */
+static int mul_within(uint64_t a, uint64_t b, uint64_t lim, uint64_t *out)
+{
+    if (a != 0 && b > lim / a)
+        return -1;
+    *out = a * b;
+    return *out <= lim ? 0 : -1;
+}
+
+/* Operand i is a plain number (a size or a count). */
+static int want_number(checker *k, unsigned i, const char *name, uint64_t *v)
+{
+    if (k->e->ops[i].space != TPU_SPACE_NONE)
+        return check_error(k, "%s must be a number, not a %s address", name,
+                           space_name(k->e->ops[i].space));
+    *v = k->e->ops[i].value;
+    return 0;
+}
+
+/* Operand i is the address of a region of `bytes` bytes in HBM or VMEM,
+ * inside the memory. */
+static int want_region(checker *k, unsigned i, const char *name, uint64_t bytes)
+{
+    const tpu_obj_expect_operand *op = &k->e->ops[i];
+    uint64_t size;
+    if (op->space == TPU_SPACE_HBM)
+        size = k->t->hbm_bytes;
+    else if (op->space == TPU_SPACE_VMEM)
+        size = k->t->vmem_bytes;
+    else
+        return check_error(k, "%s must be an HBM or VMEM address", name);
+    if (bytes > TPU_EXPECT_MAX_REGION)
+        return check_error(k, "%s (%s 0x%llx) covers %llu bytes: too large to check (limit %llu)",
+                           name, space_name(op->space), (unsigned long long)op->value,
+                           (unsigned long long)bytes, (unsigned long long)TPU_EXPECT_MAX_REGION);
+    if (op->value > size || bytes > size - op->value)
+        return check_error(k, "%s (%s 0x%llx, %llu bytes) is outside %s (0x%llx bytes)", name,
+                           space_name(op->space), (unsigned long long)op->value,
+                           (unsigned long long)bytes, op->space == TPU_SPACE_HBM ? "HBM" : "VMEM",
+                           (unsigned long long)size);
+    return 0;
+}
+
+/* The bytes of an a x b array of elem-byte elements, within the region limit. */
+static int want_bytes(checker *k, const char *name, uint64_t a, uint64_t b, unsigned elem,
+                      uint64_t *out)
+{
+    uint64_t ab;
+    if (mul_within(a, b, TPU_EXPECT_MAX_REGION, &ab) < 0
+        || mul_within(ab, elem, TPU_EXPECT_MAX_REGION, out) < 0)
+        return check_error(k, "%s is too large to check (more than %llu bytes)", name,
+                           (unsigned long long)TPU_EXPECT_MAX_REGION);
+    return 0;
+}
+
+static int want_nops(checker *k, unsigned n)
+{
+    if (k->e->nops != n)
+        return check_error(k, "takes %u operands, the record has %u", n, k->e->nops);
+    return 0;
+}
+
+/* ---- memory ---------------------------------------------------------------------- */
+
+void tpu_expect_initial_read(const tpu_object *obj, enum tpu_space space, uint64_t addr,
+                             uint8_t *dst, size_t n)
+{
+    memset(dst, 0, n);
+    uint64_t end = addr + n < addr ? UINT64_MAX : addr + n;
+    for (size_t i = 0; i < obj->nchunks; i++) {
+        const tpu_obj_chunk *c = &obj->chunks[i];
+        if (c->space != space || c->size == 0)
+            continue;
+        uint64_t cend = c->addr + c->size < c->addr ? UINT64_MAX : c->addr + c->size;
+        uint64_t lo = c->addr > addr ? c->addr : addr;
+        uint64_t hi = cend < end ? cend : end;
+        if (lo < hi)
+            tpu_obj_chunk_read(c, lo - c->addr, dst + (lo - addr), (size_t)(hi - lo));
+    }
+}
+
+/* The output after the run, through the callback. */
+static int read_output(checker *k, unsigned i, const char *name, uint64_t off, void *dst,
+                       size_t n)
+{
+    const tpu_obj_expect_operand *op = &k->e->ops[i];
+    if (k->t->read(k->t->ctx, k->core, (enum tpu_space)op->space, op->value + off, dst, n) < 0)
+        return check_error(k, "cannot read %s (%s 0x%llx, %zu bytes) on core %u", name,
+                           space_name(op->space), (unsigned long long)(op->value + off), n,
+                           k->core);
+    return 0;
+}
+
+static void *alloc_or_error(checker *k, size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        check_error(k, "out of memory (%zu bytes)", n);
+    return p;
+}
+
+/* ---- the checks ------------------------------------------------------------------- */
+
+/* matmul Y, X, W, B, D, F */
+static int check_matmul(checker *k)
+{
+    uint64_t b = 0, d = 0, f = 0, xb = 0, wb = 0, yb = 0, macs = 0;
+    if (want_nops(k, 6) || want_number(k, 3, "B", &b) || want_number(k, 4, "D", &d)
+        || want_number(k, 5, "F", &f))
+        return -1;
+    if (want_bytes(k, "X[B,D]", b, d, 2, &xb) || want_bytes(k, "W[D,F]", d, f, 2, &wb)
+        || want_bytes(k, "Y[B,F]", b, f, 4, &yb))
+        return -1;
+    if (mul_within(xb / 2, f, TPU_EXPECT_MAX_MACS, &macs) < 0)
+        return check_error(k, "B*D*F = %llu*%llu*%llu multiply-adds: too large to check "
+                           "(limit %llu)", (unsigned long long)b, (unsigned long long)d,
+                           (unsigned long long)f, (unsigned long long)TPU_EXPECT_MAX_MACS);
+    if (want_region(k, 0, "Y", yb) || want_region(k, 1, "X", xb) || want_region(k, 2, "W", wb))
+        return -1;
+    if (b == 0 || f == 0)
+        return 0;
+
+    /* W whole; X and Y in blocks of rows. */
+    uint64_t rows = block_bytes(k) / (f * 4);
+    if (d && block_bytes(k) / (d * 2) < rows)
+        rows = block_bytes(k) / (d * 2);
+    if (rows == 0)
+        rows = 1;
+    if (rows > b)
+        rows = b;
+    uint16_t *w = alloc_or_error(k, (size_t)wb);
+    uint16_t *x = w ? alloc_or_error(k, (size_t)(rows * d * 2)) : NULL;
+    uint32_t *want = x ? alloc_or_error(k, (size_t)(rows * f * 4)) : NULL;
+    uint32_t *got = want ? alloc_or_error(k, (size_t)(rows * f * 4)) : NULL;
+    int rc = got ? 0 : -1;
+    if (rc == 0)
+        tpu_expect_initial_read(k->obj, k->e->ops[2].space, k->e->ops[2].value, (uint8_t *)w,
+                                (size_t)wb);
+    for (uint64_t r0 = 0; rc == 0 && r0 < b; r0 += rows) {
+        uint64_t nr = b - r0 < rows ? b - r0 : rows;
+        tpu_expect_initial_read(k->obj, k->e->ops[1].space, k->e->ops[1].value + r0 * d * 2,
+                                (uint8_t *)x, (size_t)(nr * d * 2));
+        if (tpu_ref_matmul(x, w, want, nr, d, f, k->t->tile) < 0) {
+            rc = check_error(k, "out of memory computing the reference");
+            break;
+        }
+        rc = read_output(k, 0, "Y", r0 * f * 4, got, (size_t)(nr * f * 4));
+        for (uint64_t i = 0; rc == 0 && i < nr * f; i++)
+            if (want[i] != got[i]) {
+                char at[64];
+                snprintf(at, sizeof at, "[%llu][%llu]", (unsigned long long)(r0 + i / f),
+                         (unsigned long long)(i % f));
+                rc = mismatch_f32(k, "Y", &k->e->ops[0], at, want[i], got[i]);
+            }
+    }
+    free(w); free(x); free(want); free(got);
+    return rc;
+}
+
+static enum tpu_ref_op ref_op(uint32_t op)
+{
+    switch (op) {
+    case TPU_EXPECT_ADD: return TPU_REF_ADD;
+    case TPU_EXPECT_SUB: return TPU_REF_SUB;
+    case TPU_EXPECT_MUL: return TPU_REF_MUL;
+    case TPU_EXPECT_MAX: return TPU_REF_MAX;
+    case TPU_EXPECT_MIN: return TPU_REF_MIN;
+    default:             return TPU_REF_RELU;
+    }
+}
+
+/* add|sub|mul|max|min Z, X, Y, N and relu Z, X, N */
+static int check_pointwise(checker *k)
+{
+    int unary = k->e->op == TPU_EXPECT_RELU;
+    uint64_t n = 0, bytes = 0;
+    if (want_nops(k, unary ? 3 : 4) || want_number(k, unary ? 2 : 3, "N", &n)
+        || want_bytes(k, "N elements", n, 1, 4, &bytes)
+        || want_region(k, 0, "Z", bytes) || want_region(k, 1, "X", bytes)
+        || (!unary && want_region(k, 2, "Y", bytes)))
+        return -1;
+    size_t block = block_bytes(k) / 4 ? block_bytes(k) / 4 : 1;
+    uint32_t *a = alloc_or_error(k, block * 4);
+    uint32_t *bv = a ? alloc_or_error(k, block * 4) : NULL;
+    uint32_t *want = bv ? alloc_or_error(k, block * 4) : NULL;
+    uint32_t *got = want ? alloc_or_error(k, block * 4) : NULL;
+    int rc = got ? 0 : -1;
+    for (uint64_t i0 = 0; rc == 0 && i0 < n; i0 += block) {
+        size_t m = (size_t)(n - i0 < block ? n - i0 : block);
+        tpu_expect_initial_read(k->obj, k->e->ops[1].space, k->e->ops[1].value + i0 * 4,
+                                (uint8_t *)a, m * 4);
+        if (!unary)
+            tpu_expect_initial_read(k->obj, k->e->ops[2].space, k->e->ops[2].value + i0 * 4,
+                                    (uint8_t *)bv, m * 4);
+        tpu_ref_pointwise(ref_op(k->e->op), a, unary ? a : bv, want, m);
+        rc = read_output(k, 0, "Z", i0 * 4, got, m * 4);
+        for (size_t i = 0; rc == 0 && i < m; i++)
+            if (want[i] != got[i]) {
+                char at[32];
+                snprintf(at, sizeof at, "[%llu]", (unsigned long long)(i0 + i));
+                rc = mismatch_f32(k, "Z", &k->e->ops[0], at, want[i], got[i]);
+            }
+    }
+    free(a); free(bv); free(want); free(got);
+    return rc;
+}
+
+/* copy DST, SRC, NBYTES: the bytes at DST equal the initial bytes at SRC. */
+static int check_copy(checker *k)
+{
+    uint64_t n = 0;
+    if (want_nops(k, 3) || want_number(k, 2, "NBYTES", &n) || want_region(k, 0, "DST", n)
+        || want_region(k, 1, "SRC", n))
+        return -1;
+    size_t block = block_bytes(k);
+    uint8_t *want = alloc_or_error(k, block);
+    uint8_t *got = want ? alloc_or_error(k, block) : NULL;
+    int rc = got ? 0 : -1;
+    for (uint64_t i0 = 0; rc == 0 && i0 < n; i0 += block) {
+        size_t m = (size_t)(n - i0 < block ? n - i0 : block);
+        tpu_expect_initial_read(k->obj, k->e->ops[1].space, k->e->ops[1].value + i0, want, m);
+        rc = read_output(k, 0, "DST", i0, got, m);
+        for (size_t i = 0; rc == 0 && i < m; i++)
+            if (want[i] != got[i]) {
+                char on_core[32] = "";
+                if (k->t->ncores > 1)
+                    snprintf(on_core, sizeof on_core, "on core %u ", k->core);
+                k->res->status = TPU_EXPECT_MISMATCH;
+                snprintf(k->res->message, sizeof k->res->message,
+                         "MISMATCH %sin copy DST (%s 0x%llx) at byte %llu: expected 0x%02x "
+                         "(from %s 0x%llx), got 0x%02x", on_core,
+                         space_name(k->e->ops[0].space), (unsigned long long)k->e->ops[0].value,
+                         (unsigned long long)(i0 + i), want[i], space_name(k->e->ops[1].space),
+                         (unsigned long long)(k->e->ops[1].value + i0 + i), got[i]);
+                rc = 1;
+            }
+    }
+    free(want); free(got);
+    return rc;
+}
+
+/* f32 ADDR, v0, v1, ...: the fp32 bit patterns at ADDR. */
+static int check_f32(checker *k)
+{
+    const tpu_obj_expect *e = k->e;
+    if (e->nops < 2)
+        return check_error(k, "needs an address and at least one value");
+    if (e->nops > TPU_OBJ_MAX_EXPECT_OPS)
+        return check_error(k, "has %u operands (at most %u)", e->nops, TPU_OBJ_MAX_EXPECT_OPS);
+    unsigned n = e->nops - 1;
+    uint32_t want[TPU_OBJ_MAX_EXPECT_OPS], got[TPU_OBJ_MAX_EXPECT_OPS];
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t v = 0;
+        if (want_number(k, 1 + i, "a value", &v) < 0)
+            return -1;
+        if (v > UINT32_MAX)
+            return check_error(k, "value %u (0x%llx) is not a 32-bit pattern", i,
+                               (unsigned long long)v);
+        want[i] = (uint32_t)v;
+    }
+    if (want_region(k, 0, "ADDR", (uint64_t)n * 4) || read_output(k, 0, "ADDR", 0, got, n * 4))
+        return -1;
+    for (unsigned i = 0; i < n; i++)
+        if (want[i] != got[i]) {
+            char at[16];
+            snprintf(at, sizeof at, "[%u]", i);
+            return mismatch_f32(k, "ADDR", &e->ops[0], at, want[i], got[i]);
+        }
+    return 0;
+}
+
+/* One record on one core: 0 pass, 1 mismatch, -1 error (res filled). */
+static int check_one(checker *k)
+{
+    if (k->e->nops > TPU_OBJ_MAX_EXPECT_OPS)
+        return check_error(k, "has %u operands (at most %u)", k->e->nops,
+                           TPU_OBJ_MAX_EXPECT_OPS);
+    switch (k->e->op) {
+    case TPU_EXPECT_MATMUL: return check_matmul(k);
+    case TPU_EXPECT_ADD: case TPU_EXPECT_SUB: case TPU_EXPECT_MUL:
+    case TPU_EXPECT_MAX: case TPU_EXPECT_MIN: case TPU_EXPECT_RELU:
+        return check_pointwise(k);
+    case TPU_EXPECT_COPY: return check_copy(k);
+    case TPU_EXPECT_F32: return check_f32(k);
+    default: return check_error(k, "unknown operation %u", k->e->op);
+    }
+}
+
+void tpu_expect_check(const tpu_object *obj, const tpu_expect_target *t, tpu_expect_result *res)
+{
+    memset(res, 0, sizeof *res);
+    if (obj->nexpects == 0) {
+        res->status = TPU_EXPECT_NONE;
+        snprintf(res->message, sizeof res->message, "no .expect records");
+        return;
+    }
+    checker k = { .obj = obj, .t = t, .res = res };
+    for (size_t i = 0; i < obj->nexpects; i++) {
+        k.index = i + 1;
+        k.e = &obj->expects[i];
+        unsigned first = 0, last = t->ncores ? t->ncores - 1 : 0;
+        if (k.e->core >= 0) {
+            if ((unsigned)k.e->core >= t->ncores) {
+                k.core = 0;
+                check_error(&k, "core %d does not exist (the system has %u core%s)",
+                            (int)k.e->core, t->ncores, t->ncores == 1 ? "" : "s");
+                return;
+            }
+            first = last = (unsigned)k.e->core;
+        } else if (k.e->core != -1) {
+            check_error(&k, "bad core number %d", (int)k.e->core);
+            return;
+        }
+        for (unsigned c = first; c <= last; c++) {
+            k.core = c;
+            if (check_one(&k) != 0)
+                return;                     /* status and message are set */
+            res->checked++;
+        }
+    }
+    res->status = TPU_EXPECT_PASS;
+    snprintf(res->message, sizeof res->message, "bit-exact");
+}

@@ -1,7 +1,8 @@
 /*
  * asm_expr.c - integer expressions and float operands.
  *
- * 64-bit two's complement with C precedence (docs/assembler.md).  Values
+ * 64-bit two's complement with C precedence (docs/assembler.md); the
+ * comparisons give 1 or 0, so `.rept k == 0` is a conditional block.  Values
  * carry an address space so that `.expect` knows that `buf + 64` is an HBM
  * address: a label has its space, adding a plain number keeps it,
  * subtracting two addresses of one space gives a plain number, and any
@@ -38,9 +39,11 @@ static int prec(uint8_t type)
     case T_PIPE: return 1;
     case T_CARET: return 2;
     case T_AMP: return 3;
-    case T_SHL: case T_SHR: return 4;
-    case T_PLUS: case T_MINUS: return 5;
-    case T_STAR: case T_SLASH: case T_PERCENT: return 6;
+    case T_EQ: case T_NE: return 4;
+    case T_LT: case T_LE: case T_GT: case T_GE: return 5;
+    case T_SHL: case T_SHR: return 6;
+    case T_PLUS: case T_MINUS: return 7;
+    case T_STAR: case T_SLASH: case T_PERCENT: return 8;
     default: return 0;
     }
 }
@@ -177,6 +180,12 @@ static int apply(parser *p, const asm_tok *op, asm_val *l, const asm_val *r)
             x = (uint64_t)(op->type == T_SLASH ? l->v / r->v : l->v % r->v);
         break;
     case T_AMP: x &= y; break;
+    case T_EQ: x = l->v == r->v; break;
+    case T_NE: x = l->v != r->v; break;
+    case T_LT: x = l->v < r->v; break;
+    case T_LE: x = l->v <= r->v; break;
+    case T_GT: x = l->v > r->v; break;
+    case T_GE: x = l->v >= r->v; break;
     case T_PIPE: x |= y; break;
     case T_CARET: x ^= y; break;
     case T_SHL:

@@ -195,6 +195,18 @@ int asm_lex_line(asm_ctx *a, const char *s, uint32_t len)
             if (k + 1 < len && s[k + 1] == (char)c) {
                 type = c == '<' ? T_SHL : T_SHR;
                 n = 2;
+            } else if (k + 1 < len && s[k + 1] == '=') {
+                type = c == '<' ? T_LE : T_GE;
+                n = 2;
+            } else {
+                type = c == '<' ? T_LT : T_GT;
+            }
+            break;
+        case '=':
+        case '!':
+            if (k + 1 < len && s[k + 1] == '=') {
+                type = c == '=' ? T_EQ : T_NE;
+                n = 2;
                 break;
             }
             /* fall through */

@@ -1,0 +1,49 @@
+// bf16_round: fp32 -> bf16, round to nearest even, bit-exact with
+// tpu_bf16_from_f32() in cmodel/fp.c.  Combinational.
+//
+// docs/numerics.md section 3, "fp32 -> bf16":
+//   NaN                      -> 0x7fc0 (rule 2.2, the one bf16 NaN)
+//   exponent field 0         -> the signed bf16 zero (2.1 DAZ)
+//   infinity                 -> the bf16 infinity of the same sign
+//   normal                   -> keep the top 16 bits u, round on the low
+//                               16 bits l: u + 1 if l > 0x8000, or if
+//                               l == 0x8000 and u is odd (2.5)
+// A carry out of the 7-bit fraction bumps the exponent, and out of 0x7f7f
+// it gives 0x7f80 = inf: that is the overflow rule 2.6.  A normal input
+// never rounds below the smallest normal, so no flush is needed.
+
+module bf16_round (
+  input  logic [31:0] f32_i,
+  output logic [15:0] bf16_o
+);
+
+  localparam logic [15:0] QNaN = 16'h7fc0;
+
+  logic        is_zero, is_nan, is_inf;
+  logic [15:0] upper;
+  logic        guard, sticky, round_up;
+
+  assign is_zero  = (f32_i[30:23] == 8'h00);
+  assign is_nan   = (f32_i[30:23] == 8'hff) && (f32_i[22:0] != 23'd0);
+  assign is_inf   = (f32_i[30:23] == 8'hff) && (f32_i[22:0] == 23'd0);
+
+  // Nearest even on the 16 dropped bits: the guard bit is l's top bit, the
+  // sticky bit the OR of the other 15.
+  assign upper    = f32_i[31:16];
+  assign guard    = f32_i[15];
+  assign sticky   = |f32_i[14:0];
+  assign round_up = guard & (sticky | upper[0]);
+
+  always_comb begin
+    if (is_nan) begin
+      bf16_o = QNaN;
+    end else if (is_zero) begin
+      bf16_o = {f32_i[31], 15'd0};
+    end else if (is_inf) begin
+      bf16_o = upper;                                 // its low 16 bits are zero
+    end else begin
+      bf16_o = upper + {15'd0, round_up};             // 0x7f7f + 1 = 0x7f80: inf (2.6)
+    end
+  end
+
+endmodule

@@ -1,0 +1,77 @@
+// fp32_cmp: the comparing operations of the VPU, bit-exact with
+// tpu_f32_max/min/relu/cmplt() in cmodel/fp.c.  Combinational.
+//
+//   op_i  operation  result (docs/numerics.md section 3)
+//   2'd0  max        max(a, b); NaN if either is NaN; max(-0, +0) = +0
+//   2'd1  min        min(a, b); NaN if either is NaN; min(-0, +0) = -0
+//   2'd2  relu       max(a, +0); b_i is ignored
+//   2'd3  cmplt      1.0 (0x3f800000) if a < b, else +0.0; NaN -> +0.0;
+//                    -0 < +0 is false (IEEE: the zeros are equal)
+//
+// Inputs are read after DAZ (rule 2.1): a subnormal is its signed zero,
+// and max/min/relu return it as that zero.
+
+module fp32_cmp (
+  input  logic [31:0] a_i,
+  input  logic [31:0] b_i,
+  input  logic [1:0]  op_i,
+  output logic [31:0] res_o
+);
+
+  localparam logic [1:0]  OpMax   = 2'd0;
+  localparam logic [1:0]  OpMin   = 2'd1;
+  localparam logic [1:0]  OpRelu  = 2'd2;
+  localparam logic [1:0]  OpCmplt = 2'd3;
+
+  localparam logic [31:0] QNaN    = 32'h7fc0_0000;   // 2.2: the one NaN
+  localparam logic [31:0] One     = 32'h3f80_0000;   // cmplt's "true"
+
+  // ---- Unpack ---------------------------------------------------------
+  // relu is max against +0.  2.1 DAZ: exponent field 0 becomes the signed
+  // zero, so the comparison and the returned bits both see the zero.
+  logic [31:0] b_op, a_daz, b_daz;
+  logic        a_nan, b_nan;
+
+  assign b_op  = (op_i == OpRelu) ? 32'd0 : b_i;
+  assign a_daz = (a_i[30:23] == 8'h00) ? {a_i[31], 31'd0} : a_i;
+  assign b_daz = (b_op[30:23] == 8'h00) ? {b_op[31], 31'd0} : b_op;
+  assign a_nan = (a_i[30:23] == 8'hff) && (a_i[22:0] != 23'd0);
+  assign b_nan = (b_op[30:23] == 8'hff) && (b_op[22:0] != 23'd0);
+
+  // ---- Compare ----------------------------------------------------------
+  // Sign-magnitude to an unsigned key that orders like the real numbers
+  // (NaNs aside): a negative value is inverted (larger magnitude, smaller
+  // key), a positive one gets its top bit set.  -0 (key 0x7fffffff) sorts
+  // just below +0 (0x80000000): the order max and min use.  cmplt uses
+  // IEEE's order, in which the two zeros are equal.
+  logic [31:0] a_key, b_key;
+  logic        a_ge_b, both_zero, a_lt_b;
+
+  assign a_key     = a_daz[31] ? ~a_daz : {1'b1, a_daz[30:0]};
+  assign b_key     = b_daz[31] ? ~b_daz : {1'b1, b_daz[30:0]};
+  assign a_ge_b    = (a_key >= b_key);
+  assign both_zero = (a_daz[30:0] == 31'd0) && (b_daz[30:0] == 31'd0);
+  assign a_lt_b    = !a_ge_b && !both_zero;
+
+  // ---- Select the result ------------------------------------------------
+  // Equal keys mean equal bits, so which one max/min returns then does not
+  // matter.  2.2: any NaN input makes max/min/relu the canonical NaN and
+  // cmplt false.
+  logic        any_nan;
+  logic [31:0] max_res, min_res, cmplt_res;
+
+  assign any_nan   = a_nan || b_nan;
+  assign max_res   = any_nan ? QNaN : (a_ge_b ? a_daz : b_daz);
+  assign min_res   = any_nan ? QNaN : (a_ge_b ? b_daz : a_daz);
+  assign cmplt_res = (!any_nan && a_lt_b) ? One : 32'd0;
+
+  always_comb begin
+    case (op_i)
+      OpMax, OpRelu: res_o = max_res;
+      OpMin:         res_o = min_res;
+      OpCmplt:       res_o = cmplt_res;
+      default:       res_o = 32'd0;                   // unreachable: all four codes used
+    endcase
+  end
+
+endmodule

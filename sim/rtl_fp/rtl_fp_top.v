@@ -1,0 +1,51 @@
+// rtl_fp_top: the test harness's view of the fp units.  Simulation only:
+// one instance of each unit on its own inputs, so that one Verilated model
+// serves the whole comparison in sim/rtl_fp/rtl_fp_test.cpp.
+
+module rtl_fp_top (
+  input  logic [31:0] a_i,        // fp32 operands of add, mul, cmp
+  input  logic [31:0] b_i,
+  input  logic [1:0]  cmp_op_i,   // fp32_cmp's op code
+  input  logic [31:0] f32_i,      // bf16_round's input
+  input  logic [31:0] psum_i,     // mxu_mac's operands
+  input  logic [15:0] x_i,
+  input  logic [15:0] w_i,
+  output logic [31:0] sum_o,
+  output logic [31:0] prod_o,
+  output logic [31:0] cmp_o,
+  output logic [15:0] bf16_o,
+  output logic [31:0] mac_o
+);
+
+  fp32_add u_add (
+    .a_i   (a_i),
+    .b_i   (b_i),
+    .sum_o (sum_o)
+  );
+
+  fp32_mul u_mul (
+    .a_i    (a_i),
+    .b_i    (b_i),
+    .prod_o (prod_o)
+  );
+
+  fp32_cmp u_cmp (
+    .a_i   (a_i),
+    .b_i   (b_i),
+    .op_i  (cmp_op_i),
+    .res_o (cmp_o)
+  );
+
+  bf16_round u_bf16_round (
+    .f32_i  (f32_i),
+    .bf16_o (bf16_o)
+  );
+
+  mxu_mac u_mac (
+    .psum_i (psum_i),
+    .x_i    (x_i),
+    .w_i    (w_i),
+    .psum_o (mac_o)
+  );
+
+endmodule

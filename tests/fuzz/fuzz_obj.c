@@ -19,8 +19,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     tpu_object o;
     char err[256];
+    uint8_t *copy = malloc(size ? size : 1);
+    if (!copy)
+        return 0;
+    memcpy(copy, data, size);
+    if (size >= TPU_OBJ_HEADER_SIZE) {
+        uint32_t crc = tpu_crc32(copy + TPU_OBJ_HEADER_SIZE, size - TPU_OBJ_HEADER_SIZE);
+        for (int i = 0; i < 4; i++) {
+            copy[16 + i] = (uint8_t)(size >> (8 * i));
+            copy[20 + i] = (uint8_t)(crc >> (8 * i));
+        }
+    }
     tpu_obj_init(&o);
-    if (tpu_obj_parse(data, size, &o, err, sizeof err) != 0) {
+    int rc = tpu_obj_parse(copy, size, &o, err, sizeof err);
+    free(copy);                      /* the object must not point into the input */
+    if (rc != 0) {
         if (err[0] == 0)
             abort();                 /* a rejection must say why */
         tpu_obj_free(&o);

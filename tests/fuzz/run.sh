@@ -19,6 +19,12 @@ for bin in "$build"/fuzz_*; do
   # assembler every example program
   cp -n "$here"/seeds/"$name"/* "$corpus"/ 2>/dev/null || true
   [ "$name" = asm ] && cp -n "$root"/programs/*.s "$corpus"/ 2>/dev/null
+  [ "$name" = config ] && cp -n "$root"/cmodel/configs/*.cfg "$corpus"/ 2>/dev/null
+  if [ "$name" = obj ] && [ -x "$root/build/bin/tpu-as" ]; then
+    for p in "$root"/programs/*.s; do
+      "$root/build/bin/tpu-as" -o "$corpus/$(basename "$p" .s).o" "$p" >/dev/null 2>&1 || true
+    done
+  fi
   if compgen -G "$regress/*" >/dev/null; then
     if ! "$bin" -runs=0 "$regress"/* >"$build/$name.regress.log" 2>&1; then
       echo "fuzz $name: a kept regression input fails again (see $build/$name.regress.log)"

@@ -132,7 +132,7 @@ roundtrip: all
 
 # ---- fuzzing (libFuzzer, clang) ---------------------------------------
 FUZZ_SECONDS       ?= 600
-FUZZ_SMOKE_SECONDS ?= 30
+FUZZ_SMOKE_SECONDS ?= 20
 FUZZ_BUILD         := build-fuzz
 FUZZ_TARGETS       := $(patsubst tests/fuzz/fuzz_%.c,$(FUZZ_BUILD)/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_LIB_SRCS      := $(LIB_SRCS)

@@ -1,0 +1,362 @@
+/*
+ * tpu_isagen.c - tpu-isagen: write the files derived from cmodel/isa.def.
+ *
+ *   tpu-isagen --markdown   > docs/isa.md       the instruction set reference
+ *   tpu-isagen --verilog    > rtl/tpu_isa.vh    opcodes and fields for the RTL
+ *
+ * Everything printed comes from the instruction table (isa.h) so the
+ * outputs cannot drift from the assembler and the C model; `make
+ * check-generated` compares the committed files with fresh output.  The
+ * output depends on nothing but the table (no dates, no paths).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "isa.h"
+
+/* ---- shared helpers ------------------------------------------------------ */
+
+/* Instruction classes for the reference page, by opcode range. */
+static const struct {
+    unsigned lo, hi;
+    const char *title;
+    const char *intro;
+} classes[] = {
+    { 0x00, 0x0f, "Control", "Executed by the sequencer itself." },
+    { 0x10, 0x1f, "Scalar ALU: register-register",
+      "64-bit integer operations on scalar registers, executed by the sequencer.  "
+      "Writes to `zero` (s0) are dropped." },
+    { 0x20, 0x2f, "Scalar ALU: register-immediate",
+      "The immediate is the signed 32-bit IMM field, sign-extended to 64 bits "
+      "(shift amounts: 0..63)." },
+    { 0x30, 0x3f, "Branches and jumps",
+      "Targets are instruction indices; in assembly, usually a label." },
+    { 0x40, 0x4f, "DMA and ICI",
+      "Copies run on the DMA engines, ICI sends on the ICI unit.  Each signals its "
+      "completion by incrementing a semaphore (`sem.wait` waits for it)." },
+    { 0x50, 0x5f, "Matrix units (MXU)",
+      "Weight-stationary N x N systolic arrays: bf16 inputs, fp32 results "
+      "(docs/numerics.md).  `mxu.lw` loads weights into a shadow buffer; `mxu.mm` and "
+      "`mxu.mma` use the latest weights loaded." },
+    { 0x60, 0x77, "Vector unit (VPU)",
+      "Vector registers hold sublanes x lanes fp32 elements (S x L).  Arithmetic is "
+      "elementwise fp32 as docs/numerics.md specifies." },
+    { 0x78, 0x7f, "Synchronisation", "Executed by the sequencer." },
+    { 0x80, 0xff, "Other", "" },
+};
+
+static void put_syntax(FILE *f, const tpu_insn_desc *d)
+{
+    fprintf(f, "%s", d->mnemonic);
+    for (unsigned k = 0; k < d->noperands; k++)
+        fprintf(f, "%s%s", k ? ", " : " ", d->op[k].name);
+}
+
+static unsigned field_msb(enum tpu_field fl) { return tpu_field_lsb(fl) + tpu_field_width(fl) - 1; }
+
+/* The operand range as written in assembly: "s0..s30", "0..63". */
+static void range_text(enum tpu_operand_kind k, char *buf, size_t len)
+{
+    int64_t lo, hi;
+    tpu_kind_range(k, &lo, &hi);
+    switch (k) {
+    case TPU_K_SREG:
+    case TPU_K_SREGW:
+        snprintf(buf, len, "s%" PRId64 "..s%" PRId64, lo, hi);
+        break;
+    case TPU_K_VREG:
+        snprintf(buf, len, "v%" PRId64 "..v%" PRId64, lo, hi);
+        break;
+    case TPU_K_UNITS:
+        snprintf(buf, len, "a non-empty unit set (mask 0x%" PRIx64 "..0x%" PRIx64 ")", lo, hi);
+        break;
+    default:
+        snprintf(buf, len, "%" PRId64 "..%" PRId64, lo, hi);
+        break;
+    }
+}
+
+/* ---- markdown ------------------------------------------------------------- */
+
+static const char *kind_syntax(enum tpu_operand_kind k)
+{
+    switch (k) {
+    case TPU_K_SREG:   return "scalar register read: `s0`..`s31`, `zero` (= s0, reads 0), `cid` (= s31, the core id)";
+    case TPU_K_SREGW:  return "scalar register written: `s0`..`s30` (`cid` is read-only; writes to `zero` are dropped)";
+    case TPU_K_VREG:   return "vector register `v0`..`v31`";
+    case TPU_K_SEM:    return "semaphore number";
+    case TPU_K_MXU:    return "matrix unit number (must exist in the configuration)";
+    case TPU_K_PORT:   return "ICI port number";
+    case TPU_K_SIMM:   return "signed 32-bit immediate, sign-extended to 64 bits";
+    case TPU_K_UIMM:   return "unsigned 32-bit immediate";
+    case TPU_K_SHAMT:  return "shift amount";
+    case TPU_K_TARGET: return "instruction index (a label)";
+    case TPU_K_UNITS:  return "unit names joined by `\\|`: `mxu0`..`mxu3`, `mxu` (all four), `vpu`, `dma`, `ici`, `all`";
+    default:           return "";
+    }
+}
+
+/* One form of the word as a row of fields from bit 63 down: the given
+ * fields, with unused stretches shown as "-". */
+static void put_layout(FILE *f, const char *label, const enum tpu_field *fl, size_t n)
+{
+    char row[400];
+    size_t len = 0;
+    int top = 63;
+    len += (size_t)snprintf(row + len, sizeof row - len, "%-16s|", label);
+    while (top >= 0) {
+        const char *name = "-";
+        int lsb = -1;
+        for (size_t i = 0; i < n; i++)
+            if ((int)field_msb(fl[i]) == top) {
+                name = tpu_field_name(fl[i]);
+                lsb = (int)tpu_field_lsb(fl[i]);
+            }
+        if (top <= 7) {
+            name = "opcode";
+            lsb = 0;
+        }
+        if (lsb < 0) {                      /* unused: down to the next field */
+            lsb = 8;
+            for (size_t i = 0; i < n; i++)
+                if ((int)field_msb(fl[i]) < top && (int)field_msb(fl[i]) + 1 > lsb)
+                    lsb = (int)field_msb(fl[i]) + 1;
+        }
+        len += (size_t)snprintf(row + len, sizeof row - len, " %s %d:%d |", name, top, lsb);
+        top = lsb - 1;
+    }
+    fprintf(f, "%s\n", row);
+}
+
+static void markdown(FILE *f)
+{
+    fprintf(f, "<!-- Generated by `tpu-isagen --markdown` from cmodel/isa.def.  Do not edit:\n"
+               "     change cmodel/isa.def and run `make generate`. -->\n");
+    fprintf(f, "# Instruction set reference\n\n");
+    fprintf(f, "The TPU core runs one instruction stream.  Every instruction is one 64-bit word,\n"
+               "stored little-endian; instruction addresses are word indices (the first\n"
+               "instruction is at 0).  This page is generated from `cmodel/isa.def`, the one\n"
+               "table that the assembler, the disassembler, the C model and the RTL\n"
+               "(`rtl/tpu_isa.vh`) all use.  Assembly syntax: [assembler.md](assembler.md).\n"
+               "Timing (issue rules, latencies, queues) is not part of the instruction set:\n"
+               "see [timing.md](timing.md).  Floating point rules: [numerics.md](numerics.md).\n\n");
+
+    fprintf(f, "## Instruction word\n\n");
+    fprintf(f, "| field | bits | width |\n|---|---|---|\n| opcode | 7:0 | 8 |\n");
+    for (int fl = TPU_F_A; fl < TPU_F_COUNT; fl++)
+        fprintf(f, "| %s | %u:%u | %u |\n", tpu_field_name(fl), field_msb(fl), tpu_field_lsb(fl),
+                tpu_field_width(fl));
+    fprintf(f, "\nE, F and G overlap IMM: an instruction uses either IMM or E/F/G, never both.\n"
+               "So a word has one of two layouts:\n\n```\n");
+    static const enum tpu_field reg_form[] = { TPU_F_A, TPU_F_B, TPU_F_C, TPU_F_D, TPU_F_E,
+                                               TPU_F_F, TPU_F_G };
+    static const enum tpu_field imm_form[] = { TPU_F_A, TPU_F_B, TPU_F_C, TPU_F_D, TPU_F_IMM };
+    put_layout(f, "register form", reg_form, sizeof reg_form / sizeof reg_form[0]);
+    put_layout(f, "immediate form", imm_form, sizeof imm_form / sizeof imm_form[0]);
+    fprintf(f, "```\n\n");
+    fprintf(f, "A word is an **illegal instruction** (the core traps, the disassembler prints\n"
+               "`.insn`) when its opcode is not in the table below (opcode 0x00 never is, so\n"
+               "zeroed memory traps), when any bit outside the instruction's own fields is\n"
+               "set, or when a field holds a value outside its operand's range (for example\n"
+               "`cid` as a destination, MXU 4, a shift of 64, an empty unit set).\n\n");
+
+    fprintf(f, "## Operands\n\n| kind | written as | range |\n|---|---|---|\n");
+    for (int k = TPU_K_SREG; k < TPU_K_COUNT; k++) {
+        char r[96];
+        range_text(k, r, sizeof r);
+        fprintf(f, "| %s | %s | %s |\n", tpu_kind_name(k), kind_syntax(k), r);
+    }
+    fprintf(f, "\nUnit set bits: ");
+    static const struct { const char *name; unsigned mask; } units[] = {
+        { "mxu0", TPU_UNITS_MXU0 }, { "mxu1", TPU_UNITS_MXU1 }, { "mxu2", TPU_UNITS_MXU2 },
+        { "mxu3", TPU_UNITS_MXU3 }, { "vpu", TPU_UNITS_VPU },   { "dma", TPU_UNITS_DMA },
+        { "ici", TPU_UNITS_ICI },
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        fprintf(f, "%s`%s` = 0x%02x", i ? ", " : "", units[i].name, units[i].mask);
+    fprintf(f, ".\n\nNotation in the semantics: `sext(imm)` sign-extends; `<s`/`<u`, `>>s`/`>>u`\n"
+               "are signed/unsigned; `N` is the MXU size, `S x L` the VPU shape (sublanes x\n"
+               "lanes); `VMEM[a .. +n]` is n bytes from byte address a.\n\n");
+
+    fprintf(f, "## Summary\n\n| mnemonic | syntax | unit | opcode | summary |\n|---|---|---|---|---|\n");
+    for (size_t i = 0; i < tpu_isa_count; i++) {
+        const tpu_insn_desc *d = &tpu_isa_table[i];
+        fprintf(f, "| [`%s`](#%s) | `", d->mnemonic, d->id);
+        put_syntax(f, d);
+        fprintf(f, "` | %s | 0x%02x | %s |\n", tpu_unit_name(d->unit), d->opcode, d->summary);
+    }
+
+    for (size_t c = 0; c < sizeof classes / sizeof classes[0]; c++) {
+        int any = 0;
+        for (size_t i = 0; i < tpu_isa_count; i++) {
+            const tpu_insn_desc *d = &tpu_isa_table[i];
+            if (d->opcode < classes[c].lo || d->opcode > classes[c].hi)
+                continue;
+            if (!any) {
+                fprintf(f, "\n## %s\n\n", classes[c].title);
+                if (classes[c].intro[0])
+                    fprintf(f, "%s\n", classes[c].intro);
+                any = 1;
+            }
+            /* an explicit anchor: the summary table links to it */
+            fprintf(f, "\n<a id=\"%s\"></a>\n### %s\n\n%c%s.\n\n```\n", d->id, d->mnemonic,
+                    d->summary[0] >= 'a' && d->summary[0] <= 'z' ? d->summary[0] - 'a' + 'A'
+                                                                 : d->summary[0],
+                    d->summary + (d->summary[0] != 0));
+            put_syntax(f, d);
+            fprintf(f, "\n```\n\nUnit: %s.  Opcode 0x%02x.  ", tpu_unit_name(d->unit), d->opcode);
+            if (d->noperands == 0) {
+                fprintf(f, "No operands: every bit above the opcode is zero.\n\n");
+            } else {
+                fprintf(f, "Unused bits (zero): mask 0x%016" PRIx64 ".\n\n",
+                        ~d->used_mask);
+                fprintf(f, "| operand | kind | field | bits | range |\n|---|---|---|---|---|\n");
+                for (unsigned k = 0; k < d->noperands; k++) {
+                    char r[96];
+                    enum tpu_field fl = d->op[k].field;
+                    range_text(d->op[k].kind, r, sizeof r);
+                    fprintf(f, "| %s | %s | %s | %u:%u | %s |\n", d->op[k].name,
+                            tpu_kind_name(d->op[k].kind), tpu_field_name(fl), field_msb(fl),
+                            tpu_field_lsb(fl), r);
+                }
+                fprintf(f, "\n");
+            }
+            fprintf(f, "Semantics: `%s`\n", d->semantics);
+        }
+    }
+}
+
+/* ---- verilog --------------------------------------------------------------- */
+
+static void verilog(FILE *f)
+{
+    fprintf(f,
+            "// rtl/tpu_isa.vh - instruction set constants for the RTL.\n"
+            "//\n"
+            "// Generated by `tpu-isagen --verilog` from cmodel/isa.def.  Do not edit:\n"
+            "// change cmodel/isa.def and run `make generate`.  docs/isa.md describes\n"
+            "// every instruction.\n"
+            "//\n"
+            "// Include it once inside each module that needs it:\n"
+            "//\n"
+            "//     module tpu_decode (...);\n"
+            "//       `include \"tpu_isa.vh\"\n"
+            "//       ...\n"
+            "//\n"
+            "// The localparams are declared at each inclusion, so several modules of one\n"
+            "// compilation can include it.  The TPU_ISA_VH guard covers the `define\n"
+            "// macros, which are global to the compilation.\n"
+            "\n"
+            "`ifndef TPU_ISA_VH\n"
+            "`define TPU_ISA_VH\n"
+            "`define TPU_INSN_BITS 64\n"
+            "`endif\n"
+            "\n"
+            "/* verilator lint_off UNUSEDPARAM */\n"
+            "\n"
+            "// ---- instruction word fields: bits [LSB + WIDTH - 1 : LSB]\n"
+            "localparam integer F_OPCODE_LSB = 0;\n"
+            "localparam integer F_OPCODE_WIDTH = 8;\n");
+    for (int fl = TPU_F_A; fl < TPU_F_COUNT; fl++) {
+        fprintf(f, "localparam integer F_%s_LSB = %u;\n", tpu_field_name(fl), tpu_field_lsb(fl));
+        fprintf(f, "localparam integer F_%s_WIDTH = %u;\n", tpu_field_name(fl),
+                tpu_field_width(fl));
+    }
+
+    fprintf(f, "\n// ---- opcodes (0x00 is never legal)\n");
+    for (size_t i = 0; i < tpu_isa_count; i++) {
+        const tpu_insn_desc *d = &tpu_isa_table[i];
+        fprintf(f, "localparam [7:0] OP_%s = 8'h%02x;%*s// %s\n", d->id, d->opcode,
+                (int)(10 - strlen(d->id)) > 0 ? (int)(10 - strlen(d->id)) : 1, "", d->mnemonic);
+    }
+
+    fprintf(f, "\n// ---- bits each instruction uses; any other bit set makes the word illegal\n");
+    for (size_t i = 0; i < tpu_isa_count; i++) {
+        const tpu_insn_desc *d = &tpu_isa_table[i];
+        fprintf(f, "localparam [63:0] USED_%s = 64'h%016" PRIx64 ";\n", d->id, d->used_mask);
+    }
+
+    fprintf(f, "\n// ---- executing units\n");
+    char up[TPU_UNIT_COUNT][16];
+    for (int u = 0; u < TPU_UNIT_COUNT; u++) {
+        const char *n = tpu_unit_name(u);
+        size_t k;
+        for (k = 0; n[k] && k + 1 < sizeof up[u]; k++)
+            up[u][k] = (char)(n[k] >= 'a' && n[k] <= 'z' ? n[k] - 'a' + 'A' : n[k]);
+        up[u][k] = 0;
+        fprintf(f, "localparam [2:0] UNIT_%s = 3'd%d;\n", up[u], u);
+    }
+    for (size_t i = 0; i < tpu_isa_count; i++) {
+        const tpu_insn_desc *d = &tpu_isa_table[i];
+        fprintf(f, "localparam [2:0] OPUNIT_%s = UNIT_%s;\n", d->id,
+                d->unit < TPU_UNIT_COUNT ? up[d->unit] : "SEQ");
+    }
+
+    fprintf(f,
+            "\n// ---- unit sets (the UNITS operand of sync)\n"
+            "localparam [6:0] UNITS_MXU0 = 7'h%02x;\n"
+            "localparam [6:0] UNITS_MXU1 = 7'h%02x;\n"
+            "localparam [6:0] UNITS_MXU2 = 7'h%02x;\n"
+            "localparam [6:0] UNITS_MXU3 = 7'h%02x;\n"
+            "localparam [6:0] UNITS_MXU = 7'h%02x;\n"
+            "localparam [6:0] UNITS_VPU = 7'h%02x;\n"
+            "localparam [6:0] UNITS_DMA = 7'h%02x;\n"
+            "localparam [6:0] UNITS_ICI = 7'h%02x;\n"
+            "localparam [6:0] UNITS_ALL = 7'h%02x;\n",
+            TPU_UNITS_MXU0, TPU_UNITS_MXU1, TPU_UNITS_MXU2, TPU_UNITS_MXU3, TPU_UNITS_MXU,
+            TPU_UNITS_VPU, TPU_UNITS_DMA, TPU_UNITS_ICI, TPU_UNITS_ALL);
+
+    fprintf(f,
+            "\n// ---- registers and numbered resources\n"
+            "localparam integer NUM_SREGS = %d;\n"
+            "localparam integer NUM_VREGS = %d;\n"
+            "localparam integer NUM_SEMS = %d;\n"
+            "localparam integer MAX_MXUS = %d;\n"
+            "localparam integer NUM_PORTS = %d;\n"
+            "localparam integer SREG_ZERO = %d;   // reads 0, writes dropped\n"
+            "localparam integer SREG_CID = %d;   // reads the core id, read-only\n",
+            TPU_NUM_SREGS, TPU_NUM_VREGS, TPU_NUM_SEMS, TPU_MAX_MXUS, TPU_NUM_PORTS,
+            TPU_SREG_ZERO, TPU_SREG_CID);
+    fprintf(f, "\n/* verilator lint_on UNUSEDPARAM */\n");
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: tpu-isagen --markdown | --verilog\n"
+            "\n"
+            "Write a file derived from the instruction table (cmodel/isa.def) to standard\n"
+            "output:\n"
+            "  --markdown   the instruction set reference (docs/isa.md)\n"
+            "  --verilog    the RTL's opcode and field constants (rtl/tpu_isa.vh)\n"
+            "  -h, --help   show this help\n"
+            "\n"
+            "`make generate` refreshes both files; `make check-generated` fails when they\n"
+            "are stale.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc != 2 || (strcmp(argv[1], "--markdown") != 0 && strcmp(argv[1], "--verilog") != 0)) {
+        if (argc >= 2 && argv[1][0] == '-' && strcmp(argv[1], "--markdown") != 0 &&
+            strcmp(argv[1], "--verilog") != 0)
+            fprintf(stderr, "tpu-isagen: unknown option '%s' (try --help)\n", argv[1]);
+        else
+            fprintf(stderr, "tpu-isagen: give exactly one of --markdown or --verilog (try --help)\n");
+        return 2;
+    }
+    if (strcmp(argv[1], "--markdown") == 0)
+        markdown(stdout);
+    else
+        verilog(stdout);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        perror("tpu-isagen: standard output");
+        return 1;
+    }
+    return 0;
+}

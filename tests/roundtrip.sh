@@ -21,16 +21,15 @@ shopt -s nullglob
 for src in programs/*.s; do
   name=$(basename "$src" .s)
   opts=$(sed -n '1s/^# *tpu-as: *//p' "$src")
+  read -r -a optv <<< "$opts"
   first="$work/$name.bin" dis="$work/$name.dis.s" second="$work/$name.again.bin"
   log="$work/$name.log"
   rm -f "$first" "$dis" "$second"
-  # shellcheck disable=SC2086
-  if ! "$bin/tpu-as" $opts -o "$first" "$src" >"$log" 2>&1; then
+  if ! "$bin/tpu-as" "${optv[@]}" -o "$first" "$src" >"$log" 2>&1; then
     why="tpu-as failed on the source"
   elif ! "$bin/tpu-dis" -o "$dis" "$first" >>"$log" 2>&1; then
     why="tpu-dis failed"
-  # shellcheck disable=SC2086
-  elif ! "$bin/tpu-as" $opts -o "$second" "$dis" >>"$log" 2>&1; then
+  elif ! "$bin/tpu-as" "${optv[@]}" -o "$second" "$dis" >>"$log" 2>&1; then
     why="tpu-as failed on the disassembly $dis"
   elif ! cmp "$first" "$second" >>"$log" 2>&1; then
     why="objects differ: $first $second"

@@ -243,7 +243,8 @@ int tpu_format_insn(const tpu_insn *in, char *buf, size_t len, tpu_label_fn labe
 {
     const tpu_insn_desc *d = in->desc;
     size_t n = 0;
-#define PUT(...) do { int r_ = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, __VA_ARGS__); \
+    /* buf may be NULL with len 0 (to measure): never form buf + n then */
+#define PUT(...) do { int r_ = snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, __VA_ARGS__); \
                       if (r_ > 0) n += (size_t)r_; } while (0)
     PUT("%s", d->mnemonic);
     for (unsigned i = 0; i < d->noperands; i++) {

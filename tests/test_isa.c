@@ -410,6 +410,7 @@ static void test_format_parse_roundtrip(void **state)
     char small[6];
     assert_int_equal(tpu_format_insn(&in, small, sizeof small, NULL, NULL), 17);
     assert_string_equal(small, "add z");
+    assert_int_equal(tpu_format_insn(&in, NULL, 0, NULL, NULL), 17);   /* measure only */
 }
 
 static void test_units_roundtrip(void **state)

@@ -8,7 +8,8 @@
 //     smallest and largest normals and their neighbours, infinities, NaNs
 //     with payloads, rounding ties, the overflow boundary, values whose
 //     products and differences land at or just below 2^-126), both signs;
-//     for the MAC every triple of psum specials and bf16 specials;
+//     for the MAC every triple of psum specials and bf16 specials, and
+//     every bf16 x against every special w;
 //   - N random operand sets per operation (default 1,000,000): random bit
 //     patterns, nearby values of opposite sign (cancellation), exponents
 //     placed so the result lands near the flush and overflow boundaries,
@@ -246,8 +247,8 @@ uint32_t odd_inverse(uint32_t x)
 }
 
 // Two significands whose product has the guard bit set and, below it, only
-// bit 0 (or only the guard bit): the rounding decision then rests on the
-// lowest bit of the sticky OR.  Solves mb = low * ma^-1 mod 2^24 for a
+// bit 0: whether the product is a tie or above one rests on the lowest bit
+// of the sticky OR.  Solves mb = low * ma^-1 mod 2^24 for a
 // random odd ma, retrying until mb is a 24-bit significand.
 void sticky_edge_mans(Harness &h, uint32_t *ma, uint32_t *mb)
 {
@@ -394,7 +395,8 @@ void run_bf16(Harness &h, uint64_t count)
         check_bf16(h, rand32(h));
 }
 
-// The MAC: every (psum, x, w) triple of specials, then random triples:
+// The MAC: every (psum, x, w) triple of specials, every x against the
+// special w, then random triples:
 // random bits, psum cancelling the product, products near 2^-126 and max.
 void run_mac(Harness &h, uint64_t count)
 {
@@ -404,6 +406,11 @@ void run_mac(Harness &h, uint64_t count)
         for (uint16_t x : bfs)
             for (uint16_t w : bfs)
                 check_mac(h, p, x, w);
+    // Every bf16 x against every special w, psum +0 or -0: the product path
+    // (an 8 x 8-bit multiplier in the RTL) over all of x.
+    for (uint32_t x = 0; x < 0x10000u; x++)
+        for (uint16_t w : bfs)
+            check_mac(h, (x & 1u) << 31, (uint16_t)x, w);
     for (uint64_t i = 0; i < count; i++) {
         uint32_t kind = rand_below(h, 100);
         uint16_t x = (uint16_t)rand32(h), w = (uint16_t)rand32(h);

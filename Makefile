@@ -96,7 +96,10 @@ $(BUILD)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -Itests -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -path $(BUILD)/rtl_fp -prune -o -name '*.d' -print 2>/dev/null)
+
+# The RTL floating-point units and their Verilator check against cmodel/fp.c.
+include sim/rtl_fp/rtl_fp.mk
 
 # ---- generated files (from cmodel/isa.def) -----------------------------
 GENERATED := docs/isa.md rtl/tpu_isa.vh
@@ -125,6 +128,7 @@ test: deps all $(TEST_BINS)
 	@bash tests/run-unit.sh $(BUILD)/tests
 	@bash tests/roundtrip.sh $(BIN) $(BUILD)/roundtrip
 	@bash tests/cli.sh $(BIN)
+	@$(MAKE) --no-print-directory rtl-lint-fp rtl-fp-test
 	@$(MAKE) --no-print-directory fuzz-smoke
 
 roundtrip: all

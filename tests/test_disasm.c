@@ -57,6 +57,13 @@ static void expect_reassembles(const tpu_object *o)
     }
     assert_int_equal(tpu_obj_serialize(o, &want, &wlen), 0);
     assert_int_equal(tpu_obj_serialize(&back, &got, &glen), 0);
+    tpu_object parsed;                        /* and the loader accepts it */
+    char err[512];
+    if (tpu_obj_parse(want, wlen, &parsed, err, sizeof err) != 0) {
+        print_error("the object does not load: %s\n", err);
+        fail();
+    }
+    tpu_obj_free(&parsed);
     if (wlen != glen || memcmp(want, got, wlen) != 0) {
         print_error("reassembled object differs (%zu vs %zu bytes); source:\n%s\n", glen, wlen,
                     text);
@@ -365,6 +372,136 @@ static void test_empty_object(void **state)
     tpu_obj_free(&o);
 }
 
+
+/* ---- random objects ------------------------------------------------------------ */
+
+static uint64_t rnd(uint64_t *s)              /* xorshift64*: deterministic */
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1Dull;
+}
+
+static uint32_t rnd_finite_f32(uint64_t *s)
+{
+    for (;;) {
+        uint32_t b = (uint32_t)rnd(s);
+        if (rnd(s) % 3 == 0)
+            b &= 0xbfffffffu;                    /* bias towards ordinary magnitudes */
+        if ((b & 0x7f800000u) != 0x7f800000u)
+            return b;
+    }
+}
+
+/* Order of fp32 values as the assembler's "lo < hi" check sees it. */
+static int64_t f32_key(uint32_t b)
+{
+    if ((b & 0x7fffffffu) == 0)
+        return 0;
+    return (b & 0x80000000u) ? -(int64_t)(b & 0x7fffffffu) : (int64_t)b;
+}
+
+/* An object of the kind tpu-as writes, with random contents. */
+static void build_random(tpu_object *o, uint64_t *s)
+{
+    char name[32];
+    int nlab = 0;
+    tpu_obj_init(o);
+    if (rnd(s) % 2)
+        o->config = (tpu_obj_config){ (uint32_t)(rnd(s) % 255 + 2), (uint32_t)(rnd(s) % 4 + 1),
+                                      (uint32_t)(rnd(s) % 64 + 1), (uint32_t)(rnd(s) % 1024) };
+    size_t ntext = rnd(s) % 40 + 1;
+    for (size_t i = 0; i < ntext; i++) {
+        uint64_t w = rnd(s);
+        if (rnd(s) % 4) {                        /* mostly legal instructions */
+            const tpu_insn_desc *d = &tpu_isa_table[rnd(s) % tpu_isa_count];
+            int64_t val[TPU_MAX_OPERANDS];
+            for (unsigned k = 0; k < d->noperands; k++) {
+                int64_t lo, hi;
+                tpu_kind_range(d->op[k].kind, &lo, &hi);
+                val[k] = lo + (int64_t)(rnd(s) % (uint64_t)(hi - lo + 1));
+                if (d->op[k].kind == TPU_K_TARGET && rnd(s) % 2)
+                    val[k] = (int64_t)(rnd(s) % (ntext + 1));
+            }
+            assert_int_equal(tpu_encode(d, val, &w, NULL), 0);
+        }
+        tpu_obj_add_text(o, w);
+    }
+    for (int k = (int)(rnd(s) % 6); k > 0; k--) {
+        snprintf(name, sizeof name, "t%d", nlab++);
+        tpu_obj_add_symbol(o, TPU_SPACE_IMEM, rnd(s) % (ntext + 1), name);
+    }
+    uint64_t next[4] = { 0, 0, rnd(s) % 4096, rnd(s) % 4096 };
+    for (int k = (int)(rnd(s) % 8); k > 0; k--) {
+        uint8_t space = rnd(s) % 2 ? TPU_SPACE_HBM : TPU_SPACE_VMEM;
+        uint64_t addr = next[space] + (rnd(s) % 3 ? 0 : rnd(s) % 100);
+        uint64_t size;
+        unsigned kind = (unsigned)(rnd(s) % 4);
+        if (kind == 0) {
+            uint8_t bytes[64];
+            size = rnd(s) % 60 + 1;
+            for (size_t i = 0; i < size; i++)
+                bytes[i] = (uint8_t)rnd(s);
+            tpu_obj_add_data(o, space, addr, bytes, size);
+        } else if (kind == 1) {
+            size = rnd(s) % 1000 + 1;
+            tpu_obj_add_fill(o, space, addr, TPU_FILL_ZERO, size, 0, 0, 0);
+        } else {
+            uint32_t lo, hi;
+            do {
+                lo = rnd_finite_f32(s);
+                hi = rnd_finite_f32(s);
+                if (f32_key(lo) > f32_key(hi)) {
+                    uint32_t t = lo;
+                    lo = hi, hi = t;
+                }
+            } while (f32_key(lo) >= f32_key(hi));
+            size = (rnd(s) % 100 + 1) * (kind == 2 ? 2 : 4);
+            tpu_obj_add_fill(o, space, addr, kind == 2 ? TPU_FILL_RANDOM_BF16 : TPU_FILL_RANDOM_F32,
+                             size, rnd(s), lo, hi);
+        }
+        /* labels at the start, inside, at the end, and beyond */
+        for (int j = (int)(rnd(s) % 4); j > 0; j--) {
+            snprintf(name, sizeof name, "d%d", nlab++);
+            uint64_t where = rnd(s) % 4;
+            uint64_t v = where == 0 ? addr : where == 1 ? addr + rnd(s) % size
+                       : where == 2 ? addr + size : addr + size + rnd(s) % 50;
+            tpu_obj_add_symbol(o, space, v, name);
+        }
+        next[space] = addr + size;
+    }
+    for (int k = (int)(rnd(s) % 4); k > 0; k--) {
+        static const uint32_t shape[][2] = { { 0, 0 }, { 6, 3 }, { 4, 3 }, { 4, 3 }, { 4, 3 },
+                                             { 4, 3 }, { 4, 3 }, { 3, 2 }, { 3, 2 }, { 0, 1 } };
+        tpu_obj_expect e = { .op = (uint32_t)(rnd(s) % 9 + 1) };
+        e.core = rnd(s) % 3 ? -1 : (int32_t)(rnd(s) % 8);
+        e.nops = shape[e.op][0] ? shape[e.op][0] : (uint32_t)(rnd(s) % 8 + 2);
+        for (uint32_t j = 0; j < e.nops; j++) {
+            if (j < shape[e.op][1])
+                e.ops[j] = (tpu_obj_expect_operand){ rnd(s) % 2 ? TPU_SPACE_HBM : TPU_SPACE_VMEM,
+                                                     rnd(s) % 100000 };
+            else if (e.op == TPU_EXPECT_F32)
+                e.ops[j] = (tpu_obj_expect_operand){ 0, (uint32_t)rnd(s) };
+            else
+                e.ops[j] = (tpu_obj_expect_operand){ 0, rnd(s) % (1ull << 40) };
+        }
+        tpu_obj_add_expect(o, &e);
+    }
+}
+
+static void test_random_objects_reassemble(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 300; i++) {
+        tpu_object o;
+        build_random(&o, &seed);
+        expect_reassembles(&o);
+        tpu_obj_free(&o);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -375,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_expects),
         cmocka_unit_test(test_f32_spelling),
         cmocka_unit_test(test_empty_object),
+        cmocka_unit_test(test_random_objects_reassemble),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define REC_HDR        8    /* u32 type, u32 payload length */
 #define CONFIG_SIZE    16
@@ -983,8 +984,15 @@ int tpu_obj_read(const char *path, tpu_object *o, char *err, size_t errlen)
         return -1;
     }
     size_t cap = 1 << 16, len = 0;
-    uint8_t *buf = malloc(cap);
+    uint8_t *buf = NULL;
     int rc = -1;
+    struct stat st;                      /* refuse a huge regular file before reading it */
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)TPU_OBJ_MAX_SIZE) {
+        snprintf(err, errlen, "%s: file too large (%lld bytes, the limit is %u)", path,
+                 (long long)st.st_size, (unsigned)TPU_OBJ_MAX_SIZE);
+        goto out;
+    }
+    buf = malloc(cap);
     if (!buf) {
         snprintf(err, errlen, "%s: out of memory", path);
         goto out;

@@ -966,6 +966,16 @@ static void test_write_and_read_files(void **state)
     assert_non_null(strstr(err, "file has 100"));
     unlink(path);
 
+    /* a huge file is refused before it is read */
+    char big[] = "/tmp/test_objfile_big_XXXXXX";
+    fd = mkstemp(big);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(truncate(big, (off_t)TPU_OBJ_MAX_SIZE + 8), 0);   /* sparse */
+    assert_int_equal(tpu_obj_read(big, &p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "file too large (268435464 bytes, the limit is 268435456)"));
+    unlink(big);
+
     /* a missing file names the path and the system's reason */
     assert_int_equal(tpu_obj_read("/nonexistent/x.bin", &p, err, sizeof err), -1);
     assert_string_equal(err, "/nonexistent/x.bin: No such file or directory");

@@ -381,6 +381,10 @@ static void d_expect(dctx *d)
     };
     if (a->pass != 2)
         return;
+    if (a->obj->nexpects >= TPU_ASM_MAX_EXPECTS) {
+        asm_error(a, d->dir->col, "too many .expect checks (at most %u)", TPU_ASM_MAX_EXPECTS);
+        return;
+    }
     size_t i = (size_t)(d->dir - a->toks) + 1;
     const asm_tok *t = &a->toks[i];
     unsigned op = 0;

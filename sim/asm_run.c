@@ -274,6 +274,21 @@ static void add_symbols(asm_ctx *a)
     tpu_obj_sort_symbols(a->obj);
 }
 
+/* The size tpu_obj_serialize will give (docs/object-format.md), so that
+ * the assembler never writes a file the loader refuses. */
+static uint64_t object_size(const tpu_object *o)
+{
+    uint64_t n = TPU_OBJ_HEADER_SIZE + 8 + 16;             /* header, CONFIG */
+    n += 8 + 8 * (uint64_t)o->ntext;
+    for (size_t k = 0; k < o->nchunks; k++)
+        n += o->chunks[k].rec == TPU_REC_DATA ? 8 + ((16 + o->chunks[k].size + 7) & ~7ull) : 48;
+    for (size_t k = 0; k < o->nsyms; k++)
+        n += 8 + ((16 + strlen(o->syms[k].name) + 7) & ~(size_t)7);
+    for (size_t k = 0; k < o->nexpects; k++)
+        n += 8 + 16 + 16 * (uint64_t)o->expects[k].nops;
+    return n;
+}
+
 int tpu_asm_assemble(const char *src, size_t len, const char *filename,
                      const tpu_asm_options *opt, tpu_object *obj, tpu_asm_result *res)
 {
@@ -325,6 +340,9 @@ int tpu_asm_assemble(const char *src, size_t len, const char *filename,
             asm_error_at(a, 1, 1, "empty program (no instructions)");
         if (a->ndiags == 0)
             add_symbols(a);
+        if (a->ndiags == 0 && !a->oom && object_size(obj) > TPU_OBJ_MAX_SIZE)
+            asm_error_at(a, 1, 1, "object too large (%llu bytes, at most %u MiB)",
+                         (unsigned long long)object_size(obj), TPU_OBJ_MAX_SIZE >> 20);
     }
 
     int failed = a->ndiags > 0 || a->oom;

@@ -364,6 +364,8 @@ static void test_rept_limits(void **state)
     strcpy(big + strlen("nop\n.rept 100000\n#") + 60000, "\n.endr\n");
     expect_error(big, "t.s:2:1: error: '.rept' expands to more than 64 MiB of source text");
     free(big);
+    expect_error("nop\n.rept 16385\n.expect copy hbm(0), hbm(8), 8\n.endr\n",
+                 "t.s:3:1: error: too many .expect checks (at most 16384)");
     char deep[1000] = "nop\n";
     for (int k = 0; k < 17; k++)
         strcat(deep, ".rept 1\n");

@@ -17,7 +17,7 @@
 
 #include "isa.h"
 
-#define COMMENT_COL 40      /* column of the "# 0x0004" address comments */
+#define COMMENT_COL 48      /* column of the "# 0x0004" address comments */
 #define I32_PER_LINE 8
 
 typedef struct dis {

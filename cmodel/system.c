@@ -1,0 +1,415 @@
+/*
+ * system.c - k cores on one clock: creation and topology, loading, the
+ * cycle loop, deadlock detection across cores, and the event subscribers.
+ *
+ * Every cycle runs the compute half of every core, then the commit half of
+ * every core (core.h), so no core sees another's work of the same cycle.
+ * The ICI links between cores belong to the system: link (c, p) carries
+ * the bytes core c sends on port p, to the neighbour's port p ^ 1 (port 0
+ * +col / next in the ring pairs with port 1 -col / previous; 2 with 3).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+#include "tpu.h"
+
+struct tpu_system {
+    tpu_config cfg;
+    enum tpu_topology topo;
+    unsigned ncores, rows, cols;
+    tpu_core **cores;
+    tpu_link *links;        /* ncores * TPU_NUM_PORTS, link (c, p) at c * 4 + p */
+    uint64_t cycle;
+    tpu_event_bus bus;
+    enum tpu_stop state;
+    char error[600];
+};
+
+/* ---- topology ------------------------------------------------------------ */
+
+/* The core that port p of core c is wired to, or -1 (docs/timing.md sec. 6). */
+static int neighbour(const tpu_system *s, unsigned c, unsigned p)
+{
+    unsigned k = s->ncores;
+    switch (s->topo) {
+    case TPU_TOPO_RING:
+        if (p == 0) return (int)((c + 1) % k);
+        if (p == 1) return (int)((c + k - 1) % k);
+        return -1;
+    case TPU_TOPO_TORUS2D:
+    case TPU_TOPO_MESH2D: {
+        int wrap = s->topo == TPU_TOPO_TORUS2D;
+        int r = (int)(c / s->cols), col = (int)(c % s->cols);
+        int R = (int)s->rows, C = (int)s->cols;
+        switch (p) {
+        case 0: col++; break;
+        case 1: col--; break;
+        case 2: r++; break;
+        default: r--; break;
+        }
+        if (!wrap && (col < 0 || col >= C || r < 0 || r >= R))
+            return -1;
+        col = (col + C) % C;
+        r = (r + R) % R;
+        return r * C + col;
+    }
+    default:
+        return -1;
+    }
+}
+
+/* T11 and the other cross-key rules the core relies on. */
+static int check_config(const tpu_config *cfg, unsigned ncores, char *err, size_t errlen)
+{
+    if (tpu_config_validate(cfg, err, errlen) < 0)
+        return -1;
+    uint64_t inum, iden, hnum, hden;
+    tpu_config_bytes_per_cycle(cfg->ici_bw, cfg->clock_hz, &inum, &iden);
+    tpu_config_bytes_per_cycle(cfg->hbm_bw, cfg->clock_hz, &hnum, &hden);
+    if (!hnum || !inum) {
+        snprintf(err, errlen, "config: %s bandwidth rounds to 0 bytes per cycle",
+                 hnum ? "ici_bw" : "hbm_bw");
+        return -1;
+    }
+    uint64_t ici_peak = (inum + iden - 1) / iden;
+    uint64_t need = cfg->num_mxu * 12 * cfg->mxu_n + 4 * ici_peak;
+    if (cfg->vmem_bw < need) {
+        snprintf(err, errlen,
+                 "config: vmem_bw = %" PRIu64 " is too small: %" PRIu64 " MXU%s of %" PRIu64
+                 " need %" PRIu64 " bytes/cycle and 4 incoming ICI links %" PRIu64
+                 " (docs/timing.md T11: at least %" PRIu64 ")",
+                 cfg->vmem_bw, cfg->num_mxu, cfg->num_mxu == 1 ? "" : "s", cfg->mxu_n,
+                 cfg->num_mxu * 12 * cfg->mxu_n, 4 * ici_peak, need);
+        return -1;
+    }
+    uint64_t vreg = cfg->vpu_sublanes * cfg->vpu_lanes * 4;
+    if (cfg->vmem_bw < vreg) {
+        snprintf(err, errlen,
+                 "config: vmem_bw = %" PRIu64 " is smaller than one VPU load of %" PRIu64
+                 " bytes (vpu_sublanes x vpu_lanes x 4), so vld could never issue",
+                 cfg->vmem_bw, vreg);
+        return -1;
+    }
+    if (ncores > 1 && cfg->ici_latency < 1) {
+        snprintf(err, errlen, "config: ici_latency must be at least 1 with more than one core "
+                              "(a byte cannot land in the cycle it leaves)");
+        return -1;
+    }
+    return 0;
+}
+
+tpu_system *tpu_system_create(const tpu_config *cfg, const tpu_system_opts *opts, char *err,
+                              size_t errlen)
+{
+    tpu_system_opts o = { .cores = 1, .topology = TPU_TOPO_SINGLE };
+    if (opts)
+        o = *opts;
+    if (o.cores == 0)
+        o.cores = 1;
+    if (o.topology == TPU_TOPO_TORUS2D || o.topology == TPU_TOPO_MESH2D) {
+        if (o.rows == 0 || o.cols == 0 || (uint64_t)o.rows * o.cols > 4096) {
+            snprintf(err, errlen, "topology %s needs rows x cols between 1 and 4096 cores",
+                     o.topology == TPU_TOPO_TORUS2D ? "torus2d" : "mesh2d");
+            return NULL;
+        }
+        if (opts && opts->cores > 1 && opts->cores != o.rows * o.cols) {
+            snprintf(err, errlen, "%u cores do not make a %u x %u grid", opts->cores, o.rows,
+                     o.cols);
+            return NULL;
+        }
+        o.cores = o.rows * o.cols;
+    } else if (o.topology == TPU_TOPO_SINGLE && o.cores != 1) {
+        snprintf(err, errlen, "%u cores need a topology (ring, torus2d or mesh2d)", o.cores);
+        return NULL;
+    } else if (o.topology != TPU_TOPO_SINGLE && o.topology != TPU_TOPO_RING) {
+        snprintf(err, errlen, "unknown topology %d", (int)o.topology);
+        return NULL;
+    }
+    if (o.cores > 4096) {
+        snprintf(err, errlen, "%u cores: at most 4096", o.cores);
+        return NULL;
+    }
+    if (check_config(cfg, o.cores, err, errlen) < 0)
+        return NULL;
+
+    tpu_system *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->cfg = *cfg;
+    s->topo = o.topology;
+    s->ncores = o.cores;
+    s->rows = o.topology == TPU_TOPO_RING ? 1 : o.rows;
+    s->cols = o.topology == TPU_TOPO_RING ? o.cores : o.cols;
+    s->cores = calloc(s->ncores, sizeof *s->cores);
+    s->links = calloc((size_t)s->ncores * TPU_NUM_PORTS, sizeof *s->links);
+    if (!s->cores || !s->links) {
+        snprintf(err, errlen, "out of memory");
+        tpu_system_destroy(s);
+        return NULL;
+    }
+    for (unsigned c = 0; c < s->ncores; c++) {
+        s->cores[c] = tpu_core_create(&s->cfg, c, &s->cycle, &s->bus, err, errlen);
+        if (!s->cores[c]) {
+            tpu_system_destroy(s);
+            return NULL;
+        }
+    }
+    for (unsigned c = 0; c < s->ncores; c++) {
+        for (unsigned p = 0; p < TPU_NUM_PORTS; p++) {
+            int n = neighbour(s, c, p);
+            if (n < 0)
+                continue;
+            tpu_link *l = &s->links[c * TPU_NUM_PORTS + p];
+            s->cores[c]->ici.port[p].out = l;
+            s->cores[n]->ici.port[p ^ 1].in = l;
+        }
+    }
+    return s;
+}
+
+void tpu_system_destroy(tpu_system *s)
+{
+    if (!s)
+        return;
+    if (s->cores)
+        for (unsigned c = 0; c < s->ncores; c++)
+            tpu_core_destroy(s->cores[c]);
+    if (s->links)
+        for (unsigned i = 0; i < s->ncores * TPU_NUM_PORTS; i++)
+            tpu_link_free(&s->links[i]);
+    free(s->cores);
+    free(s->links);
+    free(s);
+}
+
+unsigned tpu_system_ncores(const tpu_system *s) { return s->ncores; }
+tpu_core *tpu_system_core(tpu_system *s, unsigned i) { return i < s->ncores ? s->cores[i] : NULL; }
+const tpu_config *tpu_system_config(const tpu_system *s) { return &s->cfg; }
+uint64_t tpu_system_cycle(const tpu_system *s) { return s->cycle; }
+const char *tpu_system_error(const tpu_system *s) { return s->error; }
+
+/* ---- loading ------------------------------------------------------------------ */
+
+#define LOAD_PIECE (64u << 10)
+
+static int all_zero(const uint8_t *p, size_t n)
+{
+    static const uint8_t zero[4096];
+    while (n) {
+        size_t k = n < sizeof zero ? n : sizeof zero;
+        if (memcmp(p, zero, k))
+            return 0;
+        p += k;
+        n -= k;
+    }
+    return 1;
+}
+
+/* Write one piece of a chunk into every core.  Zeros going where VMEM
+ * already holds zeros are skipped, so a large zero fill does not make the
+ * host map VMEM pages (HBM skips them by itself). */
+static int put_piece(tpu_system *s, uint8_t space, uint64_t addr, const uint8_t *buf, size_t n)
+{
+    int zero = all_zero(buf, n);
+    for (unsigned c = 0; c < s->ncores; c++) {
+        tpu_core *core = s->cores[c];
+        if (space == TPU_SPACE_VMEM) {
+            if (zero && all_zero(core->vmem.mem + addr, n))
+                continue;
+            if (tpu_vmem_poke(&core->vmem, addr, buf, n) < 0)
+                return -1;
+        } else if (tpu_hbm_poke(&core->hbm, addr, buf, n) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int tpu_system_load(tpu_system *s, const tpu_object *obj, char *err, size_t errlen)
+{
+    const tpu_config *cfg = &s->cfg;
+    const tpu_obj_config *oc = &obj->config;
+    struct { const char *key; uint32_t want; uint64_t have; } shape[] = {
+        { "mxu_n", oc->mxu_n, cfg->mxu_n }, { "num_mxu", oc->num_mxu, cfg->num_mxu },
+        { "vpu_sublanes", oc->vpu_sublanes, cfg->vpu_sublanes },
+        { "vpu_lanes", oc->vpu_lanes, cfg->vpu_lanes },
+    };
+    for (size_t i = 0; i < sizeof shape / sizeof shape[0]; i++) {
+        if (shape[i].want && shape[i].want != shape[i].have) {
+            snprintf(err, errlen, "the object was assembled for %s = %" PRIu32
+                     ", the config has %" PRIu64, shape[i].key, shape[i].want, shape[i].have);
+            return -1;
+        }
+    }
+    if (obj->ntext > cfg->imem_words) {
+        snprintf(err, errlen, "object needs IMEM up to %zu words, config has %" PRIu64,
+                 obj->ntext, cfg->imem_words);
+        return -1;
+    }
+    uint64_t need[4] = { 0 };
+    for (size_t i = 0; i < obj->nchunks; i++) {
+        const tpu_obj_chunk *ch = &obj->chunks[i];
+        if (ch->space != TPU_SPACE_HBM && ch->space != TPU_SPACE_VMEM) {
+            snprintf(err, errlen, "object chunk %zu is for address space %u (not HBM or VMEM)",
+                     i, ch->space);
+            return -1;
+        }
+        uint64_t end = ch->addr + ch->size;
+        if (end < ch->addr)
+            end = UINT64_MAX;
+        if (end > need[ch->space])
+            need[ch->space] = end;
+    }
+    if (need[TPU_SPACE_VMEM] > cfg->vmem_bytes) {
+        snprintf(err, errlen, "object needs VMEM up to 0x%" PRIx64 ", config has 0x%" PRIx64,
+                 need[TPU_SPACE_VMEM], cfg->vmem_bytes);
+        return -1;
+    }
+    if (need[TPU_SPACE_HBM] > cfg->hbm_bytes) {
+        snprintf(err, errlen, "object needs HBM up to 0x%" PRIx64 ", config has 0x%" PRIx64,
+                 need[TPU_SPACE_HBM], cfg->hbm_bytes);
+        return -1;
+    }
+
+    for (unsigned c = 0; c < s->ncores; c++)
+        tpu_core_load_text(s->cores[c], obj->text, obj->ntext);
+    uint8_t *buf = malloc(LOAD_PIECE);
+    if (!buf) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < obj->nchunks; i++) {
+        const tpu_obj_chunk *ch = &obj->chunks[i];
+        for (uint64_t off = 0; off < ch->size; off += LOAD_PIECE) {
+            size_t k = ch->size - off < LOAD_PIECE ? (size_t)(ch->size - off) : LOAD_PIECE;
+            tpu_obj_chunk_read(ch, off, buf, k);
+            if (put_piece(s, ch->space, ch->addr + off, buf, k) < 0) {
+                snprintf(err, errlen, "out of memory loading %s at 0x%" PRIx64,
+                         ch->space == TPU_SPACE_HBM ? "HBM" : "VMEM", ch->addr + off);
+                free(buf);
+                return -1;
+            }
+        }
+    }
+    free(buf);
+    return 0;
+}
+
+/* ---- running ---------------------------------------------------------------------- */
+
+static int links_empty(const tpu_system *s)
+{
+    if (s->ncores == 1 && s->topo == TPU_TOPO_SINGLE)
+        return 1;
+    for (unsigned i = 0; i < s->ncores * TPU_NUM_PORTS; i++)
+        if (!tpu_link_empty(&s->links[i]))
+            return 0;
+    return 1;
+}
+
+/* T10 across cores: every core halted or waiting on a semaphore with all
+ * its units idle, and nothing on any wire, so no increment can ever come. */
+static void check_deadlock(tpu_system *s, int wires_empty)
+{
+    if (!wires_empty)
+        return;
+    tpu_core *first = NULL;
+    for (unsigned c = 0; c < s->ncores; c++) {
+        tpu_core *core = s->cores[c];
+        if (core->halted)
+            continue;
+        if (!core->stuck)
+            return;
+        if (!first)
+            first = core;
+    }
+    if (!first)
+        return;
+    char why[200];
+    snprintf(why, sizeof why,
+             "deadlock: sem.wait on sem %u (value %" PRIu32 ", needs %" PRIu32
+             ") can never succeed: every unit is idle%s",
+             first->seq.wait_sem, first->seq.sem[first->seq.wait_sem], first->seq.wait_count,
+             s->ncores > 1 ? ", every other core is halted or waiting, and no ICI transfer is "
+                             "in flight" : "");
+    tpu_core_fail(first, why);
+}
+
+enum tpu_stop tpu_system_step(tpu_system *s)
+{
+    if (s->state != TPU_RUNNING)
+        return s->state;
+    s->error[0] = 0;
+    int wires_empty = links_empty(s);
+    for (unsigned c = 0; c < s->ncores; c++)
+        tpu_core_compute(s->cores[c]);
+    check_deadlock(s, wires_empty);
+    for (unsigned c = 0; c < s->ncores; c++)
+        tpu_core_commit(s->cores[c]);
+    s->cycle++;
+
+    int halted = 1;
+    for (unsigned c = 0; c < s->ncores; c++) {
+        tpu_core *core = s->cores[c];
+        if (core->error) {
+            snprintf(s->error, sizeof s->error, "%s", core->errmsg);
+            s->state = TPU_STOP_ERROR;
+            return s->state;
+        }
+        halted &= core->halted;
+    }
+    if (halted && links_empty(s)) {
+        s->state = TPU_STOP_HALT;
+        return s->state;
+    }
+    if (s->bus.break_requested) {
+        s->bus.break_requested = 0;
+        return TPU_STOP_BREAK;
+    }
+    return TPU_RUNNING;
+}
+
+enum tpu_stop tpu_system_run(tpu_system *s, uint64_t max_cycles)
+{
+    for (;;) {
+        if (s->state != TPU_RUNNING)
+            return s->state;
+        if (max_cycles && s->cycle >= max_cycles) {
+            tpu_core *c = s->cores[0];
+            for (unsigned i = 0; i < s->ncores; i++) {
+                if (!s->cores[i]->halted) {
+                    c = s->cores[i];
+                    break;
+                }
+            }
+            char why[80];
+            snprintf(why, sizeof why, "cycle limit reached (%" PRIu64 " cycles)", max_cycles);
+            tpu_core_describe(c, why, s->error, sizeof s->error);
+            return TPU_STOP_CYCLE_LIMIT;
+        }
+        enum tpu_stop r = tpu_system_step(s);
+        if (r != TPU_RUNNING)
+            return r;
+    }
+}
+
+/* ---- events ------------------------------------------------------------------------- */
+
+int tpu_system_subscribe(tpu_system *s, uint32_t kind_mask, tpu_event_fn fn, void *ctx)
+{
+    if (!fn || s->bus.nsubs == TPU_MAX_SUBSCRIBERS)
+        return -1;
+    s->bus.subs[s->bus.nsubs++] = (tpu_subscriber){ kind_mask, fn, ctx };
+    s->bus.mask |= kind_mask;
+    return 0;
+}
+
+void tpu_system_request_break(tpu_system *s)
+{
+    s->bus.break_requested = 1;
+}

@@ -1,0 +1,178 @@
+/*
+ * vpu.c - the vector unit (see vpu.h).  Arithmetic is fp.c's, element by
+ * element, so the VPU and the reference kernels agree bit for bit.
+ */
+#include "vpu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fp.h"
+
+int tpu_vpu_init(tpu_vpu *v, unsigned sublanes, unsigned lanes, uint64_t latency,
+                 unsigned qdepth, tpu_vmem *vmem, const tpu_evsrc *ev)
+{
+    memset(v, 0, sizeof *v);
+    tpu_queue_init(&v->q, qdepth);
+    v->elems = sublanes * lanes;
+    v->vl = latency < 1 ? 1 : latency > TPU_VPU_MAX_LATENCY ? TPU_VPU_MAX_LATENCY : latency;
+    v->vmem = vmem;
+    v->ev = ev;
+    v->regs = calloc((size_t)TPU_NUM_VREGS * v->elems, sizeof *v->regs);
+    v->stage_data = calloc((size_t)v->vl * v->elems, sizeof *v->stage_data);
+    if (!v->regs || !v->stage_data) {
+        tpu_vpu_free(v);
+        return -1;
+    }
+    for (unsigned i = 0; i < TPU_VPU_MAX_LATENCY; i++)
+        v->stage[i].due = UINT64_MAX;
+    return 0;
+}
+
+void tpu_vpu_free(tpu_vpu *v)
+{
+    free(v->regs);
+    free(v->stage_data);
+    v->regs = v->stage_data = NULL;
+}
+
+static const uint32_t *reg(const tpu_vpu *v, int64_t r)
+{
+    return v->regs + (size_t)r * v->elems;
+}
+
+/* The registers an instruction reads (at most 3), from its operand values. */
+static unsigned sources(const tpu_qentry *e, int64_t src[3])
+{
+    switch (e->op) {
+    case TPU_OP_VST: case TPU_OP_VST_BF16:
+        src[0] = e->v[0];
+        return 1;
+    case TPU_OP_VRELU:
+        src[0] = e->v[1];
+        return 1;
+    case TPU_OP_VADD: case TPU_OP_VSUB: case TPU_OP_VMUL: case TPU_OP_VMAX: case TPU_OP_VMIN:
+    case TPU_OP_VCMPLT:
+        src[0] = e->v[1];
+        src[1] = e->v[2];
+        return 2;
+    case TPU_OP_VSEL:
+        src[0] = e->v[1];
+        src[1] = e->v[2];
+        src[2] = e->v[3];
+        return 3;
+    default:                                /* vld, vld.bf16, vbcast */
+        return 0;
+    }
+}
+
+/* Compute the result of an arithmetic instruction into out. */
+static void compute(const tpu_vpu *v, const tpu_qentry *e, uint32_t *out)
+{
+    unsigned n = v->elems;
+    if (e->op == TPU_OP_VBCAST) {           /* a scalar's low 32 bits, not a register */
+        uint32_t x = (uint32_t)(uint64_t)e->v[1];
+        for (unsigned i = 0; i < n; i++)
+            out[i] = x;
+        return;
+    }
+    const uint32_t *a = reg(v, e->v[1]);
+    const uint32_t *b = e->op == TPU_OP_VRELU ? NULL : reg(v, e->v[2]);
+    switch (e->op) {
+    case TPU_OP_VADD:   for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_add(a[i], b[i]); break;
+    case TPU_OP_VSUB:   for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_sub(a[i], b[i]); break;
+    case TPU_OP_VMUL:   for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_mul(a[i], b[i]); break;
+    case TPU_OP_VMAX:   for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_max(a[i], b[i]); break;
+    case TPU_OP_VMIN:   for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_min(a[i], b[i]); break;
+    case TPU_OP_VCMPLT: for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_cmplt(a[i], b[i]); break;
+    case TPU_OP_VRELU:  for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_relu(a[i]); break;
+    case TPU_OP_VSEL: {
+        const uint32_t *c = reg(v, e->v[3]);
+        for (unsigned i = 0; i < n; i++)
+            out[i] = !tpu_f32_is_zero(a[i]) ? b[i] : c[i];
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+int tpu_vpu_step(tpu_vpu *v, uint64_t t)
+{
+    if (!v->q.count)
+        return -1;
+    const tpu_qentry *e = tpu_queue_head(&v->q);
+
+    int64_t src[3];
+    unsigned ns = sources(e, src);
+    for (unsigned i = 0; i < ns; i++)                   /* T27 */
+        if (v->ready[src[i]] > t)
+            return TPU_VPU_STALL_HAZARD;
+
+    uint64_t addr = (uint64_t)e->v[1] + (uint64_t)e->v[2];  /* vld/vst: rs + imm */
+    int bf16 = e->op == TPU_OP_VLD_BF16 || e->op == TPU_OP_VST_BF16;
+    int mem = e->op == TPU_OP_VLD || e->op == TPU_OP_VST || bf16;
+    uint64_t bytes = (uint64_t)v->elems * (bf16 ? 2 : 4);
+    if (mem && !tpu_vmem_take_all(v->vmem, bytes))      /* T12 */
+        return TPU_VPU_STALL_VMEM;
+
+    v->ops++;
+    if (e->op == TPU_OP_VST || e->op == TPU_OP_VST_BF16) {   /* T28 */
+        const uint32_t *s = reg(v, e->v[0]);
+        uint8_t *dst = tpu_vmem_write(v->vmem, TPU_U_VPU, addr, bytes);
+        if (dst) {
+            if (bf16) {
+                for (unsigned i = 0; i < v->elems; i++) {
+                    uint16_t h = tpu_bf16_from_f32(s[i]);
+                    memcpy(dst + 2 * i, &h, 2);
+                }
+            } else {
+                memcpy(dst, s, bytes);
+            }
+        }
+        tpu_ev_simple(v->ev, TPU_EV_RETIRE, TPU_U_VPU, e->pc, e->word);
+        tpu_queue_pop(&v->q);
+        return -1;
+    }
+
+    unsigned slot = (unsigned)(t % v->vl);
+    uint32_t *out = v->stage_data + (size_t)slot * v->elems;
+    if (e->op == TPU_OP_VLD) {
+        memcpy(out, tpu_vmem_at(v->vmem, addr, bytes), bytes);
+    } else if (e->op == TPU_OP_VLD_BF16) {
+        const uint8_t *p = tpu_vmem_at(v->vmem, addr, bytes);
+        for (unsigned i = 0; i < v->elems; i++) {
+            uint16_t h;
+            memcpy(&h, p + 2 * i, 2);
+            out[i] = tpu_f32_from_bf16(h);
+        }
+    } else {
+        compute(v, e, out);
+        if (e->op != TPU_OP_VBCAST && e->op != TPU_OP_VSEL)
+            v->flops += v->elems;
+    }
+    unsigned rd = (unsigned)e->v[0];
+    v->stage[slot].due = t + v->vl - 1;
+    v->stage[slot].reg = rd;
+    v->stage[slot].pc = e->pc;
+    v->stage[slot].word = e->word;
+    v->ready[rd] = t + v->vl;
+    v->busy_end = t + v->vl;
+    tpu_queue_pop(&v->q);
+    return -1;
+}
+
+void tpu_vpu_commit(tpu_vpu *v, uint64_t t)
+{
+    if (t >= v->busy_end || t + 1 < v->vl)
+        return;
+    uint64_t issued = t + 1 - v->vl;        /* the instruction due now issued then */
+    unsigned slot = (unsigned)(issued % v->vl);
+    tpu_vpu_stage *st = &v->stage[slot];
+    if (st->due != t)
+        return;
+    memcpy(v->regs + (size_t)st->reg * v->elems, v->stage_data + (size_t)slot * v->elems,
+           (size_t)v->elems * 4);
+    st->due = UINT64_MAX;
+    tpu_ev_simple(v->ev, TPU_EV_RETIRE, TPU_U_VPU, st->pc, st->word);
+}

@@ -30,10 +30,11 @@
 # Sizes: B, D, F can be set from the command line for a sweep, e.g.
 #   tpu-as --config mid -D B=64 -D D=64 -D F=64 programs/matmul.s
 # D must be a multiple of MXU_N and F a multiple of MXU_N * NUM_MXU.
+# The defaults (for --config tiny: B = D = F = 16) follow the machine.
 
         .equ    B, 16                   # rows of X and Y (the batch)
-        .equ    D, 16                   # inner dimension
-        .equ    F, 16                   # columns of W and Y
+        .equ    D, 2 * MXU_N            # inner dimension: two K-tiles
+        .equ    F, 2 * MXU_N * NUM_MXU  # columns of W and Y: two groups
 
         .equ    N, MXU_N
         .equ    KT, D / N               # K-tiles
@@ -68,6 +69,7 @@ Y:      .zero   B*F*4                   # row-major B x F fp32
         li      s27, W                  # W[0, g*NUM_MXU*N]: the group's first weight column
         li      s28, Y                  # Y[0, g*NUM_MXU*N]: where its results go
         li      s29, GROUPS             # groups left to do
+        beq     s29, zero, done         # F < N*NUM_MXU: nothing to do (and .expect fails)
 
 group:                                  # ---- one group of NUM_MXU column tiles
         # Step t issues the DMAs of K-tile t (if t < KT) and then computes
@@ -130,7 +132,7 @@ group:                                  # ---- one group of NUM_MXU column tiles
         addi    s29, s29, -1
         bne     s29, zero, group
 
-        halt
+done:   halt
 
 # ---- check --------------------------------------------------------------------------
         .expect matmul Y, X, W, B, D, F

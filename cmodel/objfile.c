@@ -25,7 +25,7 @@
 #define SYMBOL_HDR     16   /* u8 space, u8 pad[3], u32 name length, u64 value */
 #define EXPECT_HDR     16   /* u32 op, i32 core, u32 nops, u32 pad */
 #define EXPECT_OP_SIZE 16   /* u8 space, u8 pad[7], u64 value */
-#define MAX_EXPECTS    16384 /* an EXPECT costs ~1 KiB in memory; bound the total */
+
 
 /* ---- little-endian helpers ------------------------------------------- */
 
@@ -300,10 +300,10 @@ int tpu_obj_add_symbol(tpu_object *o, uint8_t space, uint64_t value, const char 
     return 0;
 }
 
-/* Fails (-1) when out of memory or past MAX_EXPECTS records. */
+/* Fails (-1) when out of memory or past TPU_OBJ_MAX_EXPECTS records. */
 int tpu_obj_add_expect(tpu_object *o, const tpu_obj_expect *e)
 {
-    if (o->nexpects >= MAX_EXPECTS)
+    if (o->nexpects >= TPU_OBJ_MAX_EXPECTS)
         return -1;
     if (make_room((void **)&o->expects, o->nexpects, sizeof *o->expects) != 0)
         return -1;
@@ -630,8 +630,8 @@ static int scan_records(parser *ps, uint32_t count_in_header, size_t counts[8], 
             *name_bytes += len;
         if (type == TPU_REC_DATA)
             *data_bytes += len;
-        if (type == TPU_REC_EXPECT && counts[type] > MAX_EXPECTS)
-            return rec_fail(ps, "too many EXPECT records (the limit is %u)", MAX_EXPECTS);
+        if (type == TPU_REC_EXPECT && counts[type] > TPU_OBJ_MAX_EXPECTS)
+            return rec_fail(ps, "too many EXPECT records (the limit is %u)", TPU_OBJ_MAX_EXPECTS);
         last_rank = rank;
         last_type = type;
         off += REC_HDR + (size_t)pad8(len);

@@ -22,6 +22,7 @@
 #define TPU_OBJ_MAX_SIZE     (256u << 20)  /* loader refuses larger files */
 #define TPU_OBJ_MAX_NAME     255           /* symbol name length */
 #define TPU_OBJ_MAX_EXPECT_OPS 72          /* operands of one EXPECT record */
+#define TPU_OBJ_MAX_EXPECTS  16384         /* EXPECT records (each ~1 KiB in memory) */
 
 /* Address spaces. */
 enum tpu_space { TPU_SPACE_NONE = 0, TPU_SPACE_IMEM = 1, TPU_SPACE_HBM = 2, TPU_SPACE_VMEM = 3 };
@@ -115,8 +116,8 @@ int tpu_obj_serialize(const tpu_object *o, uint8_t **buf, size_t *len);
 int tpu_obj_write(const tpu_object *o, const char *path, char *err, size_t errlen);
 
 /* Parse a buffer / read a file.  On failure: -1 and a one-line message in
- * err that says what is wrong and at which byte offset ("truncated record at
- * offset 0x48: needs 24 bytes, 10 left").  Never crashes on any input. */
+ * err that says what is wrong and at which byte offset ("record 3 at offset
+ * 0x58: unknown type 9").  Never crashes on any input. */
 int tpu_obj_parse(const uint8_t *buf, size_t len, tpu_object *o, char *err, size_t errlen);
 int tpu_obj_read(const char *path, tpu_object *o, char *err, size_t errlen);
 

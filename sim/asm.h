@@ -26,7 +26,7 @@
 #define TPU_ASM_MAX_EXPANSION_BYTES (64u << 20) /* bytes of those lines */
 #define TPU_ASM_MAX_TEXT        1048576u      /* instructions without --config */
 #define TPU_ASM_MAX_DATA        (256u << 20)  /* bytes in DATA records (objfile limit) */
-#define TPU_ASM_MAX_EXPECTS     16384         /* EXPECT records (objfile limit) */
+#define TPU_ASM_MAX_EXPECTS     TPU_OBJ_MAX_EXPECTS /* EXPECT records (objfile limit) */
 #define TPU_ASM_DEFAULT_HBM     (16ull << 30) /* memory sizes without --config (v5e) */
 #define TPU_ASM_DEFAULT_VMEM    (128ull << 20)
 

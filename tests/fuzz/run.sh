@@ -22,7 +22,9 @@ for bin in "$build"/fuzz_*; do
   [ "$name" = config ] && cp -n "$root"/cmodel/configs/*.cfg "$corpus"/ 2>/dev/null
   if [ "$name" = obj ] && [ -x "$root/build/bin/tpu-as" ]; then
     for p in "$root"/programs/*.s; do
-      "$root/build/bin/tpu-as" -o "$corpus/$(basename "$p" .s).o" "$p" >/dev/null 2>&1 || true
+      opts=$(sed -n '1s/^# *tpu-as: *//p' "$p")
+      # shellcheck disable=SC2086
+      "$root/build/bin/tpu-as" $opts -o "$corpus/$(basename "$p" .s).o" "$p" >/dev/null 2>&1 || true
     done
   fi
   if compgen -G "$regress/*" >/dev/null; then

@@ -197,9 +197,12 @@ static int start_next(tpu_mxu *m, uint64_t t)
         m->lw_addr = (uint64_t)e->v[1];
         m->lw_stride = e->v[2];
         m->lw_tile = tile;
-        m->lw_retire = 1;
-        m->lw_pc = e->pc;
-        m->lw_word = e->word;
+        if (m->lw_ndone < 4) {              /* loads start >= N apart: at most 2 due */
+            m->lw_done[m->lw_ndone].at = t + 2 * n - 1;
+            m->lw_done[m->lw_ndone].pc = e->pc;
+            m->lw_done[m->lw_ndone].word = e->word;
+            m->lw_ndone++;
+        }
         m->lw_next = t + n;
         mark_push(m, m->loads, &m->nloads, &m->base_shadow, t, tile);
         if (m->busy_end < t + 2 * n)
@@ -312,9 +315,9 @@ int tpu_mxu_step(tpu_mxu *m, uint64_t t)
         load_weights(m, t);
     if (m->streaming)
         read_row(m, t);
-    if (m->lw_retire && t == m->lw_start + 2 * n - 1) {
-        m->lw_retire = 0;
-        tpu_ev_simple(m->ev, TPU_EV_RETIRE, m->unit, m->lw_pc, m->lw_word);
+    if (m->lw_ndone && m->lw_done[0].at == t) {   /* the last column's shadow is written */
+        tpu_ev_simple(m->ev, TPU_EV_RETIRE, m->unit, m->lw_done[0].pc, m->lw_done[0].word);
+        memmove(m->lw_done, m->lw_done + 1, --m->lw_ndone * sizeof m->lw_done[0]);
     }
     return stall;
 }

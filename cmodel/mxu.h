@@ -66,8 +66,8 @@ typedef struct tpu_mxu {
     uint64_t lw_start, lw_addr;
     int64_t  lw_stride;
     int      lw_tile;
-    int      lw_retire;     /* RETIRE event due at lw_start + 2N - 1 */
-    uint64_t lw_pc, lw_word;
+    struct { uint64_t at, pc, word; } lw_done[4];   /* RETIRE events due (l + 2N - 1) */
+    unsigned lw_ndone;
 
     /* weights for the next stream (T21) */
     int      pending;       /* an mxu.lw came after the last stream */

@@ -1,0 +1,1115 @@
+/*
+ * test_timing.c - one or more tests per rule of docs/timing.md (T1..T31),
+ * each asserting exact cycle numbers, plus the run-time errors.
+ *
+ * Programs are built here with tpu_encode (no assembler).  Unless a test
+ * says otherwise the machine is the `tiny` preset: N = 8, one MXU, HBM 16
+ * bytes/cycle with L = 20, two DMA engines, queues of Q = 4, VL = 2,
+ * vmem_bw = 512, ICI 4 bytes/cycle with 10 cycles per hop (model_helpers.h
+ * pins these).  Cycle numbers
+ * come from the event stream (TPU_EV_ISSUE of a pc, TPU_EV_SEM, ...).
+ */
+#include "model_helpers.h"
+
+/* li s<r>, v for a list of (register, value) pairs; returns nothing. */
+static void set_regs(harness *h, const int64_t *rv, unsigned n)
+{
+    for (unsigned i = 0; i < n; i += 2)
+        I(h, "li", rv[i], rv[i + 1]);
+}
+#define REGS(h, ...) set_regs((h), OPS(__VA_ARGS__), NOPS(__VA_ARGS__))
+
+/* A 1-row, `bytes`-byte dma.h2v from HBM 0 to VMEM `vdst` on semaphore sem,
+ * using s20..s23 as scratch.  Returns its pc. */
+static uint64_t dma_h2v(harness *h, int64_t vdst, int64_t hsrc, int64_t bytes, int64_t sem)
+{
+    REGS(h, 20, vdst, 21, hsrc, 22, 1, 23, bytes);
+    return I(h, "dma.h2v", 20, 21, 22, 23, 0, 0, sem);
+}
+
+/* ---- section 1: the sequencer ------------------------------------------------ */
+
+static void test_t1_one_instruction_per_cycle(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    I0(h, "nop");
+    I0(h, "nop");
+    I0(h, "nop");
+    uint64_t halt = I0(h, "halt");
+    h_run_ok(h);
+    for (uint64_t pc = 0; pc <= halt; pc++)
+        assert_int_equal(issue_cycle(h, pc), pc);
+    tpu_stats st;
+    tpu_core_stats(h_core(h, 0), &st);
+    assert_int_equal(st.cycles, 4);             /* T8: up to and including halt */
+    assert_int_equal(st.instructions, 4);
+    h_free(h);
+}
+
+static void test_t1_taken_jump_costs_one_cycle(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    I(h, "jmp", 3);                             /* 0 */
+    I0(h, "nop");                               /* 1: skipped */
+    I0(h, "nop");                               /* 2: skipped */
+    uint64_t t = I0(h, "nop");                  /* 3 */
+    uint64_t halt = I0(h, "halt");
+    h_run_ok(h);
+    assert_int_equal(issue_cycle(h, t), 1);
+    assert_int_equal(issue_cycle(h, halt), 2);
+    h_free(h);
+}
+
+static void test_t2_alu_result_usable_next_cycle(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    I(h, "li", 1, 5);
+    uint64_t a = I(h, "addi", 2, 1, 3);
+    uint64_t b = I(h, "add", 3, 2, 1);
+    I0(h, "halt");
+    h_run_ok(h);
+    assert_int_equal(issue_cycle(h, a), 1);
+    assert_int_equal(issue_cycle(h, b), 2);
+    tpu_seq_view v;
+    tpu_core_seq_view(h_core(h, 0), &v);
+    assert_int_equal(v.sreg[2], 8);
+    assert_int_equal(v.sreg[3], 13);
+    h_free(h);
+}
+
+static void test_t3_branch_target_issues_next_cycle(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    I(h, "li", 1, 3);                           /* cycle 0 */
+    uint64_t loop = I(h, "addi", 1, 1, -1);     /* 1, 3, 5 */
+    uint64_t br = I(h, "bne", 1, 0, loop);      /* 2, 4, 6 (not taken) */
+    uint64_t halt = I0(h, "halt");              /* 7 */
+    h_run_ok(h);
+    assert_int_equal(h_find(h, TPU_EV_ISSUE, 0, loop, 1)->cycle, 3);
+    assert_int_equal(h_find(h, TPU_EV_ISSUE, 0, br, 2)->cycle, 6);
+    assert_int_equal(issue_cycle(h, halt), 7);
+    h_free(h);
+}
+
+static void test_t4_dispatched_entry_visible_next_cycle(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    REGS(h, 1, 0x1000, 2, 0x2000, 3, 1, 4, 16, 5, 32);
+    uint64_t mm = I(h, "mxu.mm", 0, 1, 2, 3, 4, 5);     /* no mxu.lw: zero weights */
+    I0(h, "halt");
+    h_run_ok(h);
+    uint64_t t = issue_cycle(h, mm);
+    assert_int_equal(t, 5);
+    assert_int_equal(h_find(h, TPU_EV_MXU_TILE_START, 0, mm, 0)->cycle, t + 1);
+    h_free(h);
+}
+
+static void test_t4_full_queue_stalls_issue(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    REGS(h, 1, 0x100, 2, 0, 3, 1, 4, 16);              /* cycles 0..3 */
+    uint64_t d[7];
+    for (int i = 0; i < 7; i++)
+        d[i] = I(h, "dma.h2v", 1, 2, 3, 4, 0, 0, 0);   /* cycles 4..9, then a stall */
+    I0(h, "halt");
+    h_build(h);
+    /* In cycle 10 the queue holds #2..#5 (Q = 4) and both engines are busy. */
+    while (tpu_system_cycle(h->sys) < 11)
+        tpu_system_step(h->sys);
+    tpu_seq_view v;
+    tpu_core_seq_view(h_core(h, 0), &v);
+    assert_int_equal(v.pc, d[6]);
+    assert_non_null(v.stall);
+    assert_string_equal(v.stall, "queue full: dma");
+    h_run_ok(h);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(issue_cycle(h, d[i]), 4 + i);
+    /* #0 ends at 4 + L + 1 = 25; #2 leaves the queue in 26; the sequencer
+     * sees the free slot in 27. */
+    assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, d[0], 0)->cycle, 25);
+    assert_int_equal(issue_cycle(h, d[6]), 27);
+    tpu_stats st;
+    tpu_core_stats(h_core(h, 0), &st);
+    assert_int_equal(st.unit[TPU_U_SEQ].stall_by_reason[0], 27 - 10);
+    assert_string_equal(tpu_stall_reason_name(TPU_U_SEQ, 0), "queue full");
+    h_free(h);
+}
+
+static void test_t6_sem_wait_issues_after_increment_and_takes_count(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    uint64_t a = dma_h2v(h, 0x100, 0, 16, 3);           /* cycle 4 */
+    uint64_t b = dma_h2v(h, 0x200, 0, 16, 3);           /* cycle 9 */
+    uint64_t w = I(h, "sem.wait", 3, 2);
+    I0(h, "halt");
+    h_run_ok(h);
+    assert_int_equal(issue_cycle(h, a), 4);
+    assert_int_equal(issue_cycle(h, b), 9);
+    uint64_t eb = h_find(h, TPU_EV_DMA_DONE, 0, b, 0)->cycle;
+    assert_int_equal(eb, 9 + 20 + 1);
+    assert_int_equal(issue_cycle(h, w), eb + 1);
+    tpu_seq_view v;
+    tpu_core_seq_view(h_core(h, 0), &v);
+    assert_int_equal(v.sem[3], 0);
+    h_free(h);
+}
+
+static void test_t6_decrement_and_increment_in_one_cycle(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    REGS(h, 1, 0x100, 2, 0, 3, 1, 4, 16);
+    uint64_t a = I(h, "dma.h2v", 1, 2, 3, 4, 0, 0, 5);  /* 4: ends 25 */
+    uint64_t b = I(h, "dma.h2v", 1, 2, 3, 4, 0, 0, 5);  /* 5: ends 26 */
+    uint64_t w1 = I(h, "sem.wait", 5, 1);               /* sees 1 in 26, takes it */
+    uint64_t w2 = I(h, "sem.wait", 5, 1);               /* b's increment of 26 */
+    I0(h, "halt");
+    h_run_ok(h);
+    assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, a, 0)->cycle, 25);
+    assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, b, 0)->cycle, 26);
+    assert_int_equal(issue_cycle(h, w1), 26);
+    assert_int_equal(issue_cycle(h, w2), 27);
+    h_free(h);
+}
+
+static void test_t7_sync_waits_until_unit_idle(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    uint64_t d = dma_h2v(h, 0x100, 0, 16, 0);
+    uint64_t s1 = I(h, "sync", TPU_UNITS_DMA);          /* the DMA is non-idle from d+1 */
+    uint64_t s2 = I(h, "sync", TPU_UNITS_VPU | TPU_UNITS_MXU);  /* idle: no wait */
+    I0(h, "halt");
+    h_run_ok(h);
+    uint64_t e = h_find(h, TPU_EV_DMA_DONE, 0, d, 0)->cycle;
+    assert_int_equal(e, issue_cycle(h, d) + 21);
+    assert_int_equal(issue_cycle(h, s1), e + 1);
+    assert_int_equal(issue_cycle(h, s2), e + 2);
+    h_free(h);
+}
+
+static void test_t8_halt_waits_for_all_units(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    uint64_t d = dma_h2v(h, 0x100, 0, 32, 0);
+    uint64_t halt = I0(h, "halt");
+    h_run_ok(h);
+    uint64_t e = h_find(h, TPU_EV_DMA_DONE, 0, d, 0)->cycle;
+    assert_int_equal(e, 4 + 20 + 2);
+    assert_int_equal(issue_cycle(h, halt), e + 1);
+    tpu_stats st;
+    tpu_core_stats(h_core(h, 0), &st);
+    assert_int_equal(st.cycles, e + 2);
+    assert_int_equal(h_find(h, TPU_EV_HALT, 0, ANY, 0)->cycle, e + 1);
+    h_free(h);
+}
+
+static void test_t9_increments_of_one_cycle_all_count(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    REGS(h, 1, 0x100, 2, 0, 3, 1, 4, 24, 5, 8);
+    I(h, "dma.h2v", 1, 2, 3, 4, 0, 0, 7);   /* 5: 24 bytes, XFER 26, 27 */
+    I(h, "dma.h2v", 1, 2, 3, 5, 0, 0, 7);   /* 6: 8 bytes, XFER from 27 */
+    I(h, "sem.wait", 7, 2);
+    I0(h, "halt");
+    h_run_ok(h);
+    /* Cycle 27: 16 bytes of credit, 8 to the older engine, 8 to the newer:
+     * both finish and the semaphore goes from 0 to 2 in that one cycle. */
+    assert_int_equal(sem_cycle(h, 0, 7, 0), 27);
+    const recorded *r = NULL;
+    for (size_t i = 0; i < h->nev; i++)
+        if (h->ev[i].kind == TPU_EV_SEM && h->ev[i].index == 7) {
+            r = &h->ev[i];
+            break;
+        }
+    assert_non_null(r);
+    assert_int_equal(r->value, 2);
+    h_free(h);
+}
+
+static void test_t10_deadlock_lone_wait(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    I(h, "sem.wait", 0, 1);
+    I0(h, "halt");
+    h_expect_error(h, "core 0: cycle 0: pc 0 (sem.wait 0, 1): deadlock: sem.wait on sem 0 "
+                      "(value 0, needs 1) can never succeed");
+    h_free(h);
+}
+
+static void test_t10_deadlock_after_last_dma(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    uint64_t d = dma_h2v(h, 0x100, 0, 16, 2);
+    I(h, "sem.wait", 2, 2);                 /* only one increment will ever come */
+    I0(h, "halt");
+    h_expect_error(h, "deadlock");
+    uint64_t e = h_find(h, TPU_EV_DMA_DONE, 0, d, 0)->cycle;
+    char want[64];
+    snprintf(want, sizeof want, "cycle %llu: pc 5", (unsigned long long)(e + 1));
+    assert_non_null(strstr(tpu_system_error(h->sys), want));
+    assert_non_null(strstr(tpu_system_error(h->sys), "(value 1, needs 2)"));
+    h_free(h);
+}
+
+/* Bytes still on a wire towards a waiting core: not a deadlock, even when
+ * the sender has halted and the receiver's units are all idle. */
+static void test_t10_no_deadlock_while_ici_in_flight(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", "ici_latency=50", NULL);
+    h->opts = (tpu_system_opts){ .cores = 2, .topology = TPU_TOPO_RING };
+    REGS(h, 1, 0x300, 2, 0x100, 3, 8);
+    uint64_t br = I(h, "bne", 31, 0, 7);                 /* core 1 jumps to the wait */
+    uint64_t send = I(h, "dma.ici", 0, 1, 2, 3, 0, 4);  /* core 0 sends to core 1 */
+    I(h, "sync", TPU_UNITS_ICI);
+    I0(h, "halt");
+    assert_int_equal(PC(h), 7);
+    uint64_t w = I(h, "sem.wait", 4, 1);
+    I0(h, "halt");
+    (void)br;
+    h_run_ok(h);
+    assert_true(h_find(h, TPU_EV_ISSUE, 1, w, 0)->cycle > 0);
+    uint64_t t = issue_cycle(h, send);
+    /* 8 bytes at 4 per cycle leave in t+1, t+2; land 50 cycles later. */
+    assert_int_equal(h_find(h, TPU_EV_ICI_SEND, 0, ANY, 0)->cycle, t + 2);
+    assert_int_equal(sem_cycle(h, 1, 4, 0), t + 2 + 50);
+    assert_int_equal(h_find(h, TPU_EV_ISSUE, 1, w, 0)->cycle, t + 2 + 51);
+    h_free(h);
+}
+
+static void test_t10_cycle_limit(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    I0(h, "nop");
+    I(h, "jmp", 0);
+    h_build(h);
+    assert_int_equal(tpu_system_run(h->sys, 500), TPU_STOP_CYCLE_LIMIT);
+    assert_int_equal(tpu_system_cycle(h->sys), 500);
+    assert_string_equal(tpu_system_error(h->sys),
+                        "core 0: cycle 500: pc 0 (nop): cycle limit reached (500 cycles)");
+    h_free(h);
+}
+
+/* ---- section 2: VMEM arbiter ------------------------------------------------------ */
+
+static void test_t11_config_rejected_when_mxus_could_wait(void **state)
+{
+    (void)state;
+    tpu_config cfg;
+    char err[300];
+    tpu_config_defaults(&cfg);
+    assert_int_equal(tpu_config_load(&cfg, "tiny", err, sizeof err), 0);
+    /* 1 MXU of 8: 96 bytes; 4 links of 4 bytes: 16.  111 is one short. */
+    assert_int_equal(tpu_config_set(&cfg, "vmem_bw=111", err, sizeof err), 0);
+    assert_int_equal(tpu_config_set(&cfg, "vpu_sublanes=2", err, sizeof err), 0);
+    tpu_system *s = tpu_system_create(&cfg, NULL, err, sizeof err);
+    assert_null(s);
+    assert_non_null(strstr(err, "112"));
+    assert_non_null(strstr(err, "T11"));
+    assert_int_equal(tpu_config_set(&cfg, "vmem_bw=112", err, sizeof err), 0);
+    s = tpu_system_create(&cfg, NULL, err, sizeof err);
+    assert_non_null(s);
+    tpu_system_destroy(s);
+    /* ... and a VPU load that could never fit. */
+    assert_int_equal(tpu_config_set(&cfg, "vpu_sublanes=8", err, sizeof err), 0);
+    assert_null(tpu_system_create(&cfg, NULL, err, sizeof err));
+    assert_non_null(strstr(err, "smaller than one VPU load of 256 bytes"));
+}
+
+static void test_t12_vpu_access_is_all_or_nothing(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", "vmem_bw=256", NULL);     /* one vld takes it all */
+    REGS(h, 1, 0x1000, 2, 16, 3, 0x2000);
+    uint64_t lw = I(h, "mxu.lw", 0, 1, 2);      /* reads 16 bytes in l .. l+7 */
+    uint64_t vld = I(h, "vld", 1, 3, 0);
+    I0(h, "halt");
+    h_run_ok(h);
+    uint64_t l = issue_cycle(h, lw) + 1;
+    /* The VPU could issue in l+1 but only 240 bytes are left until l+8. */
+    uint64_t retire = h_find(h, TPU_EV_RETIRE, 0, vld, 0)->cycle;
+    assert_int_equal(retire, l + 8 + 2 - 1);
+    tpu_stats st;
+    tpu_core_stats(h_core(h, 0), &st);
+    assert_int_equal(st.unit[TPU_U_VPU].stall_by_reason[1], 7);
+    assert_string_equal(tpu_stall_reason_name(TPU_U_VPU, 1), "vmem busy");
+    h_free(h);
+}
+
+static void test_t12_dma_takes_what_is_left(void **state)
+{
+    (void)state;
+    /* HBM could give 200 bytes a cycle, VMEM only has 128. */
+    harness *h = h_new("tiny", "vmem_bw=128", "vpu_sublanes=4", "hbm_bw=200e9", NULL);
+    uint64_t d = dma_h2v(h, 0x100, 0, 1280, 0);
+    I0(h, "halt");
+    h_run_ok(h);
+    uint64_t t = issue_cycle(h, d);
+    assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, d, 0)->cycle, t + 20 + 10);
+    tpu_stats st;
+    tpu_core_stats(h_core(h, 0), &st);
+    assert_int_equal(st.unit[TPU_U_DMA].stall_by_reason[1], 9);   /* the 10th takes 128 */
+    h_free(h);
+}
+
+static void test_t12a_dma_write_lands_over_vpu_write(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", "vmem_bw=512", NULL);
+    uint8_t pattern[16];
+    for (int i = 0; i < 16; i++)
+        pattern[i] = (uint8_t)(0xa0 + i);
+    h_data(h, TPU_SPACE_HBM, 0x40, pattern, 16);
+    REGS(h, 9, 0x3f800000, 8, 0x100);
+    I(h, "vbcast", 1, 9);                               /* cycle 2 */
+    uint64_t d = dma_h2v(h, 0x100, 0x40, 16, 0);        /* 7: moves its bytes in 28 */
+    while (PC(h) < 27)
+        I0(h, "nop");
+    uint64_t vst = I(h, "vst", 1, 8, 0);                /* 27: the VPU writes in 28 */
+    I0(h, "halt");
+    h_run_ok(h);
+    assert_int_equal(issue_cycle(h, d), 7);
+    assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, d, 0)->cycle, 28);
+    assert_int_equal(h_find(h, TPU_EV_RETIRE, 0, vst, 0)->cycle, 28);
+    uint8_t out[20];
+    h_peek(h, 0, TPU_SPACE_VMEM, 0x100, out, 20);
+    assert_memory_equal(out, pattern, 16);              /* the DMA (class 4) wins */
+    uint32_t one;
+    memcpy(&one, out + 16, 4);
+    assert_int_equal(one, 0x3f800000);                  /* the rest is the VPU's */
+    h_free(h);
+}
+
+static void test_t12a_later_dma_engine_wins_in_hbm(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", "hbm_bw=32e9", NULL);
+    uint8_t a[48], b[16];
+    memset(a, 0x11, sizeof a);
+    memset(b, 0x22, sizeof b);
+    h_data(h, TPU_SPACE_VMEM, 0x100, a, sizeof a);
+    h_data(h, TPU_SPACE_VMEM, 0x200, b, sizeof b);
+    REGS(h, 1, 0x1000, 2, 0x100, 3, 1, 4, 48, 5, 0x1020, 6, 0x200, 7, 16);
+    uint64_t da = I(h, "dma.v2h", 1, 2, 3, 4, 0, 0, 0);  /* 32 bytes in 28, 16 in 29 */
+    uint64_t db = I(h, "dma.v2h", 5, 6, 3, 7, 0, 0, 0);  /* 16 bytes in 29, same place */
+    I0(h, "halt");
+    h_run_ok(h);
+    assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, da, 0)->cycle, 29);
+    assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, db, 0)->cycle, 29);
+    uint8_t out[48];
+    h_peek(h, 0, TPU_SPACE_HBM, 0x1000, out, 48);
+    assert_memory_equal(out, a, 32);
+    assert_memory_equal(out + 32, b, 16);               /* started later: lands later */
+    h_free(h);
+}
+
+/* ---- section 3: DMA ---------------------------------------------------------------- */
+
+static void test_t13_one_start_per_cycle_on_lowest_idle_engine(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", "hbm_latency=0", NULL);
+    REGS(h, 1, 0x100, 2, 0, 3, 1, 4, 64, 5, 16);
+    uint64_t a = I(h, "dma.h2v", 1, 2, 3, 4, 0, 0, 0);  /* 5: engine 0, 64 bytes */
+    uint64_t b = I(h, "dma.h2v", 1, 2, 3, 5, 0, 0, 0);  /* 6: engine 1 */
+    uint64_t c = I(h, "dma.h2v", 1, 2, 3, 5, 0, 0, 0);  /* 7: waits for an engine */
+    I0(h, "halt");
+    h_run_ok(h);
+    const recorded *ra = h_find(h, TPU_EV_DMA_DONE, 0, a, 0);
+    const recorded *rb = h_find(h, TPU_EV_DMA_DONE, 0, b, 0);
+    const recorded *rc = h_find(h, TPU_EV_DMA_DONE, 0, c, 0);
+    /* a moves 16 bytes in 6..9; b starts in 7 but gets bytes only in 10. */
+    assert_int_equal(ra->index, 0);
+    assert_int_equal(ra->cycle, 9);
+    assert_int_equal(rb->index, 1);
+    assert_int_equal(rb->cycle, 10);
+    /* c starts on engine 0 (free from 10) in 10 and moves in 11. */
+    assert_int_equal(rc->index, 0);
+    assert_int_equal(rc->cycle, 11);
+    h_free(h);
+}
+
+static void test_t14_wait_lasts_exactly_L(void **state)
+{
+    (void)state;
+    static const char *lat[] = { "hbm_latency=0", "hbm_latency=1", "hbm_latency=7" };
+    static const uint64_t l[] = { 0, 1, 7 };
+    for (int i = 0; i < 3; i++) {
+        harness *h = h_new("tiny", lat[i], NULL);
+        uint64_t d = dma_h2v(h, 0x100, 0, 16, 0);
+        I0(h, "halt");
+        h_run_ok(h);
+        assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, d, 0)->cycle, 4 + l[i] + 1);
+        h_free(h);
+    }
+}
+
+static void test_t15_fractional_credit_is_exact(void **state)
+{
+    (void)state;
+    /* 5.5e9 B/s at 1 GHz = 11/2 bytes per cycle. */
+    harness *h = h_new("tiny", "hbm_bw=5.5e9", NULL);
+    static const int64_t sizes[] = { 5, 11, 12, 100, 1001 };
+    uint64_t pcs[5];
+    for (int i = 0; i < 5; i++) {
+        pcs[i] = dma_h2v(h, 0x100, 0, sizes[i], 1);
+        I(h, "sem.wait", 1, 1);
+    }
+    I0(h, "halt");
+    h_run_ok(h);
+    for (int i = 0; i < 5; i++) {
+        uint64_t t = issue_cycle(h, pcs[i]);
+        uint64_t want = t + 20 + ceil_div((uint64_t)sizes[i] * 2, 11);
+        assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, pcs[i], 0)->cycle, want);
+        assert_int_equal(issue_cycle(h, pcs[i] + 1), want + 1);
+    }
+    h_free(h);
+}
+
+static void test_t15_oldest_transfer_first(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    REGS(h, 1, 0x100, 2, 0, 3, 1, 4, 64, 5, 16);
+    uint64_t a = I(h, "dma.h2v", 1, 2, 3, 4, 0, 0, 0);  /* 5: XFER 26..29 */
+    uint64_t b = I(h, "dma.h2v", 1, 2, 3, 5, 0, 0, 0);  /* 6: XFER from 27, no bytes until 30 */
+    I0(h, "halt");
+    h_run_ok(h);
+    assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, a, 0)->cycle, 29);
+    assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, b, 0)->cycle, 30);
+    h_free(h);
+}
+
+static void test_t16_2d_copy_row_order(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    uint8_t src[64];
+    for (int i = 0; i < 64; i++)
+        src[i] = (uint8_t)i;
+    h_data(h, TPU_SPACE_HBM, 0x40, src, 64);
+    /* 4 rows of 6 bytes, source stride 16, destination stride 8: 24 bytes,
+     * 2 cycles at 16 bytes per cycle. */
+    REGS(h, 1, 0x200, 2, 0x40, 3, 4, 4, 6, 5, 16, 6, 8);
+    uint64_t d = I(h, "dma.h2v", 1, 2, 3, 4, 5, 6, 0);
+    I0(h, "halt");
+    h_run_ok(h);
+    assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, d, 0)->cycle, issue_cycle(h, d) + 20 + 2);
+    uint8_t out[32];
+    h_peek(h, 0, TPU_SPACE_VMEM, 0x200, out, 32);
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 8; c++)
+            assert_int_equal(out[r * 8 + c], c < 6 ? 16 * r + c : 0);
+    h_free(h);
+}
+
+static void test_t17_engine_free_the_cycle_after_its_last_byte(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", "dma_engines=1", NULL);
+    REGS(h, 1, 0x100, 2, 0, 3, 1, 4, 16);
+    uint64_t a = I(h, "dma.h2v", 1, 2, 3, 4, 0, 0, 0);  /* 4: ends 25 */
+    uint64_t b = I(h, "dma.h2v", 1, 2, 3, 4, 0, 0, 0);  /* starts 26, ends 46 + 1 */
+    I0(h, "halt");
+    h_run_ok(h);
+    assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, a, 0)->cycle, 25);
+    assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, b, 0)->cycle, 26 + 20);
+    h_free(h);
+}
+
+static void test_t17_zero_byte_copy(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    uint64_t d = dma_h2v(h, 0x100, 0, 0, 0);
+    uint64_t w = I(h, "sem.wait", 0, 1);
+    I0(h, "halt");
+    h_run_ok(h);
+    /* Starts in 5, WAIT is 5..24: the semaphore goes up at the end of 24. */
+    assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, d, 0)->cycle, 24);
+    assert_int_equal(issue_cycle(h, w), 25);
+    h_free(h);
+}
+
+static void test_t18_lone_dma_latency_plus_bytes_over_bandwidth_v5e(void **state)
+{
+    (void)state;
+    /* v5e: L = 500, 8.2e11 / 1.5e9 = 1640/3 bytes per cycle. */
+    harness *h = h_new("v5e", NULL);
+    static const int64_t sizes[] = { 1, 546, 547, 1640, 100000, 1 << 20 };
+    uint64_t pcs[6];
+    for (int i = 0; i < 6; i++) {
+        pcs[i] = dma_h2v(h, 0x10000, 0, sizes[i], 2);
+        I(h, "sem.wait", 2, 1);
+    }
+    REGS(h, 20, 0x100, 21, 0, 22, 1, 23, 4096);
+    uint64_t v2h = I(h, "dma.v2h", 20, 21, 22, 23, 0, 0, 2);
+    I(h, "sem.wait", 2, 1);
+    I0(h, "halt");
+    h_run_ok(h);
+    for (int i = 0; i < 6; i++) {
+        uint64_t t = issue_cycle(h, pcs[i]);
+        uint64_t want = t + 500 + ceil_div((uint64_t)sizes[i] * 3, 1640);
+        assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, pcs[i], 0)->cycle, want);
+        assert_int_equal(issue_cycle(h, pcs[i] + 1), want + 1);
+    }
+    uint64_t t = issue_cycle(h, v2h);
+    assert_int_equal(issue_cycle(h, v2h + 1), t + 500 + ceil_div(4096 * 3, 1640) + 1);
+    h_free(h);
+}
+
+/* ---- section 4: MXU ---------------------------------------------------------------- */
+
+/* An 8 x 8 bf16 tile with distinct entries (small integers). */
+static void tile_8(uint16_t *w, int base)
+{
+    for (int i = 0; i < 64; i++)
+        w[i] = tpu_bf16_from_f32(tpu_f32_from_float((float)(base + i)));
+}
+
+static void test_t19_weight_loads_start_N_apart(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    REGS(h, 1, 0x1000, 2, 16);
+    uint64_t a = I(h, "mxu.lw", 0, 1, 2);
+    uint64_t b = I(h, "mxu.lw", 0, 1, 2);
+    I0(h, "halt");
+    h_run_ok(h);
+    uint64_t la = issue_cycle(h, a) + 1, lb = la + 8;    /* T19 */
+    /* RETIRE: the last column's shadow is written at the end of l + 2N - 1. */
+    assert_int_equal(h_find(h, TPU_EV_RETIRE, 0, a, 0)->cycle, la + 15);
+    assert_int_equal(h_find(h, TPU_EV_RETIRE, 0, b, 0)->cycle, lb + 15);
+    h_free(h);
+}
+
+static void test_t20_shadow_column_c_ready_at_l_plus_N_plus_c(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    uint16_t w[64];
+    tile_8(w, 1);
+    h_data(h, TPU_SPACE_VMEM, 0x1000, w, sizeof w);
+    REGS(h, 1, 0x1000, 2, 16);
+    uint64_t lw = I(h, "mxu.lw", 0, 1, 2);
+    I0(h, "halt");
+    h_build(h);
+    uint64_t l = lw + 1;                                 /* issued in 2, starts in 3 */
+    for (uint64_t t = 0; t < l + 16; t++) {             /* halt comes in l + 2N */
+        assert_int_equal(tpu_system_step(h->sys), TPU_RUNNING);
+        for (unsigned c = 0; c < 8; c++) {
+            for (unsigned k = 0; k < 8; k++) {
+                tpu_cell_view v;
+                assert_int_equal(tpu_core_mxu_cell(h_core(h, 0), 0, k, c, &v), 0);
+                uint16_t want = t >= l + 8 + c ? w[k * 8 + c] : 0;
+                if (v.shadow != want)
+                    fail_msg("cycle %llu cell (%u,%u): shadow %#x, want %#x",
+                             (unsigned long long)t, k, c, v.shadow, want);
+                assert_int_equal(v.weight, 0);           /* nothing swapped it in */
+            }
+        }
+    }
+    h_free(h);
+}
+
+/* lw of the tile at 0x1000 into MXU 0, then mxu.mm of M rows at 0x2000
+ * (stride 16) to 0x3000 (stride 32). */
+static void lw_then_mm(harness *h, int64_t rows, uint64_t *lw, uint64_t *mm)
+{
+    REGS(h, 1, 0x1000, 2, 16, 3, 0x3000, 4, 0x2000, 5, rows, 6, 32);
+    *lw = I(h, "mxu.lw", 0, 1, 2);
+    *mm = I(h, "mxu.mm", 0, 3, 4, 5, 2, 6);
+}
+
+static void test_t21_stream_waits_N_cycles_after_its_weights(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    uint64_t lw, mm;
+    lw_then_mm(h, 4, &lw, &mm);
+    uint64_t mm2 = I(h, "mxu.mm", 0, 3, 4, 5, 2, 6);     /* same weights: after M rows */
+    I0(h, "halt");
+    h_run_ok(h);
+    uint64_t l = issue_cycle(h, lw) + 1;
+    uint64_t s = h_find(h, TPU_EV_MXU_TILE_START, 0, mm, 0)->cycle;
+    assert_int_equal(s, l + 8);
+    assert_int_equal(h_find(h, TPU_EV_MXU_TILE_START, 0, mm2, 0)->cycle, s + 4);
+    tpu_stats st;
+    tpu_core_stats(h_core(h, 0), &st);
+    assert_true(st.unit[TPU_U_MXU0].stall_by_reason[2] > 0);   /* weights loading */
+    assert_true(st.unit[TPU_U_MXU0].stall_by_reason[1] > 0);   /* stream busy */
+    h_free(h);
+}
+
+static void test_t22_t23_cells_see_rows_on_the_diagonal(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    uint16_t w[64], x[3 * 8];
+    tile_8(w, -20);
+    for (int i = 0; i < 24; i++)
+        x[i] = tpu_bf16_from_f32(tpu_f32_from_float(0.5f * (float)(i % 7) - 1.0f));
+    h_data(h, TPU_SPACE_VMEM, 0x1000, w, sizeof w);
+    h_data(h, TPU_SPACE_VMEM, 0x2000, x, sizeof x);
+    uint64_t lw, mm;
+    lw_then_mm(h, 3, &lw, &mm);
+    I0(h, "halt");
+    h_build(h);
+    uint64_t s = lw + 1 + 8;    /* lw issues in its pc's cycle; checked below */
+    while (tpu_system_cycle(h->sys) < s + 19) {         /* halt issues in s + M + 2N */
+        uint64_t t = tpu_system_cycle(h->sys);
+        assert_int_equal(tpu_system_step(h->sys), TPU_RUNNING);
+        for (unsigned k = 0; k < 8; k++) {
+            for (unsigned c = 0; c < 8; c++) {
+                tpu_cell_view v;
+                assert_int_equal(tpu_core_mxu_cell(h_core(h, 0), 0, k, c, &v), 0);
+                /* T22: row b is at (k, c) in s + b + 1 + k + c. */
+                int64_t b = (int64_t)t - (int64_t)(s + 1 + k + c);
+                int active = b >= 0 && b < 3;
+                assert_int_equal(v.active, active);
+                /* The swap flag travels with row 0. */
+                uint16_t want_w = (int64_t)t >= (int64_t)(s + 1 + k + c) ? w[k * 8 + c] : 0;
+                assert_int_equal(v.weight, want_w);
+                if (!active)
+                    continue;
+                assert_int_equal(v.row, b);
+                assert_int_equal(v.x, x[b * 8 + k]);
+                uint32_t psum = 0;                     /* T23 */
+                for (unsigned i = 0; i <= k; i++)
+                    psum = tpu_mac(psum, x[b * 8 + i], w[i * 8 + c]);
+                assert_int_equal(v.psum, psum);
+            }
+        }
+    }
+    assert_int_equal(h_find(h, TPU_EV_MXU_TILE_START, 0, mm, 0)->cycle, s);
+    h_free(h);
+}
+
+static void test_t24_result_row_b_written_at_s_plus_b_plus_2N(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    uint64_t lw, mm;
+    lw_then_mm(h, 5, &lw, &mm);
+    I0(h, "halt");
+    h_run_ok(h);
+    uint64_t s = h_find(h, TPU_EV_MXU_TILE_START, 0, mm, 0)->cycle;
+    for (unsigned b = 0; b < 5; b++) {
+        const recorded *r = h_find(h, TPU_EV_MXU_ROW_OUT, 0, mm, b);
+        assert_int_equal(r->cycle, s + b + 16);
+        assert_int_equal(r->addr, 0x3000 + 32 * b);
+        assert_int_equal(r->len, 32);
+    }
+    assert_int_equal(h_find(h, TPU_EV_RETIRE, 0, mm, 0)->cycle, s + 4 + 16);
+    h_free(h);
+}
+
+/* mxu.mma reads the old row in s + b + 2N - 1, before row b - 1's write of
+ * that cycle lands: two rows accumulating into one place keep only the
+ * last contribution. */
+static void test_t24_mma_reads_old_row_one_cycle_before_write(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    uint16_t w[64], x[16];
+    for (int i = 0; i < 64; i++)                         /* identity weights */
+        w[i] = (i / 8 == i % 8) ? 0x3f80 : 0;
+    for (int i = 0; i < 16; i++)                         /* row 0: 1.0, row 1: 2.0 */
+        x[i] = i < 8 ? 0x3f80 : 0x4000;
+    uint32_t old[8];
+    for (int i = 0; i < 8; i++)
+        old[i] = 0x41200000;                             /* 10.0 */
+    h_data(h, TPU_SPACE_VMEM, 0x1000, w, sizeof w);
+    h_data(h, TPU_SPACE_VMEM, 0x2000, x, sizeof x);
+    h_data(h, TPU_SPACE_VMEM, 0x3000, old, sizeof old);
+    REGS(h, 1, 0x1000, 2, 16, 3, 0x3000, 4, 0x2000, 5, 2, 6, 0);
+    I(h, "mxu.lw", 0, 1, 2);
+    I(h, "mxu.mma", 0, 3, 4, 5, 2, 6);                   /* dstride 0 */
+    I0(h, "halt");
+    h_run_ok(h);
+    uint32_t out[8];
+    h_peek(h, 0, TPU_SPACE_VMEM, 0x3000, out, sizeof out);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(out[i], 0x41400000);            /* 10 + 2, not 10 + 1 + 2 */
+    h_free(h);
+}
+
+static void test_t25_lone_stream_occupies_M_plus_2N(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    uint64_t lw, mm;
+    lw_then_mm(h, 6, &lw, &mm);
+    uint64_t sync = I(h, "sync", TPU_UNITS_MXU0);
+    I0(h, "halt");
+    h_run_ok(h);
+    uint64_t s = h_find(h, TPU_EV_MXU_TILE_START, 0, mm, 0)->cycle;
+    assert_int_equal(issue_cycle(h, sync), s + 6 + 16);
+    h_free(h);
+}
+
+/* lw, mm, lw, mm with M rows per stream: the second stream starts right
+ * after the first when M > N, else N cycles after its mxu.lw. */
+static uint64_t second_stream_gap(int64_t rows)
+{
+    harness *h = h_new("tiny", NULL);
+    uint64_t lw1, mm1;
+    lw_then_mm(h, rows, &lw1, &mm1);
+    uint64_t lw2 = I(h, "mxu.lw", 0, 1, 2);
+    uint64_t mm2 = I(h, "mxu.mm", 0, 3, 4, 5, 2, 6);
+    I0(h, "halt");
+    h_run_ok(h);
+    uint64_t s1 = h_find(h, TPU_EV_MXU_TILE_START, 0, mm1, 0)->cycle;
+    uint64_t s2 = h_find(h, TPU_EV_MXU_TILE_START, 0, mm2, 0)->cycle;
+    uint64_t l2 = h_find(h, TPU_EV_RETIRE, 0, lw2, 0)->cycle + 1 - 16;
+    if (rows <= 8)
+        assert_int_equal(s2, l2 + 8);
+    h_free(h);
+    return s2 - s1;
+}
+
+static void test_t25_back_to_back_tiles_no_bubble(void **state)
+{
+    (void)state;
+    assert_int_equal(second_stream_gap(9), 9);        /* M = N + 1: no bubble */
+    assert_int_equal(second_stream_gap(40), 40);
+    assert_int_equal(second_stream_gap(8), 9);        /* l2 = s1 + 1, s2 = l2 + N */
+    assert_int_equal(second_stream_gap(3), 9);
+}
+
+static void test_t25_four_mxus_stream_every_cycle_v5e(void **state)
+{
+    (void)state;
+    harness *h = h_new("v5e", NULL);
+    REGS(h, 1, 0x100000, 2, 256, 3, 0x400000, 4, 0x200000, 5, 200, 6, 512);
+    uint64_t mm[4][3];
+    for (int k = 0; k < 3; k++)
+        for (int m = 0; m < 4; m++) {
+            I(h, "mxu.lw", m, 1, 2);
+            mm[m][k] = I(h, "mxu.mm", m, 3, 4, 5, 2, 6);
+        }
+    I0(h, "halt");
+    h_run_ok(h);
+    for (int m = 0; m < 4; m++) {
+        uint64_t s0 = h_find(h, TPU_EV_MXU_TILE_START, 0, mm[m][0], 0)->cycle;
+        for (int k = 1; k < 3; k++)
+            assert_int_equal(h_find(h, TPU_EV_MXU_TILE_START, 0, mm[m][k], 0)->cycle,
+                             s0 + 200 * (uint64_t)k);
+    }
+    tpu_stats st;
+    tpu_core_stats(h_core(h, 0), &st);
+    assert_int_equal(st.flops, 4ull * 3 * 200 * 2 * 128 * 128);
+    h_free(h);
+}
+
+static void test_t26_mxu_busy_while_weights_in_chain(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    REGS(h, 1, 0x1000, 2, 16);
+    uint64_t lw = I(h, "mxu.lw", 0, 1, 2);
+    uint64_t sync = I(h, "sync", TPU_UNITS_MXU);
+    I0(h, "halt");
+    h_run_ok(h);
+    assert_int_equal(issue_cycle(h, sync), issue_cycle(h, lw) + 1 + 16);
+    h_free(h);
+}
+
+/* ---- section 5: VPU ---------------------------------------------------------------- */
+
+static void vpu_latency_case(const char *vl_key, uint64_t vl)
+{
+    harness *h = h_new("tiny", vl_key, NULL);
+    I(h, "li", 1, 0x3f800000);
+    uint64_t a = I(h, "vbcast", 1, 1);           /* 1: VPU issues it in 2 */
+    uint64_t b = I(h, "vbcast", 2, 1);           /* independent: issues in 3 */
+    uint64_t c = I(h, "vadd", 3, 1, 1);          /* needs v1: issues in 2 + VL */
+    uint64_t d = I(h, "vadd", 4, 3, 2);          /* needs v3: issues VL after c */
+    uint64_t sync = I(h, "sync", TPU_UNITS_VPU);
+    I0(h, "halt");
+    h_run_ok(h);
+    /* RETIRE is the result landing: end of issue + VL - 1. */
+    assert_int_equal(h_find(h, TPU_EV_RETIRE, 0, a, 0)->cycle, 2 + vl - 1);
+    assert_int_equal(h_find(h, TPU_EV_RETIRE, 0, b, 0)->cycle, 3 + vl - 1);
+    uint64_t ic = vl > 1 ? 2 + vl : 4;
+    assert_int_equal(h_find(h, TPU_EV_RETIRE, 0, c, 0)->cycle, ic + vl - 1);
+    assert_int_equal(h_find(h, TPU_EV_RETIRE, 0, d, 0)->cycle, ic + vl + vl - 1);
+    /* T29: busy until the last result has landed. */
+    assert_int_equal(issue_cycle(h, sync), ic + vl + vl);
+    uint32_t v4[64];
+    assert_int_equal(tpu_core_vreg(h_core(h, 0), 4, v4), 0);
+    for (int i = 0; i < 64; i++)
+        assert_int_equal(v4[i], 0x40400000);     /* 1 + 1 + 1 */
+    h_free(h);
+}
+
+static void test_t27_t29_result_usable_VL_cycles_after_issue(void **state)
+{
+    (void)state;
+    vpu_latency_case("vpu_latency=2", 2);
+    vpu_latency_case("vpu_latency=5", 5);
+    vpu_latency_case("vpu_latency=1", 1);
+}
+
+static void test_t28_vpu_memory_accesses_in_program_order(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    REGS(h, 1, 0x40490fdb, 2, 0x400);
+    I(h, "vbcast", 1, 1);
+    uint64_t st = I(h, "vst", 1, 2, 0);
+    uint64_t ld = I(h, "vld", 2, 2, 0);
+    I0(h, "halt");
+    h_run_ok(h);
+    uint64_t tst = h_find(h, TPU_EV_RETIRE, 0, st, 0)->cycle;    /* vst retires at issue */
+    assert_int_equal(h_find(h, TPU_EV_RETIRE, 0, ld, 0)->cycle, tst + 1 + 2 - 1);
+    uint32_t v2[64];
+    tpu_core_vreg(h_core(h, 0), 2, v2);
+    for (int i = 0; i < 64; i++)
+        assert_int_equal(v2[i], 0x40490fdb);
+    h_free(h);
+}
+
+/* ---- section 6: ICI ---------------------------------------------------------------- */
+
+static void ici_case(const char *bw, uint64_t num, uint64_t den, int64_t bytes)
+{
+    harness *h = h_new("tiny", bw, NULL);
+    h->opts = (tpu_system_opts){ .cores = 2, .topology = TPU_TOPO_RING };
+    uint8_t data[256];
+    for (int i = 0; i < 256; i++)
+        data[i] = (uint8_t)(i * 7 + 1);
+    h_data(h, TPU_SPACE_VMEM, 0x100, data, sizeof data);
+    REGS(h, 1, 0x800, 2, 0x100, 3, bytes);
+    I(h, "bne", 31, 0, 7);                               /* core 1: to pc 7 */
+    uint64_t send = I(h, "dma.ici", 0, 1, 2, 3, 5, 6);
+    uint64_t lw = I(h, "sem.wait", 5, 1);
+    I0(h, "halt");
+    uint64_t rw = I(h, "sem.wait", 6, 1);
+    assert_int_equal(rw, 7);
+    I0(h, "halt");
+    h_run_ok(h);
+    uint64_t t = issue_cycle(h, send);
+    uint64_t last = t + (bytes ? ceil_div((uint64_t)bytes * den, num) : 1);
+    assert_int_equal(sem_cycle(h, 0, 5, 0), last);              /* T30: lsem */
+    assert_int_equal(issue_cycle(h, lw), last + 1);
+    assert_int_equal(sem_cycle(h, 1, 6, 0), last + 10);         /* T31: rsem */
+    assert_int_equal(h_find(h, TPU_EV_ISSUE, 1, rw, 0)->cycle, last + 11);
+    uint8_t out[256];
+    h_peek(h, 1, TPU_SPACE_VMEM, 0x800, out, (size_t)bytes);
+    assert_memory_equal(out, data, (size_t)bytes);
+    tpu_stats st;
+    tpu_core_stats(h_core(h, 0), &st);
+    assert_int_equal(st.ici_bytes, (uint64_t)bytes);
+    h_free(h);
+}
+
+static void test_t30_t31_ici_send_and_landing(void **state)
+{
+    (void)state;
+    ici_case("ici_bw=4e9", 4, 1, 10);
+    ici_case("ici_bw=4e9", 4, 1, 256);
+    ici_case("ici_bw=2.5e9", 5, 2, 13);          /* 2.5 bytes per cycle */
+    ici_case("ici_bw=4e9", 4, 1, 0);             /* empty: lsem in its start cycle */
+}
+
+static void test_t30_one_transfer_per_link(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    h->opts = (tpu_system_opts){ .cores = 2, .topology = TPU_TOPO_RING };
+    REGS(h, 1, 0x800, 2, 0x100, 3, 8);
+    I(h, "bne", 31, 0, 9);
+    uint64_t a = I(h, "dma.ici", 0, 1, 2, 3, 5, 6);     /* 8 bytes: 2 cycles */
+    uint64_t b = I(h, "dma.ici", 0, 1, 2, 3, 5, 6);     /* same link: after a */
+    uint64_t c = I(h, "dma.ici", 1, 1, 2, 3, 7, 8);     /* behind b in the queue */
+    I(h, "sem.wait", 5, 2);
+    I(h, "sem.wait", 7, 1);
+    I0(h, "halt");
+    I(h, "sem.wait", 6, 2);                             /* core 1 */
+    I(h, "sem.wait", 8, 1);
+    I0(h, "halt");
+    h_run_ok(h);
+    uint64_t t = issue_cycle(h, a);
+    assert_int_equal(h_find(h, TPU_EV_ICI_SEND, 0, a, 0)->cycle, t + 2);
+    assert_int_equal(h_find(h, TPU_EV_ICI_SEND, 0, b, 0)->cycle, t + 4);
+    /* c's port is free, but the queue is in order: c starts when b has. */
+    assert_int_equal(h_find(h, TPU_EV_ICI_SEND, 0, c, 0)->cycle, t + 3 + 2);
+    h_free(h);
+}
+
+/* ---- run-time errors (T5 and friends) ---------------------------------------------- */
+
+static void error_case(const char *preset, const int64_t *regs, unsigned nregs, const char *mn,
+                       const int64_t *ops, unsigned nops, const char *want)
+{
+    harness *h = h_new(preset, NULL);
+    set_regs(h, regs, nregs);
+    h_insn(h, mn, ops, nops);
+    I0(h, "halt");
+    h_expect_error(h, want);
+    h_free(h);
+}
+#define ERR(regs, mn, ops, want) \
+    error_case("tiny", regs, sizeof(regs) / sizeof(int64_t), mn, ops, \
+               sizeof(ops) / sizeof(int64_t), want)
+
+static void test_t5_errors_dma(void **state)
+{
+    (void)state;
+    static const int64_t r1[] = { 1, 0x3fff8, 2, 0, 3, 1, 4, 16 };
+    static const int64_t o1[] = { 1, 2, 3, 4, 0, 0, 0 };
+    ERR(r1, "dma.h2v", o1, "core 0: cycle 4: pc 4 (dma.h2v s1, s2, s3, s4, zero, zero, 0): "
+                           "VMEM address 0x40000 out of range (VMEM is 0x40000 bytes): "
+                           "DMA destination");
+    static const int64_t r2[] = { 1, 0, 2, 0xfffff0, 3, 2, 4, 16, 5, 16 };
+    static const int64_t o2[] = { 1, 2, 3, 4, 5, 0, 0 };
+    ERR(r2, "dma.h2v", o2, "HBM address 0x1000000 out of range (HBM is 0x1000000 bytes): "
+                           "DMA source");
+    static const int64_t r3[] = { 1, 0x100, 2, 0, 3, 4, 4, 16, 5, -128 };
+    static const int64_t o3[] = { 1, 2, 3, 4, 0, 5, 0 };
+    ERR(r3, "dma.v2h", o3, "HBM address -0x80 out of range");
+    static const int64_t r4[] = { 1, 0x100, 2, 0, 3, -1, 4, 16 };
+    static const int64_t o4[] = { 1, 2, 3, 4, 0, 0, 0 };
+    ERR(r4, "dma.h2v", o4, "DMA source: negative row count -1");
+    /* A strided copy whose rows skip over the end: the first byte outside. */
+    static const int64_t r5[] = { 1, 0x3ff00, 2, 0, 3, 3, 4, 8, 5, 0x80 };
+    static const int64_t o5[] = { 1, 2, 3, 4, 0, 5, 0 };
+    ERR(r5, "dma.h2v", o5, "VMEM address 0x40000 out of range");
+    static const int64_t r6[] = { 1, 0x3ff00, 2, 0, 3, 3, 4, 8, 5, 0x90 };
+    ERR(r6, "dma.h2v", o5, "VMEM address 0x40020 out of range");
+}
+
+static void test_t5_errors_mxu(void **state)
+{
+    (void)state;
+    static const int64_t r[] = { 1, 0x1000, 2, 16, 3, 0x2000, 4, 4, 5, 32, 6, 0x3, 7, 0x3ffc0,
+                                 8, 6, 9, 0x2002 };
+    static const int64_t lw1[] = { 1, 1, 2 };
+    ERR(r, "mxu.lw", lw1, "mxu 1 does not exist (the config has 1 MXU)");
+    static const int64_t lw2[] = { 0, 6, 2 };
+    ERR(r, "mxu.lw", lw2, "misaligned VMEM address 0x3: bf16 weight rows must be 2-byte aligned");
+    static const int64_t lw3[] = { 0, 7, 2 };
+    ERR(r, "mxu.lw", lw3, "VMEM address 0x40000 out of range (VMEM is 0x40000 bytes): "
+                          "weight tile");
+    static const int64_t mm1[] = { 0, 3, 6, 4, 2, 5 };
+    ERR(r, "mxu.mm", mm1, "misaligned VMEM address 0x3: bf16 LHS rows");
+    static const int64_t mm2[] = { 0, 9, 1, 4, 2, 5 };
+    ERR(r, "mxu.mm", mm2, "misaligned VMEM address 0x2002: fp32 result rows must be 4-byte");
+    static const int64_t mm3[] = { 0, 3, 1, 4, 2, 8 };
+    ERR(r, "mxu.mma", mm3, "misaligned stride 0x6: the result row stride must be 4-byte");
+    static const int64_t mm4[] = { 0, 7, 1, 4, 2, 5 };
+    ERR(r, "mxu.mm", mm4, "out of range (VMEM is 0x40000 bytes): result rows");
+}
+
+static void test_t5_errors_vpu_ici_and_illegal(void **state)
+{
+    (void)state;
+    static const int64_t r[] = { 1, 0x102, 2, 0x3ff04, 3, 0x101, 4, 16 };
+    static const int64_t v1[] = { 0, 1, 0 };
+    ERR(r, "vld", v1, "misaligned VMEM address 0x102: an fp32 vector must be 4-byte aligned");
+    static const int64_t v2[] = { 0, 2, 0 };
+    ERR(r, "vst", v2, "VMEM address 0x40000 out of range (VMEM is 0x40000 bytes): vector");
+    static const int64_t v3[] = { 0, 3, 0 };
+    ERR(r, "vst.bf16", v3, "misaligned VMEM address 0x101: a bf16 vector must be 2-byte");
+    static const int64_t v4[] = { 0, 0, -4 };
+    ERR(r, "vld", v4, "VMEM address -0x4 out of range");
+    static const int64_t i1[] = { 0, 1, 1, 4, 0, 0 };
+    ERR(r, "dma.ici", i1, "ICI port 0 is not connected to a neighbour");
+
+    harness *h = h_new("tiny", NULL);                    /* runs off the end of the text */
+    I0(h, "nop");
+    h_expect_error(h, "core 0: cycle 1: pc 1 (.insn 0x0000000000000000): illegal instruction "
+                      "0x0000000000000000 (unknown opcode)");
+    h_free(h);
+
+    h = h_new("tiny", NULL);
+    assert_int_equal(tpu_obj_add_text(&h->obj, 0x0000000000000101ull), 0);  /* nop + junk */
+    h_expect_error(h, "illegal instruction 0x0000000000000101 (reserved bits set)");
+    h_free(h);
+
+    h = h_new("tiny", NULL);
+    I(h, "jmp", 5000);
+    h_expect_error(h, "core 0: cycle 1: pc 5000 (outside IMEM): pc 5000 is outside IMEM "
+                      "(4096 words)");
+    h_free(h);
+}
+
+static void test_t5_ici_destination_checked_against_neighbour(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    h->opts = (tpu_system_opts){ .cores = 2, .topology = TPU_TOPO_RING };
+    REGS(h, 1, 0x3fff0, 2, 0x100, 3, 32);
+    I(h, "dma.ici", 1, 1, 2, 3, 0, 0);
+    I0(h, "halt");
+    h_expect_error(h, "VMEM address 0x40000 out of range (VMEM is 0x40000 bytes): ICI "
+                      "destination (neighbour's VMEM)");
+    h_free(h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_t1_one_instruction_per_cycle),
+        cmocka_unit_test(test_t1_taken_jump_costs_one_cycle),
+        cmocka_unit_test(test_t2_alu_result_usable_next_cycle),
+        cmocka_unit_test(test_t3_branch_target_issues_next_cycle),
+        cmocka_unit_test(test_t4_dispatched_entry_visible_next_cycle),
+        cmocka_unit_test(test_t4_full_queue_stalls_issue),
+        cmocka_unit_test(test_t5_errors_dma),
+        cmocka_unit_test(test_t5_errors_mxu),
+        cmocka_unit_test(test_t5_errors_vpu_ici_and_illegal),
+        cmocka_unit_test(test_t5_ici_destination_checked_against_neighbour),
+        cmocka_unit_test(test_t6_sem_wait_issues_after_increment_and_takes_count),
+        cmocka_unit_test(test_t6_decrement_and_increment_in_one_cycle),
+        cmocka_unit_test(test_t7_sync_waits_until_unit_idle),
+        cmocka_unit_test(test_t8_halt_waits_for_all_units),
+        cmocka_unit_test(test_t9_increments_of_one_cycle_all_count),
+        cmocka_unit_test(test_t10_deadlock_lone_wait),
+        cmocka_unit_test(test_t10_deadlock_after_last_dma),
+        cmocka_unit_test(test_t10_no_deadlock_while_ici_in_flight),
+        cmocka_unit_test(test_t10_cycle_limit),
+        cmocka_unit_test(test_t11_config_rejected_when_mxus_could_wait),
+        cmocka_unit_test(test_t12_vpu_access_is_all_or_nothing),
+        cmocka_unit_test(test_t12_dma_takes_what_is_left),
+        cmocka_unit_test(test_t12a_dma_write_lands_over_vpu_write),
+        cmocka_unit_test(test_t12a_later_dma_engine_wins_in_hbm),
+        cmocka_unit_test(test_t13_one_start_per_cycle_on_lowest_idle_engine),
+        cmocka_unit_test(test_t14_wait_lasts_exactly_L),
+        cmocka_unit_test(test_t15_fractional_credit_is_exact),
+        cmocka_unit_test(test_t15_oldest_transfer_first),
+        cmocka_unit_test(test_t16_2d_copy_row_order),
+        cmocka_unit_test(test_t17_engine_free_the_cycle_after_its_last_byte),
+        cmocka_unit_test(test_t17_zero_byte_copy),
+        cmocka_unit_test(test_t18_lone_dma_latency_plus_bytes_over_bandwidth_v5e),
+        cmocka_unit_test(test_t19_weight_loads_start_N_apart),
+        cmocka_unit_test(test_t20_shadow_column_c_ready_at_l_plus_N_plus_c),
+        cmocka_unit_test(test_t21_stream_waits_N_cycles_after_its_weights),
+        cmocka_unit_test(test_t22_t23_cells_see_rows_on_the_diagonal),
+        cmocka_unit_test(test_t24_result_row_b_written_at_s_plus_b_plus_2N),
+        cmocka_unit_test(test_t24_mma_reads_old_row_one_cycle_before_write),
+        cmocka_unit_test(test_t25_lone_stream_occupies_M_plus_2N),
+        cmocka_unit_test(test_t25_back_to_back_tiles_no_bubble),
+        cmocka_unit_test(test_t25_four_mxus_stream_every_cycle_v5e),
+        cmocka_unit_test(test_t26_mxu_busy_while_weights_in_chain),
+        cmocka_unit_test(test_t27_t29_result_usable_VL_cycles_after_issue),
+        cmocka_unit_test(test_t28_vpu_memory_accesses_in_program_order),
+        cmocka_unit_test(test_t30_t31_ici_send_and_landing),
+        cmocka_unit_test(test_t30_one_transfer_per_link),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -51,7 +51,23 @@ tpu_core *tpu_core_create(const tpu_config *cfg, unsigned id, const uint64_t *cy
     tpu_dma_init(&c->dma, (unsigned)cfg->dma_engines, q, hnum, hden, cfg->hbm_latency,
                  &c->vmem, &c->hbm, &c->sems, &c->ev);
     tpu_ici_init(&c->ici, q, inum, iden, cfg->ici_latency, &c->vmem, &c->sems, &c->ev);
+
+    c->env = (tpu_seq_env){
+        .q_dma = &c->dma.q, .q_ici = &c->ici.q, .q_vpu = &c->vpu.q, .num_mxu = c->nmxu,
+        .mxu_n = (unsigned)cfg->mxu_n, .vmem_bytes = c->vmem.size, .hbm_bytes = c->hbm.size,
+        .vpu_elems = c->vpu.elems,
+    };
+    for (unsigned m = 0; m < TPU_MAX_MXUS; m++)
+        c->env.q_mxu[m] = &c->mxu[m].q;
     return c;
+}
+
+void tpu_core_ports_wired(tpu_core *c)
+{
+    c->env.ports = 0;
+    for (unsigned p = 0; p < TPU_NUM_PORTS; p++)
+        if (tpu_ici_connected(&c->ici, p))
+            c->env.ports |= 1u << p;
 }
 
 void tpu_core_destroy(tpu_core *c)
@@ -180,18 +196,9 @@ void tpu_core_compute(tpu_core *c)
     tpu_vmem_begin_cycle(&c->vmem);
 
     /* The sequencer first: it sees only registers (start of the cycle). */
-    tpu_seq_env env = {
-        .t = t, .idle = idle_mask(busy), .q_dma = &c->dma.q, .q_ici = &c->ici.q,
-        .q_vpu = &c->vpu.q, .num_mxu = c->nmxu, .mxu_n = (unsigned)c->cfg->mxu_n,
-        .vmem_bytes = c->vmem.size, .hbm_bytes = c->hbm.size,
-        .vpu_elems = c->vpu.elems,
-    };
-    for (unsigned m = 0; m < TPU_MAX_MXUS; m++)
-        env.q_mxu[m] = &c->mxu[m].q;
-    for (unsigned p = 0; p < TPU_NUM_PORTS; p++)
-        if (tpu_ici_connected(&c->ici, p))
-            env.ports |= 1u << p;
-    tpu_seq_step(&c->seq, &env);
+    c->env.t = t;
+    c->env.idle = idle_mask(busy);
+    tpu_seq_step(&c->seq, &c->env);
     if (c->seq.error)           /* the failing instruction stays at pc */
         tpu_core_fail(c, c->seq.errmsg);
     if (c->seq.issued)

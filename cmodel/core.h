@@ -43,6 +43,7 @@ struct tpu_core {
     tpu_vpu  vpu;
     tpu_ici  ici;
     tpu_sem_inc sems;       /* increments of the current cycle (T9) */
+    tpu_seq_env env;        /* what the sequencer sees; t and idle change per cycle */
 
     uint32_t busy;          /* bit per tpu_unit_id: busy at the start of the cycle (T7) */
     int      stuck;         /* this cycle: stalled on sem.wait with every unit idle (T10) */
@@ -67,6 +68,9 @@ void tpu_core_commit(tpu_core *c);
 void tpu_core_fail(tpu_core *c, const char *reason);
 /* The same line without stopping the core (the cycle limit). */
 void tpu_core_describe(tpu_core *c, const char *reason, char *buf, size_t len);
+
+/* The system has wired (or not) the ICI ports: tell the sequencer. */
+void tpu_core_ports_wired(tpu_core *c);
 
 /* Put instruction words at IMEM address 0.. (loading). */
 int tpu_core_load_text(tpu_core *c, const uint64_t *words, size_t n);

@@ -98,6 +98,8 @@ static void link_pop(tpu_link *l)
 
 void tpu_ici_receive(tpu_ici *x, uint64_t t)
 {
+    if (!x->nin)
+        return;
     for (unsigned p = 0; p < TPU_NUM_PORTS; p++) {
         tpu_link *l = x->port[p].in;
         if (!l)
@@ -133,6 +135,7 @@ static void finish_send(tpu_ici *x, unsigned p)
     tpu_sem_bump(x->sems, pt->lsem);
     pt->sending = 0;
     pt->acc = 0;
+    x->nsending--;
     if (tpu_ev_wanted(x->ev, TPU_EV_ICI_SEND)) {
         tpu_event ev = { .kind = TPU_EV_ICI_SEND, .unit = TPU_U_ICI, .pc = pt->pc,
                          .word = pt->word, .index = p, .len = pt->bytes,
@@ -178,6 +181,8 @@ static int send_bytes(tpu_ici *x, unsigned p, uint64_t t)
 int tpu_ici_send(tpu_ici *x, uint64_t t)
 {
     int stall = -1;
+    if (!x->q.count && !x->nsending)
+        return -1;
     if (x->q.count) {
         const tpu_qentry *e = tpu_queue_head(&x->q);
         unsigned p = (unsigned)e->v[0] % TPU_NUM_PORTS;
@@ -187,6 +192,7 @@ int tpu_ici_send(tpu_ici *x, uint64_t t)
         } else {
             /* dma.ici port, rdst, vsrc, bytes, lsem, rsem */
             pt->sending = 1;
+            x->nsending++;
             pt->rdst = (uint64_t)e->v[1];
             pt->src = (uint64_t)e->v[2];
             pt->bytes = (uint64_t)e->v[3];
@@ -199,7 +205,7 @@ int tpu_ici_send(tpu_ici *x, uint64_t t)
             tpu_queue_pop(&x->q);
         }
     }
-    for (unsigned p = 0; p < TPU_NUM_PORTS; p++) {
+    for (unsigned p = 0; p < TPU_NUM_PORTS && x->nsending; p++) {
         if (!x->port[p].sending || !x->port[p].out)
             continue;
         int s = send_bytes(x, p, t);

@@ -55,6 +55,8 @@ typedef struct tpu_ici_port {
 typedef struct tpu_ici {
     tpu_queue q;
     tpu_ici_port port[TPU_NUM_PORTS];
+    unsigned nsending;      /* ports with a transfer (the busy register) */
+    unsigned nin;           /* ports with an incoming link */
     uint64_t num, den, latency;
     /* wiring */
     tpu_vmem *vmem;
@@ -77,12 +79,7 @@ int tpu_ici_send(tpu_ici *x, uint64_t t);
  * not count: they are the receiver's). */
 static inline int tpu_ici_busy(const tpu_ici *x)
 {
-    if (x->q.count)
-        return 1;
-    for (unsigned p = 0; p < TPU_NUM_PORTS; p++)
-        if (x->port[p].sending)
-            return 1;
-    return 0;
+    return x->q.count != 0 || x->nsending != 0;
 }
 
 /* 1 when port p has a neighbour. */

@@ -223,10 +223,20 @@ static void wr(tpu_seq *s, int64_t r, uint64_t value)
         s->sreg[r] = (int64_t)value;
 }
 
-static void stall(tpu_seq *s, int reason, const char *fmt, const char *arg)
+/* Record why the instruction at pc did not issue.  The text is only
+ * formatted when it changes: a stall usually lasts many cycles. */
+static void stall(tpu_seq *s, int reason, const char *fmt, const char *arg, int num)
 {
     s->stall = reason;
-    snprintf(s->stall_text, sizeof s->stall_text, fmt, arg);
+    if (fmt == s->stall_fmt && arg == s->stall_arg && num == s->stall_num)
+        return;
+    s->stall_fmt = fmt;
+    s->stall_arg = arg;
+    s->stall_num = num;
+    if (arg)
+        snprintf(s->stall_text, sizeof s->stall_text, fmt, arg);
+    else
+        snprintf(s->stall_text, sizeof s->stall_text, fmt, num);
 }
 
 /* Name of the first busy unit among `mask` (for the stall text). */
@@ -265,7 +275,7 @@ static void dispatch(tpu_seq *s, const tpu_seq_env *env, const tpu_insn *in)
     }
     }
     if (tpu_queue_full(q)) {
-        stall(s, TPU_SEQ_STALL_QUEUE, "queue full: %s", qname);
+        stall(s, TPU_SEQ_STALL_QUEUE, "queue full: %s", qname, 0);
         return;
     }
     tpu_qentry *e = &s->push_e;
@@ -384,7 +394,7 @@ void tpu_seq_step(tpu_seq *s, const tpu_seq_env *env)
     case TPU_OP_HALT:                               /* T8 */
         if ((env->idle & TPU_UNITS_ALL) != TPU_UNITS_ALL) {
             stall(s, TPU_SEQ_STALL_HALT, "halt: waiting for %s",
-                  first_busy(~env->idle & TPU_UNITS_ALL));
+                  first_busy(~env->idle & TPU_UNITS_ALL), 0);
             goto out;
         }
         s->halted = 1;
@@ -393,7 +403,8 @@ void tpu_seq_step(tpu_seq *s, const tpu_seq_env *env)
     case TPU_OP_SYNC: {                             /* T7 */
         uint32_t want = (uint32_t)in->val[0] & TPU_UNITS_ALL;
         if ((env->idle & want) != want) {
-            stall(s, TPU_SEQ_STALL_SYNC, "sync: waiting for %s", first_busy(want & ~env->idle));
+            stall(s, TPU_SEQ_STALL_SYNC, "sync: waiting for %s", first_busy(want & ~env->idle),
+                  0);
             goto out;
         }
         s->issued = 1;
@@ -407,9 +418,7 @@ void tpu_seq_step(tpu_seq *s, const tpu_seq_env *env)
             s->waiting_sem = 1;
             s->wait_sem = k;
             s->wait_count = n;
-            char what[16];
-            snprintf(what, sizeof what, "%u", k);
-            stall(s, TPU_SEQ_STALL_SEM, "sem.wait: sem %s", what);
+            stall(s, TPU_SEQ_STALL_SEM, "sem.wait: sem %d", NULL, (int)k);
             goto out;
         }
         s->sem_dec[k] += n;

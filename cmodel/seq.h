@@ -59,6 +59,8 @@ typedef struct tpu_seq {
     int      issued;
     int      stall;         /* reason, or -1 */
     char     stall_text[64];
+    const char *stall_fmt, *stall_arg;  /* what stall_text was made from */
+    int      stall_num;
     int      waiting_sem;   /* stalled on sem.wait (for deadlock detection) */
     unsigned wait_sem;      /* ... on this semaphore */
     uint32_t wait_count;    /* ... needing this count */

@@ -167,8 +167,11 @@ tpu_system *tpu_system_create(const tpu_config *cfg, const tpu_system_opts *opts
             tpu_link *l = &s->links[c * TPU_NUM_PORTS + p];
             s->cores[c]->ici.port[p].out = l;
             s->cores[n]->ici.port[p ^ 1].in = l;
+            s->cores[n]->ici.nin++;
         }
     }
+    for (unsigned c = 0; c < s->ncores; c++)
+        tpu_core_ports_wired(s->cores[c]);
     return s;
 }
 

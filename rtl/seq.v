@@ -1,0 +1,610 @@
+// seq: the sequencer of one core (docs/timing.md T1-T10, cmodel/seq.c).
+//
+// Registers: pc, sreg[1..30] (s0 reads 0, s31 reads CoreId), sem[0..31],
+// halted, error, the instruction memory and the dispatch queues (one per
+// unit, `queue` instances).  Every cycle the word at pc is decoded and
+// either issues or stalls, all from registers (T1):
+//   - scalar ALU, li, branches and jumps complete in the issue cycle (T2, T3);
+//   - DMA, ICI, MXU and VPU instructions read their register operands and
+//     push the values into the unit's queue, unless it is full (T4), after
+//     the address checks of T5 (a failing check is a run-time error);
+//   - sem.wait issues when sem[s] >= n and takes n (T6); sync and halt wait
+//     for the named units to be idle (T7, T8);
+//   - the units' semaphore increments of the cycle are added together with
+//     the sem.wait decrement at the end of the cycle (T9).
+// A run-time error (pc outside IMEM, illegal word, a T5 check) stops issue
+// for good; error_code_o says which.
+//
+// A queue entry is the C model's tpu_qentry: operand values v[0..6] in
+// assembly order (fields A..G; IMM for the immediate forms), pc and word:
+//   entry[64*i +: 64] = v[i] (i < 7), entry[448 +: 64] = pc,
+//   entry[512 +: 64] = word (opcode = word[7:0]).
+module seq #(
+  parameter integer      CoreId     = 0,
+  parameter integer      NumMxu     = 1,
+  parameter integer      MxuN       = 8,
+  parameter integer      ImemWords  = 4096,
+  parameter logic [63:0] VmemBytes  = 64'd262144,
+  parameter logic [63:0] HbmBytes   = 64'd16777216,
+  parameter integer      VecElems   = 64,
+  parameter integer      QueueDepth = 4,
+  parameter integer      NumInc     = 10
+) (
+  input  logic                     clk_i,
+  input  logic                     rst_ni,
+  // instruction memory backdoor (loading): one word per cycle
+  input  logic                     imem_we_i,
+  input  logic [63:0]              imem_addr_i,     // word index
+  input  logic [63:0]              imem_wdata_i,
+  output logic [63:0]              imem_rdata_o,    // word at imem_addr_i
+  // the units, from their registers
+  input  logic [6:0]               unit_busy_i,     // sync operand bits; work in flight
+  input  logic [3:0]               ici_ports_i,     // ports with a neighbour
+  // dispatch queues: heads and pops
+  output logic [575:0]             dma_head_o,
+  output logic                     dma_valid_o,
+  input  logic                     dma_pop_i,
+  output logic [575:0]             ici_head_o,
+  output logic                     ici_valid_o,
+  input  logic                     ici_pop_i,
+  output logic [575:0]             vpu_head_o,
+  output logic                     vpu_valid_o,
+  input  logic                     vpu_pop_i,
+  output logic [NumMxu*576-1:0]    mxu_head_o,
+  output logic [NumMxu-1:0]        mxu_valid_o,
+  input  logic [NumMxu-1:0]        mxu_pop_i,
+  // semaphore increments of this cycle (DMA and ICI completions)
+  input  logic [NumInc-1:0]        sem_inc_i,
+  input  logic [NumInc*5-1:0]      sem_inc_idx_i,
+  // status
+  output logic                     halted_o,        // halt has issued (register)
+  output logic                     error_o,         // a run-time error this cycle or before
+  output logic [2:0]               error_code_o,
+  output logic                     waiting_sem_o,   // stalled on sem.wait this cycle
+  output logic [2:0]               stall_o,         // 0 or the stall reason + 1
+  // trace (simulation; plain wires of the signals above)
+  output logic                     tr_issue_o,
+  output logic [63:0]              tr_pc_o,
+  output logic [63:0]              tr_word_o,
+  output logic                     tr_sreg_we_o,
+  output logic [4:0]               tr_sreg_idx_o,
+  output logic [63:0]              tr_sreg_val_o,
+  output logic [31:0]              tr_sem_mask_o,
+  output logic [1023:0]            tr_sem_val_o,
+  output logic                     tr_halt_o
+);
+  `include "tpu_isa.vh"
+
+  localparam integer EW  = 576;
+  localparam integer IW  = (ImemWords > 1) ? $clog2(ImemWords) : 1;
+  localparam integer IncW = $clog2(NumInc + 1);
+
+  // Error codes (error_code_o), for the test bench's messages.
+  localparam logic [2:0] ErrNone    = 3'd0;
+  localparam logic [2:0] ErrPc      = 3'd1;   // pc outside IMEM
+  localparam logic [2:0] ErrIllegal = 3'd2;   // illegal instruction word
+  localparam logic [2:0] ErrNoMxu   = 3'd3;   // MXU number beyond num_mxu
+  localparam logic [2:0] ErrAddress = 3'd4;   // T5: range or alignment
+  localparam logic [2:0] ErrPort    = 3'd5;   // ICI port without a neighbour
+
+  // Stall reasons + 1 (TPU_SEQ_STALL_* of cmodel/seq.h).
+  localparam logic [2:0] StallNone  = 3'd0;
+  localparam logic [2:0] StallQueue = 3'd1;
+  localparam logic [2:0] StallSem   = 3'd2;
+  localparam logic [2:0] StallSync  = 3'd3;
+  localparam logic [2:0] StallHalt  = 3'd4;
+
+  // ---- registers --------------------------------------------------------
+  logic [63:0] imem_q [ImemWords];
+  logic [63:0] pc_q, pc_d;
+  logic [63:0] sreg_q [1:30];
+  logic [31:0] sem_q [32];
+  logic [31:0] sem_d [32];
+  logic        halted_q, halted_d;
+  logic        error_q, error_d;
+  logic [2:0]  error_code_q, error_code_d;
+
+  // ---- T5: one region check (cmodel/seq.c check_region) ------------------
+  // rows rows of rowbytes bytes, row i at base + i*stride, all inside a
+  // memory of `size` bytes?  Negative counts fail; an empty region passes.
+  // The arithmetic is exact: (rows-1)*|stride| in 128 bits, the bounds in
+  // 130-bit two's complement.
+  function automatic logic region_ok(input logic [63:0] base, input logic [63:0] rows,
+                                     input logic [63:0] rowbytes, input logic [63:0] stride,
+                                     input logic [63:0] size);
+    logic [63:0]  rows_m1, mag;
+    logic [127:0] prod;
+    logic [129:0] b, lo, hi;
+    logic         lo_neg;
+    if (rows[63] || rowbytes[63]) begin
+      return 1'b0;
+    end
+    if (rows == 64'd0 || rowbytes == 64'd0) begin
+      return 1'b1;
+    end
+    rows_m1 = rows - 64'd1;
+    mag     = stride[63] ? (~stride + 64'd1) : stride;
+    prod    = {64'd0, rows_m1} * {64'd0, mag};
+    b       = {{66{base[63]}}, base};
+    if (stride[63]) begin
+      lo = b - {2'b00, prod};
+      hi = b + {66'd0, rowbytes};
+    end else begin
+      lo = b;
+      hi = b + {2'b00, prod} + {66'd0, rowbytes};
+    end
+    lo_neg = ($signed(lo) < 0);
+    return !lo_neg && (hi <= {66'd0, size});
+  endfunction
+
+  // The scalar registers as operands read them: s0 = 0, s31 = the core id.
+  logic [63:0] sregs [32];
+  always_comb begin
+    sregs[0]  = 64'd0;
+    sregs[31] = 64'(CoreId);
+    for (int i = 1; i <= 30; i++) begin
+      sregs[i] = sreg_q[i];
+    end
+  end
+
+  // ---- fetch and decode -------------------------------------------------
+  logic        pc_ok;
+  logic [63:0] word;
+  logic [7:0]  opcode;
+  logic [4:0]  fld [7];                 // fields A..G
+  logic [63:0] imm_s, imm_u;
+  logic        known;
+  logic [63:0] used;
+  logic [2:0]  unit;
+  logic        bad_range, legal;
+
+  assign pc_ok  = (pc_q < 64'(ImemWords));
+  assign word   = pc_ok ? imem_q[pc_q[IW-1:0]] : 64'd0;
+  assign opcode = word[F_OPCODE_LSB +: F_OPCODE_WIDTH];
+  assign fld[0] = word[F_A_LSB +: F_A_WIDTH];
+  assign fld[1] = word[F_B_LSB +: F_B_WIDTH];
+  assign fld[2] = word[F_C_LSB +: F_C_WIDTH];
+  assign fld[3] = word[F_D_LSB +: F_D_WIDTH];
+  assign fld[4] = word[F_E_LSB +: F_E_WIDTH];
+  assign fld[5] = word[F_F_LSB +: F_F_WIDTH];
+  assign fld[6] = word[F_G_LSB +: F_G_WIDTH];
+  assign imm_u  = {32'd0, word[F_IMM_LSB +: F_IMM_WIDTH]};
+  assign imm_s  = {{32{word[63]}}, word[F_IMM_LSB +: F_IMM_WIDTH]};
+
+  // Which bits each opcode uses and which unit runs it (tpu_isa.vh).
+  always_comb begin
+    known = 1'b1;
+    used  = 64'd0;
+    unit  = UNIT_SEQ;
+    case (opcode)
+      OP_NOP:      begin used = USED_NOP; unit = OPUNIT_NOP; end
+      OP_HALT:     begin used = USED_HALT; unit = OPUNIT_HALT; end
+      OP_ADD:      begin used = USED_ADD; unit = OPUNIT_ADD; end
+      OP_SUB:      begin used = USED_SUB; unit = OPUNIT_SUB; end
+      OP_MUL:      begin used = USED_MUL; unit = OPUNIT_MUL; end
+      OP_AND:      begin used = USED_AND; unit = OPUNIT_AND; end
+      OP_OR:       begin used = USED_OR; unit = OPUNIT_OR; end
+      OP_XOR:      begin used = USED_XOR; unit = OPUNIT_XOR; end
+      OP_SLL:      begin used = USED_SLL; unit = OPUNIT_SLL; end
+      OP_SRL:      begin used = USED_SRL; unit = OPUNIT_SRL; end
+      OP_SRA:      begin used = USED_SRA; unit = OPUNIT_SRA; end
+      OP_SLT:      begin used = USED_SLT; unit = OPUNIT_SLT; end
+      OP_SLTU:     begin used = USED_SLTU; unit = OPUNIT_SLTU; end
+      OP_ADDI:     begin used = USED_ADDI; unit = OPUNIT_ADDI; end
+      OP_MULI:     begin used = USED_MULI; unit = OPUNIT_MULI; end
+      OP_ANDI:     begin used = USED_ANDI; unit = OPUNIT_ANDI; end
+      OP_ORI:      begin used = USED_ORI; unit = OPUNIT_ORI; end
+      OP_XORI:     begin used = USED_XORI; unit = OPUNIT_XORI; end
+      OP_SLLI:     begin used = USED_SLLI; unit = OPUNIT_SLLI; end
+      OP_SRLI:     begin used = USED_SRLI; unit = OPUNIT_SRLI; end
+      OP_SRAI:     begin used = USED_SRAI; unit = OPUNIT_SRAI; end
+      OP_SLTI:     begin used = USED_SLTI; unit = OPUNIT_SLTI; end
+      OP_LI:       begin used = USED_LI; unit = OPUNIT_LI; end
+      OP_BEQ:      begin used = USED_BEQ; unit = OPUNIT_BEQ; end
+      OP_BNE:      begin used = USED_BNE; unit = OPUNIT_BNE; end
+      OP_BLT:      begin used = USED_BLT; unit = OPUNIT_BLT; end
+      OP_BGE:      begin used = USED_BGE; unit = OPUNIT_BGE; end
+      OP_BLTU:     begin used = USED_BLTU; unit = OPUNIT_BLTU; end
+      OP_BGEU:     begin used = USED_BGEU; unit = OPUNIT_BGEU; end
+      OP_JMP:      begin used = USED_JMP; unit = OPUNIT_JMP; end
+      OP_JAL:      begin used = USED_JAL; unit = OPUNIT_JAL; end
+      OP_JR:       begin used = USED_JR; unit = OPUNIT_JR; end
+      OP_DMA_H2V:  begin used = USED_DMA_H2V; unit = OPUNIT_DMA_H2V; end
+      OP_DMA_V2H:  begin used = USED_DMA_V2H; unit = OPUNIT_DMA_V2H; end
+      OP_DMA_ICI:  begin used = USED_DMA_ICI; unit = OPUNIT_DMA_ICI; end
+      OP_MXU_LW:   begin used = USED_MXU_LW; unit = OPUNIT_MXU_LW; end
+      OP_MXU_MM:   begin used = USED_MXU_MM; unit = OPUNIT_MXU_MM; end
+      OP_MXU_MMA:  begin used = USED_MXU_MMA; unit = OPUNIT_MXU_MMA; end
+      OP_VLD:      begin used = USED_VLD; unit = OPUNIT_VLD; end
+      OP_VST:      begin used = USED_VST; unit = OPUNIT_VST; end
+      OP_VLD_BF16: begin used = USED_VLD_BF16; unit = OPUNIT_VLD_BF16; end
+      OP_VST_BF16: begin used = USED_VST_BF16; unit = OPUNIT_VST_BF16; end
+      OP_VADD:     begin used = USED_VADD; unit = OPUNIT_VADD; end
+      OP_VSUB:     begin used = USED_VSUB; unit = OPUNIT_VSUB; end
+      OP_VMUL:     begin used = USED_VMUL; unit = OPUNIT_VMUL; end
+      OP_VMAX:     begin used = USED_VMAX; unit = OPUNIT_VMAX; end
+      OP_VMIN:     begin used = USED_VMIN; unit = OPUNIT_VMIN; end
+      OP_VRELU:    begin used = USED_VRELU; unit = OPUNIT_VRELU; end
+      OP_VCMPLT:   begin used = USED_VCMPLT; unit = OPUNIT_VCMPLT; end
+      OP_VSEL:     begin used = USED_VSEL; unit = OPUNIT_VSEL; end
+      OP_VBCAST:   begin used = USED_VBCAST; unit = OPUNIT_VBCAST; end
+      OP_SEM_WAIT: begin used = USED_SEM_WAIT; unit = OPUNIT_SEM_WAIT; end
+      OP_SYNC:     begin used = USED_SYNC; unit = OPUNIT_SYNC; end
+      default: known = 1'b0;
+    endcase
+  end
+
+  // Operand ranges the field width does not imply (cmodel/isa.c
+  // tpu_kind_range): a written register is not cid, mxu and port are 0..3,
+  // a shift is 0..63, a unit set is 1..0x7f.
+  logic op_sregw, op_mxu, op_shamt;
+  assign op_sregw = (opcode >= OP_ADD && opcode <= OP_SLTU) ||
+                    (opcode >= OP_ADDI && opcode <= OP_LI) || opcode == OP_JAL;
+  assign op_mxu   = (opcode == OP_MXU_LW || opcode == OP_MXU_MM || opcode == OP_MXU_MMA);
+  assign op_shamt = (opcode == OP_SLLI || opcode == OP_SRLI || opcode == OP_SRAI);
+  assign bad_range = (op_sregw && fld[0] == 5'd31)
+                  || ((op_mxu || opcode == OP_DMA_ICI) && fld[0] > 5'd3)
+                  || (op_shamt && imm_u > 64'd63)
+                  || (opcode == OP_SYNC && (imm_u == 64'd0 || imm_u > {57'd0, UNITS_ALL}));
+  assign legal = known && ((word & ~used) == 64'd0) && !bad_range;
+
+  // ---- operand values (T4) ----------------------------------------------
+  // Which of the fields A..G name a scalar register read at issue; the VPU
+  // memory forms take sext(IMM) as operand 2.
+  logic [6:0]  sreg_fields;
+  logic        imm_form;
+  logic [63:0] v [7];
+  always_comb begin
+    sreg_fields = 7'b0000000;
+    imm_form    = 1'b0;
+    case (opcode)
+      OP_DMA_H2V, OP_DMA_V2H:  sreg_fields = 7'b0111111;
+      OP_DMA_ICI:              sreg_fields = 7'b0001110;
+      OP_MXU_LW:               sreg_fields = 7'b0000110;
+      OP_MXU_MM, OP_MXU_MMA:   sreg_fields = 7'b0111110;
+      OP_VLD, OP_VST, OP_VLD_BF16, OP_VST_BF16: begin
+        sreg_fields = 7'b0000010;
+        imm_form    = 1'b1;
+      end
+      OP_VBCAST:               sreg_fields = 7'b0000010;
+      default:                 sreg_fields = 7'b0000000;
+    endcase
+    for (int i = 0; i < 7; i++) begin
+      v[i] = sreg_fields[i] ? sregs[fld[i]] : {59'd0, fld[i]};
+    end
+    if (imm_form) begin
+      v[2] = imm_s;
+    end
+  end
+
+  logic [EW-1:0] entry;
+  always_comb begin
+    for (int i = 0; i < 7; i++) begin
+      entry[64*i +: 64] = v[i];
+    end
+    entry[448 +: 64] = pc_q;
+    entry[512 +: 64] = word;
+  end
+
+  // ---- T5: the checks of a dispatched instruction -----------------------
+  // Up to two regions (A, B) and the alignments, per unit as in seq.c.
+  logic        is_h2v, is_lw, is_vmem_op, is_bf16_op;
+  logic [63:0] vaddr, vbytes;
+  logic [63:0] ra_base, ra_rows, ra_rowbytes, ra_stride, ra_size;
+  logic [63:0] rb_base, rb_rows, rb_rowbytes, rb_stride, rb_size;
+  logic        rb_used, misaligned, ra_ok, rb_ok;
+  localparam logic [63:0] N64     = 64'(MxuN);
+  localparam logic [63:0] VBytes2 = 2 * VecElems;
+  localparam logic [63:0] VBytes4 = 4 * VecElems;
+
+  assign is_h2v     = (opcode == OP_DMA_H2V);
+  assign is_lw      = (opcode == OP_MXU_LW);
+  assign is_bf16_op = (opcode == OP_VLD_BF16 || opcode == OP_VST_BF16);
+  assign is_vmem_op = (opcode == OP_VLD || opcode == OP_VST || is_bf16_op);
+  assign vaddr      = v[1] + v[2];
+  assign vbytes     = is_bf16_op ? VBytes2 : VBytes4;
+
+  always_comb begin
+    ra_base = v[1]; ra_rows = v[2]; ra_rowbytes = v[3]; ra_stride = v[4]; ra_size = VmemBytes;
+    rb_base = v[0]; rb_rows = v[2]; rb_rowbytes = v[3]; rb_stride = v[5]; rb_size = VmemBytes;
+    rb_used = 1'b0;
+    misaligned = 1'b0;
+    case (unit)
+      UNIT_DMA: begin                     // dma.h2v vdst, hsrc, ... / dma.v2h hdst, vsrc, ...
+        ra_size = is_h2v ? HbmBytes : VmemBytes;
+        rb_size = is_h2v ? VmemBytes : HbmBytes;
+        rb_used = 1'b1;
+      end
+      UNIT_MXU: begin
+        if (is_lw) begin                  // mxu.lw mxu, addr, stride
+          misaligned = v[1][0] || v[2][0];
+          ra_base = v[1]; ra_rows = N64; ra_rowbytes = 2 * N64; ra_stride = v[2];
+        end else begin                    // mxu.mm mxu, dst, src, rows, sstride, dstride
+          misaligned = v[2][0] || v[4][0] || (v[1][1:0] != 2'b00) || (v[5][1:0] != 2'b00);
+          ra_base = v[2]; ra_rows = v[3]; ra_rowbytes = 2 * N64; ra_stride = v[4];
+          rb_base = v[1]; rb_rows = v[3]; rb_rowbytes = 4 * N64; rb_stride = v[5];
+          rb_used = 1'b1;
+        end
+      end
+      UNIT_VPU: begin                     // vld/vst: rs + imm
+        misaligned = is_vmem_op && (is_bf16_op ? vaddr[0] : (vaddr[1:0] != 2'b00));
+        ra_base = vaddr; ra_rows = 64'd1; ra_rowbytes = is_vmem_op ? vbytes : 64'd0;
+        ra_stride = 64'd0;
+      end
+      UNIT_ICI: begin                     // dma.ici port, rdst, vsrc, bytes, lsem, rsem
+        ra_base = v[2]; ra_rows = 64'd1; ra_rowbytes = v[3]; ra_stride = 64'd0;
+        rb_base = v[1]; rb_rows = 64'd1; rb_rowbytes = v[3]; rb_stride = 64'd0;
+        rb_used = 1'b1;
+      end
+      default: ;
+    endcase
+  end
+
+  assign ra_ok = region_ok(ra_base, ra_rows, ra_rowbytes, ra_stride, ra_size);
+  assign rb_ok = !rb_used || region_ok(rb_base, rb_rows, rb_rowbytes, rb_stride, rb_size);
+
+  // ---- units: idle (T7) and queue state ---------------------------------
+  logic        dma_full, ici_full, vpu_full, dma_empty, ici_empty, vpu_empty;
+  logic [3:0]  mxu_full, mxu_empty;
+  logic [6:0]  idle;
+  always_comb begin
+    idle = 7'h7f;
+    for (int m = 0; m < 4; m++) begin
+      if (m < NumMxu && (unit_busy_i[m] || !mxu_empty[m])) begin
+        idle[m] = 1'b0;
+      end
+    end
+    idle[4] = !(unit_busy_i[4] || !vpu_empty);
+    idle[5] = !(unit_busy_i[5] || !dma_empty);
+    idle[6] = !(unit_busy_i[6] || !ici_empty);
+  end
+
+  // ---- issue ------------------------------------------------------------
+  logic        issue, q_full, wants_sreg;
+  logic        push_dma, push_ici, push_vpu;
+  logic [3:0]  push_mxu;
+  logic [2:0]  stall;
+  logic        waiting_sem;
+  logic [63:0] alu, a, b, x, next_pc;
+  logic [5:0]  sh;
+  logic [31:0] dec [32];
+  logic [1:0]  mxu_sel;
+
+  assign a = sregs[fld[1]];
+  assign b = sregs[fld[2]];
+  assign x = sregs[fld[0]];
+  assign mxu_sel = fld[0][1:0];
+
+  // Scalar ALU, branches and jumps (seq.c scalar()).
+  always_comb begin
+    alu        = 64'd0;
+    wants_sreg = 1'b1;
+    next_pc    = pc_q + 64'd1;
+    sh         = 6'd0;
+    case (opcode)
+      OP_ADD:  alu = a + b;
+      OP_SUB:  alu = a - b;
+      OP_MUL:  alu = a * b;
+      OP_AND:  alu = a & b;
+      OP_OR:   alu = a | b;
+      OP_XOR:  alu = a ^ b;
+      OP_SLL:  begin sh = b[5:0]; alu = a << sh; end
+      OP_SRL:  begin sh = b[5:0]; alu = a >> sh; end
+      OP_SRA:  begin sh = b[5:0]; alu = $unsigned($signed(a) >>> sh); end
+      OP_SLT:  alu = {63'd0, $signed(a) < $signed(b)};
+      OP_SLTU: alu = {63'd0, a < b};
+      OP_ADDI: alu = a + imm_s;
+      OP_MULI: alu = a * imm_s;
+      OP_ANDI: alu = a & imm_s;
+      OP_ORI:  alu = a | imm_s;
+      OP_XORI: alu = a ^ imm_s;
+      OP_SLLI: begin sh = imm_u[5:0]; alu = a << sh; end
+      OP_SRLI: begin sh = imm_u[5:0]; alu = a >> sh; end
+      OP_SRAI: begin sh = imm_u[5:0]; alu = $unsigned($signed(a) >>> sh); end
+      OP_SLTI: alu = {63'd0, $signed(a) < $signed(imm_s)};
+      OP_LI:   alu = imm_s;
+      OP_JAL:  begin alu = pc_q + 64'd1; next_pc = imm_u; end
+      default: begin
+        wants_sreg = 1'b0;
+        case (opcode)
+          OP_BEQ:  if (x == a) next_pc = imm_u;
+          OP_BNE:  if (x != a) next_pc = imm_u;
+          OP_BLT:  if ($signed(x) < $signed(a)) next_pc = imm_u;
+          OP_BGE:  if ($signed(x) >= $signed(a)) next_pc = imm_u;
+          OP_BLTU: if (x < a) next_pc = imm_u;
+          OP_BGEU: if (x >= a) next_pc = imm_u;
+          OP_JMP:  next_pc = imm_u;
+          OP_JR:   next_pc = x;
+          default: ;
+        endcase
+      end
+    endcase
+  end
+
+  always_comb begin
+    pc_d         = pc_q;
+    halted_d     = halted_q;
+    error_d      = error_q;
+    error_code_d = error_code_q;
+    issue        = 1'b0;
+    stall        = StallNone;
+    waiting_sem  = 1'b0;
+    push_dma     = 1'b0;
+    push_ici     = 1'b0;
+    push_vpu     = 1'b0;
+    push_mxu     = 4'b0000;
+    q_full       = 1'b0;
+    for (int i = 0; i < 32; i++) begin
+      dec[i] = 32'd0;
+    end
+    if (!halted_q && !error_q) begin
+      if (!pc_ok) begin
+        error_d = 1'b1;
+        error_code_d = ErrPc;
+      end else if (!legal) begin
+        error_d = 1'b1;
+        error_code_d = ErrIllegal;
+      end else if (unit != UNIT_SEQ) begin                       // T4, T5
+        case (unit)
+          UNIT_DMA: q_full = dma_full;
+          UNIT_ICI: q_full = ici_full;
+          UNIT_VPU: q_full = vpu_full;
+          default:  q_full = mxu_full[mxu_sel];
+        endcase
+        if (unit == UNIT_MXU && {30'd0, mxu_sel} >= NumMxu) begin
+          error_d = 1'b1;
+          error_code_d = ErrNoMxu;
+        end else if (q_full) begin
+          stall = StallQueue;
+        end else if (unit == UNIT_ICI && !ici_ports_i[fld[0][1:0]]) begin
+          error_d = 1'b1;
+          error_code_d = ErrPort;
+        end else if (misaligned || !ra_ok || !rb_ok) begin
+          error_d = 1'b1;
+          error_code_d = ErrAddress;
+        end else begin
+          issue = 1'b1;
+          pc_d  = pc_q + 64'd1;
+          case (unit)
+            UNIT_DMA: push_dma = 1'b1;
+            UNIT_ICI: push_ici = 1'b1;
+            UNIT_VPU: push_vpu = 1'b1;
+            default:  push_mxu[mxu_sel] = 1'b1;
+          endcase
+        end
+      end else if (opcode == OP_HALT) begin                      // T8
+        if (idle == 7'h7f) begin
+          issue    = 1'b1;
+          halted_d = 1'b1;
+        end else begin
+          stall = StallHalt;
+        end
+      end else if (opcode == OP_SYNC) begin                      // T7
+        if ((idle & imm_u[6:0]) == imm_u[6:0]) begin
+          issue = 1'b1;
+          pc_d  = pc_q + 64'd1;
+        end else begin
+          stall = StallSync;
+        end
+      end else if (opcode == OP_SEM_WAIT) begin                  // T6
+        if (sem_q[fld[0]] >= imm_u[31:0]) begin
+          issue = 1'b1;
+          pc_d  = pc_q + 64'd1;
+          dec[fld[0]] = imm_u[31:0];
+        end else begin
+          stall = StallSem;
+          waiting_sem = 1'b1;
+        end
+      end else begin                                             // T2, T3
+        issue = 1'b1;
+        pc_d  = next_pc;
+      end
+    end
+  end
+
+  // ---- semaphores (T6, T9) ----------------------------------------------
+  logic [IncW-1:0] inc [32];
+  logic [31:0]     sem_touched;
+  always_comb begin
+    for (int i = 0; i < 32; i++) begin
+      inc[i] = '0;
+      for (int j = 0; j < NumInc; j++) begin
+        if (sem_inc_i[j] && sem_inc_idx_i[5*j +: 5] == i[4:0]) begin
+          inc[i] = inc[i] + 1'b1;
+        end
+      end
+      sem_d[i]       = sem_q[i] + {{(32 - IncW){1'b0}}, inc[i]} - dec[i];
+      sem_touched[i] = (inc[i] != '0) || (dec[i] != 32'd0);
+    end
+  end
+
+  // ---- scalar register write --------------------------------------------
+  logic sreg_we;
+  assign sreg_we = issue && unit == UNIT_SEQ && wants_sreg && fld[0] != 5'd0;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      pc_q         <= 64'd0;
+      halted_q     <= 1'b0;
+      error_q      <= 1'b0;
+      error_code_q <= ErrNone;
+      for (int i = 1; i <= 30; i++) begin
+        sreg_q[i] <= 64'd0;
+      end
+      for (int i = 0; i < 32; i++) begin
+        sem_q[i] <= 32'd0;
+      end
+    end else begin
+      pc_q         <= pc_d;
+      halted_q     <= halted_d;
+      error_q      <= error_d;
+      error_code_q <= error_code_d;
+      if (sreg_we) begin
+        sreg_q[fld[0]] <= alu;
+      end
+      for (int i = 0; i < 32; i++) begin
+        sem_q[i] <= sem_d[i];
+      end
+    end
+  end
+
+  // IMEM: written through the backdoor only.
+  always_ff @(posedge clk_i) begin
+    if (imem_we_i && imem_addr_i < 64'(ImemWords)) begin
+      imem_q[imem_addr_i[IW-1:0]] <= imem_wdata_i;
+    end
+  end
+  assign imem_rdata_o = (imem_addr_i < 64'(ImemWords)) ? imem_q[imem_addr_i[IW-1:0]] : 64'd0;
+
+  // ---- dispatch queues --------------------------------------------------
+  queue #(.Width(EW), .Depth(QueueDepth)) u_q_dma (
+    .clk_i, .rst_ni, .push_i(push_dma), .data_i(entry), .pop_i(dma_pop_i),
+    .head_o(dma_head_o), .empty_o(dma_empty), .full_o(dma_full)
+  );
+  queue #(.Width(EW), .Depth(QueueDepth)) u_q_ici (
+    .clk_i, .rst_ni, .push_i(push_ici), .data_i(entry), .pop_i(ici_pop_i),
+    .head_o(ici_head_o), .empty_o(ici_empty), .full_o(ici_full)
+  );
+  queue #(.Width(EW), .Depth(QueueDepth)) u_q_vpu (
+    .clk_i, .rst_ni, .push_i(push_vpu), .data_i(entry), .pop_i(vpu_pop_i),
+    .head_o(vpu_head_o), .empty_o(vpu_empty), .full_o(vpu_full)
+  );
+  for (genvar m = 0; m < 4; m++) begin : g_mxu_q
+    if (m < NumMxu) begin : g_used
+      queue #(.Width(EW), .Depth(QueueDepth)) u_q_mxu (
+        .clk_i, .rst_ni, .push_i(push_mxu[m]), .data_i(entry), .pop_i(mxu_pop_i[m]),
+        .head_o(mxu_head_o[m*EW +: EW]), .empty_o(mxu_empty[m]), .full_o(mxu_full[m])
+      );
+    end else begin : g_absent
+      assign mxu_empty[m] = 1'b1;
+      assign mxu_full[m]  = 1'b0;
+    end
+  end
+
+  assign dma_valid_o = !dma_empty;
+  assign ici_valid_o = !ici_empty;
+  assign vpu_valid_o = !vpu_empty;
+  assign mxu_valid_o = ~mxu_empty[NumMxu-1:0];
+  logic unused_push_mxu;
+  assign unused_push_mxu = ^push_mxu;
+
+  // ---- status and trace -------------------------------------------------
+  assign halted_o      = halted_q;
+  assign error_o       = error_d;
+  assign error_code_o  = error_code_d;
+  assign waiting_sem_o = waiting_sem;
+  assign stall_o       = stall;
+  assign tr_issue_o    = issue;
+  assign tr_pc_o       = pc_q;
+  assign tr_word_o     = word;
+  assign tr_sreg_we_o  = sreg_we;
+  assign tr_sreg_idx_o = fld[0];
+  assign tr_sreg_val_o = alu;
+  assign tr_sem_mask_o = sem_touched;
+  assign tr_halt_o     = issue && opcode == OP_HALT;
+  always_comb begin
+    for (int i = 0; i < 32; i++) begin
+      tr_sem_val_o[32*i +: 32] = sem_d[i];
+    end
+  end
+endmodule

@@ -1,0 +1,70 @@
+# sim/rtl/rtl.mk - the RTL of the core: lint, Verilated model, test bench
+# and synthesis.  Included by the main Makefile (docs/rtl.md).
+#
+#   make rtl-lint     verilator --lint-only -Wall on rtl/core.v and
+#                     rtl/system2.v with the tiny config
+#   make rtl-build    the Verilated core and its bench, build/rtl/CFG/rtl-bench
+#                     (RTL_CONFIG=tiny by default; RTL_CONFIG=mid for the
+#                     second build); rebuilt only when rtl/*.v or the config
+#                     changed
+#   make rtl-test     every program (programs/*.s and sim/rtl/progs/*.s) on
+#                     the RTL against the C model, record by record
+#   make synth        Yosys on the tiny config: cells per unit, no latches
+#
+# The parameters of a build come from the config through tpu-rtlcfg
+# (build/rtl/CFG/tpu_cfg.vh); the C model reads the same config.
+
+VERILATOR        ?= verilator
+YOSYS            ?= yosys
+RTL_CONFIG       ?= tiny
+RTL_CFG_NAME     := $(basename $(notdir $(RTL_CONFIG)))
+RTL_DIR          := build/rtl/$(RTL_CFG_NAME)
+RTL_LINT_DIR     := build/rtl/tiny
+RTL_V            := $(wildcard rtl/*.v) rtl/tpu_isa.vh
+RTL_WAIVERS      := rtl/lint_waivers.vlt
+RTL_BENCH_CPP    := sim/rtl/rtl_bench.cpp
+RTL_OBJCACHE     := $(if $(shell command -v ccache 2>/dev/null),ccache,)
+RTL_VFLAGS       := --cc --exe -O3 --x-assign fast -Wall -Wno-fatal -Irtl -y rtl
+RTL_MKFLAGS      := OBJCACHE=$(RTL_OBJCACHE) OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
+RTL_LINT_FLAGS   := --lint-only -Wall -Irtl -y rtl $(RTL_WAIVERS)
+
+.PHONY: rtl-lint rtl-build rtl-test synth rtl-cfg-force
+rtl-cfg-force: ;
+
+# The config header: tpu-rtlcfg rewrites it only when its text changes, so
+# the recipe runs every time but the Verilated model is rebuilt only when
+# the config really changed.
+build/rtl/%/tpu_cfg.vh: rtl-cfg-force $(BIN)/tpu-rtlcfg
+	@mkdir -p $(dir $@)
+	@$(BIN)/tpu-rtlcfg -o $@ $(if $(filter $*,$(RTL_CFG_NAME)),$(RTL_CONFIG),$*)
+	@printf '#define RTL_CONFIG "%s"\n' $(if $(filter $*,$(RTL_CFG_NAME)),$(RTL_CONFIG),$*) \
+	  > $(dir $@)rtl_config.h.tmp
+	@cmp -s $(dir $@)rtl_config.h.tmp $(dir $@)rtl_config.h \
+	  || mv $(dir $@)rtl_config.h.tmp $(dir $@)rtl_config.h
+	@rm -f $(dir $@)rtl_config.h.tmp
+
+rtl-lint: $(RTL_LINT_DIR)/tpu_cfg.vh
+	$(VERILATOR) $(RTL_LINT_FLAGS) -I$(RTL_LINT_DIR) --top-module core rtl/core.v
+	@if [ -f rtl/system2.v ]; then \
+	  $(VERILATOR) $(RTL_LINT_FLAGS) -I$(RTL_LINT_DIR) --top-module system2 rtl/system2.v; fi
+	@echo "rtl-lint: core and system2 ($(RTL_LINT_DIR)): verilator -Wall clean"
+
+# The Verilated core and the bench (C++), linked with the C model.  Verilator
+# skips its step when nothing changed; its makefile recompiles only what
+# changed.  The executable is removed first so that a new libtpu.a, which
+# that makefile does not track, is always linked in.
+$(RTL_DIR)/rtl-bench: $(RTL_V) $(RTL_WAIVERS) $(RTL_DIR)/tpu_cfg.vh $(RTL_BENCH_CPP) $(LIB) \
+                      sim/rtl/rtl.mk
+	@mkdir -p $(RTL_DIR)/obj
+	rm -f $@
+	$(VERILATOR) $(RTL_VFLAGS) -I$(RTL_DIR) --top-module core --prefix Vcore \
+	  --Mdir $(RTL_DIR)/obj -o ../rtl-bench \
+	  -CFLAGS "-I$(abspath cmodel) -I$(abspath $(RTL_DIR))" \
+	  -LDFLAGS "$(abspath $(LIB)) -lm" \
+	  $(RTL_WAIVERS) rtl/core.v $(abspath $(RTL_BENCH_CPP))
+	$(MAKE) --no-print-directory -C $(RTL_DIR)/obj -f Vcore.mk $(RTL_MKFLAGS)
+
+rtl-build: $(RTL_DIR)/rtl-bench
+
+rtl-test: $(RTL_DIR)/rtl-bench $(BIN)/tpu-as
+	@bash sim/rtl/run_tests.sh $(BIN) $(RTL_DIR) $(RTL_CONFIG)

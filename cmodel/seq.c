@@ -160,6 +160,10 @@ static int check_dma(tpu_seq *s, const tpu_seq_env *env, const tpu_qentry *e)
     /* dma.h2v vdst, hsrc, rows, rowbytes, sstride, dstride, sem (v2h: hdst, vsrc) */
     int h2v = e->op == TPU_OP_DMA_H2V;
     const int64_t *v = e->v;
+    if (v[2] > 0 && v[3] > 0 && (i128)v[2] * v[3] > (i128)INT64_MAX) {
+        fail(s, "DMA of %" PRId64 " rows of %" PRId64 " bytes: more than 2^63 bytes", v[2], v[3]);
+        return -1;
+    }
     return check_region(s, h2v ? "HBM" : "VMEM", h2v ? env->hbm_bytes : env->vmem_bytes,
                         "DMA source", v[1], v[2], v[3], v[4])
         || check_region(s, h2v ? "VMEM" : "HBM", h2v ? env->vmem_bytes : env->hbm_bytes,

@@ -642,6 +642,57 @@ static void test_two_systems_interleaved(void **state)
     h_free(b);
 }
 
+/* Random legal programs on one and on two cores: whatever they do, the run
+ * ends in a halt, a run-time error with its one-line message, or the cycle
+ * limit, and never crashes (the sanitizer build checks the memory side). */
+static void random_program(harness *h, unsigned len)
+{
+    static const int64_t vals[] = { 0, 1, 2, 4, 8, 16, 64, 256, 0x400, 0x1000, 0x8000, 0x3ff00,
+                                    -1, -4, 100000, 0x7fffffff };
+    for (int r = 1; r < 16; r++)
+        I(h, "li", r, vals[rnd() % (sizeof vals / sizeof vals[0])]);
+    while (PC(h) < len) {
+        const tpu_insn_desc *d = &tpu_isa_table[rnd() % tpu_isa_count];
+        int64_t v[TPU_MAX_OPERANDS];
+        for (unsigned i = 0; i < d->noperands; i++) {
+            int64_t lo, hi;
+            tpu_kind_range(d->op[i].kind, &lo, &hi);
+            switch (d->op[i].kind) {
+            case TPU_K_TARGET: v[i] = (int64_t)(rnd() % (len + 2)); break;
+            case TPU_K_SIMM:   v[i] = vals[rnd() % 12]; break;
+            case TPU_K_UIMM:   v[i] = (int64_t)(rnd() % 3); break;
+            case TPU_K_MXU:    v[i] = (int64_t)(rnd() % 2); break;
+            default:           v[i] = lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); break;
+            }
+        }
+        uint64_t w;
+        int bad;
+        assert_int_equal(tpu_encode(d, v, &w, &bad), 0);
+        assert_int_equal(tpu_obj_add_text(&h->obj, w), 0);
+    }
+    I0(h, "halt");
+}
+
+static void test_random_programs_never_crash(void **state)
+{
+    (void)state;
+    unsigned counts[5] = { 0 };
+    for (int i = 0; i < 300; i++) {
+        harness *h = h_new(i % 3 == 2 ? "mid" : "tiny", NULL);
+        if (i % 2)
+            h->opts = (tpu_system_opts){ .cores = 2, .topology = TPU_TOPO_RING };
+        h->mask = 0;
+        random_program(h, 64);
+        enum tpu_stop st = h_run(h, 3000);
+        assert_true(st == TPU_STOP_HALT || st == TPU_STOP_ERROR || st == TPU_STOP_CYCLE_LIMIT);
+        if (st != TPU_STOP_HALT)
+            assert_int_equal(strncmp(tpu_system_error(h->sys), "core ", 5), 0);
+        counts[st]++;
+        h_free(h);
+    }
+    assert_true(counts[TPU_STOP_ERROR] > 0 && counts[TPU_STOP_HALT] > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -661,6 +712,7 @@ int main(void)
         cmocka_unit_test(test_events_and_break),
         cmocka_unit_test(test_seq_view_and_stats),
         cmocka_unit_test(test_two_systems_interleaved),
+        cmocka_unit_test(test_random_programs_never_crash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

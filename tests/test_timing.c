@@ -991,6 +991,13 @@ static void test_t5_errors_dma(void **state)
     ERR(r5, "dma.h2v", o5, "VMEM address 0x40000 out of range");
     static const int64_t r6[] = { 1, 0x3ff00, 2, 0, 3, 3, 4, 8, 5, 0x90 };
     ERR(r6, "dma.h2v", o5, "VMEM address 0x40020 out of range");
+    /* Rows that repeat one place (stride 0) are in range however many. */
+    harness *h = h_new("tiny", NULL);
+    REGS(h, 1, 0x100, 2, 0, 3, 1, 4, 1 << 24, 5, 0);
+    I(h, "slli", 3, 3, 40);
+    I(h, "dma.h2v", 1, 2, 3, 4, 5, 5, 0);
+    h_expect_error(h, "DMA of 1099511627776 rows of 16777216 bytes: more than 2^63 bytes");
+    h_free(h);
 }
 
 static void test_t5_errors_mxu(void **state)

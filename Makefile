@@ -52,7 +52,7 @@ TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 PROGRAMS   := $(wildcard programs/*.s)
 
-.PHONY: all deps demo test test-unit check-generated generate roundtrip fuzz fuzz-smoke clean help
+.PHONY: all deps demo test test-unit check-generated generate roundtrip fuzz fuzz-smoke clean help bench
 .DEFAULT_GOAL := all
 
 all: $(TOOLS)
@@ -121,6 +121,9 @@ deps:
 # ---- the main job ------------------------------------------------------
 demo: deps all
 	@bash sim/demo.sh $(BIN)
+
+bench: all
+	@bash sim/bench.sh $(BIN)
 
 # ---- tests -------------------------------------------------------------
 test: deps all $(TEST_BINS)

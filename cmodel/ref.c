@@ -6,8 +6,12 @@
  * goal is well over 1e9 multiply-adds per host second on one thread).  On
  * x86 it uses host float arithmetic, vectorised across columns, with the
  * SSE control register set to flush-to-zero (FTZ) and denormals-are-zero
- * (DAZ) and round-to-nearest for the duration of the call.  Elsewhere it
- * is the plain loop over tpu_mac() (fp.c, integer soft-float).
+ * (DAZ) and round-to-nearest for the duration of the call (AVX2 when the
+ * host has it, chosen per call).  Elsewhere, or built with -DTPU_REF_SOFT,
+ * it is the plain loop over tpu_mac() (fp.c, integer soft-float).  The
+ * same holds for tpu_ref_matmul and for tpu_ref_pointwise's add and sub
+ * (the MXU model's mxu.mma accumulation may use them); mul, max, min and
+ * relu are always soft-float.
  *
  * Why host float under FTZ+DAZ gives exactly fp.c's bits for a MAC chain
  * s = add(s, mul(x, w)) with bf16 x, w (docs/numerics.md section 2):
@@ -107,37 +111,63 @@ static inline uint32_t canonical(uint32_t b)
 }
 
 /* acc[c] = column sums over rows k < nk of x[k] * w[k*ldw + c], c < nc,
- * starting from +0 and adding in increasing k.  Vectorised across c; each
- * column's sum is still a plain sequential chain.  noinline keeps the
- * float work between the MXCSR writes of the caller. */
-#define ROW_KERNEL_BODY                                                        \
-    for (unsigned c = 0; c < nc; c++)                                          \
-        acc[c] = 0.0f;                                                         \
-    for (unsigned k = 0; k < nk; k++) {                                        \
-        float xk = float_of_bits((uint32_t)x[k] << 16);                        \
-        const uint16_t *wr = w + (size_t)k * ldw;                              \
-        for (unsigned c = 0; c < nc; c++) {                                    \
-            float p = xk * float_of_bits((uint32_t)wr[c] << 16);               \
-            acc[c] = acc[c] + p;                                               \
+ * starting from +0 and adding in increasing k.  Each column's sum is a
+ * plain sequential chain; the work is vectorised across columns.
+ * noinline keeps the float work between the MXCSR writes of the caller. */
+#define PLAIN_COLUMNS(x, w, ldw, nk, c0, nc, acc)                              \
+    do {                                                                       \
+        for (unsigned c = (c0); c < (nc); c++)                                 \
+            (acc)[c] = 0.0f;                                                   \
+        for (unsigned k = 0; k < (nk); k++) {                                  \
+            float xk = float_of_bits((uint32_t)(x)[k] << 16);                  \
+            const uint16_t *wr = (w) + (size_t)k * (ldw);                      \
+            for (unsigned c = (c0); c < (nc); c++) {                           \
+                float p = xk * float_of_bits((uint32_t)wr[c] << 16);           \
+                (acc)[c] = (acc)[c] + p;                                       \
+            }                                                                  \
         }                                                                      \
-    }
+    } while (0)
 
 __attribute__((noinline))
 static void row_kernel_base(const uint16_t *restrict x, const uint16_t *restrict w, size_t ldw,
                             unsigned nk, unsigned nc, float *restrict acc)
 {
-    ROW_KERNEL_BODY
+    PLAIN_COLUMNS(x, w, ldw, nk, 0u, nc, acc);
 }
 
 #if defined(__x86_64__) && (defined(__clang__) || __GNUC__ >= 5)
 #define REF_HAVE_AVX2 1
-/* The same loop compiled for AVX2 (8 floats per vector).  "avx2" does not
- * include FMA, so contraction is impossible here too. */
+#include <immintrin.h>
+
+/* 8 bf16 weights at p widened to 8 floats (zero-extend, shift: no arithmetic). */
+#define AVX2_W8(p) _mm256_castsi256_ps(_mm256_slli_epi32(                       \
+    _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p))), 16))
+
+/* The same sums with AVX2 intrinsics: blocks of 32 columns keep their sums
+ * in four registers over the whole k loop (separate multiply and add, no
+ * FMA: "avx2" does not enable it); leftover columns use the plain loop. */
 __attribute__((noinline, target("avx2")))
 static void row_kernel_avx2(const uint16_t *restrict x, const uint16_t *restrict w, size_t ldw,
                             unsigned nk, unsigned nc, float *restrict acc)
 {
-    ROW_KERNEL_BODY
+    unsigned c0 = 0;
+    for (; c0 + 32 <= nc; c0 += 32) {
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        const uint16_t *wr = w + c0;
+        for (unsigned k = 0; k < nk; k++, wr += ldw) {
+            __m256 xk = _mm256_set1_ps(float_of_bits((uint32_t)x[k] << 16));
+            a0 = _mm256_add_ps(a0, _mm256_mul_ps(xk, AVX2_W8(wr)));
+            a1 = _mm256_add_ps(a1, _mm256_mul_ps(xk, AVX2_W8(wr + 8)));
+            a2 = _mm256_add_ps(a2, _mm256_mul_ps(xk, AVX2_W8(wr + 16)));
+            a3 = _mm256_add_ps(a3, _mm256_mul_ps(xk, AVX2_W8(wr + 24)));
+        }
+        _mm256_storeu_ps(acc + c0, a0);
+        _mm256_storeu_ps(acc + c0 + 8, a1);
+        _mm256_storeu_ps(acc + c0 + 16, a2);
+        _mm256_storeu_ps(acc + c0 + 24, a3);
+    }
+    if (c0 < nc)
+        PLAIN_COLUMNS(x, w, ldw, nk, c0, nc, acc);
 }
 #else
 #define REF_HAVE_AVX2 0
@@ -249,15 +279,45 @@ int tpu_ref_matmul(const uint16_t *x, const uint16_t *w, uint32_t *y,
 
 #endif /* REF_HOST_FLOAT */
 
+#if REF_HOST_FLOAT
+/* z[i] = a[i] + (b[i] ^ flip) as host floats (flip = sign bit: a - b).
+ * Exact under FTZ/DAZ by the argument at the top of the file: after DAZ
+ * both operands are zero or normal, so their sum is a multiple of 2^-149
+ * and a tiny sum is representable; NaNs are made canonical after.  z may
+ * be a or b (element i is read before it is written). */
+__attribute__((noinline))
+static void add_kernel(const uint32_t *a, const uint32_t *b, uint32_t *z, size_t n,
+                       uint32_t flip)
+{
+    for (size_t i = 0; i < n; i++)
+        z[i] = bits_of_float(float_of_bits(a[i]) + float_of_bits(b[i] ^ flip));
+}
+
+static void host_add(const uint32_t *a, const uint32_t *b, uint32_t *z, size_t n, uint32_t flip)
+{
+    unsigned old = mxcsr_enter();
+    add_kernel(a, b, z, n, flip);
+    mxcsr_restore(old);
+    for (size_t i = 0; i < n; i++)
+        z[i] = canonical(z[i]);
+}
+#endif
+
 void tpu_ref_pointwise(enum tpu_ref_op op, const uint32_t *a, const uint32_t *b, uint32_t *z,
                        size_t n)
 {
-    /* Plain soft-float: a host fp32 multiply would not be exact here (two
-     * 24-bit significands can round up to 2^-126 and escape FTZ), and
-     * checking results is not the hot path. */
+    /* add and sub are fast on x86 (the MXU model's mxu.mma accumulates
+     * with them); the others are plain soft-float: a host fp32 multiply
+     * would not be exact (two 24-bit significands can round up to 2^-126
+     * and escape FTZ), and they are not on a hot path. */
     switch (op) {
+#if REF_HOST_FLOAT
+    case TPU_REF_ADD: host_add(a, b, z, n, 0); break;
+    case TPU_REF_SUB: host_add(a, b, z, n, 0x80000000u); break;
+#else
     case TPU_REF_ADD: for (size_t i = 0; i < n; i++) z[i] = tpu_f32_add(a[i], b[i]); break;
     case TPU_REF_SUB: for (size_t i = 0; i < n; i++) z[i] = tpu_f32_sub(a[i], b[i]); break;
+#endif
     case TPU_REF_MUL: for (size_t i = 0; i < n; i++) z[i] = tpu_f32_mul(a[i], b[i]); break;
     case TPU_REF_MAX: for (size_t i = 0; i < n; i++) z[i] = tpu_f32_max(a[i], b[i]); break;
     case TPU_REF_MIN: for (size_t i = 0; i < n; i++) z[i] = tpu_f32_min(a[i], b[i]); break;

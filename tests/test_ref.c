@@ -187,7 +187,7 @@ static void check_row_random(unsigned n, unsigned trials, coverage *cv)
 static void test_row_random_all_sizes(void **state)
 {
     (void)state;
-    static const unsigned sizes[] = { 1, 2, 7, 8, 16, 128 };
+    static const unsigned sizes[] = { 1, 2, 7, 8, 16, 33, 128 };
     coverage cv = { 0 };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         unsigned n = sizes[i];
@@ -350,34 +350,69 @@ static uint32_t rand_f32(rng *r)
 static void test_pointwise(void **state)
 {
     (void)state;
-    enum { N = 4096 };
-    static uint32_t a[N], b[N], z[N];
+    enum { N = 1 << 18 };
+    uint32_t *a = malloc(N * 4), *b = malloc(N * 4), *z = malloc(N * 4), *z2 = malloc(N * 4);
+    assert_non_null(a); assert_non_null(b); assert_non_null(z); assert_non_null(z2);
     rng r = { 42 };
     for (int i = 0; i < N; i++) {
         a[i] = rand_f32(&r);
-        b[i] = (i % 3 == 0) ? a[i] ^ 0x80000000u : rand_f32(&r);   /* some exact cancellations */
+        switch (i % 4) {
+        case 0: b[i] = a[i] ^ 0x80000000u; break;                     /* exact cancellation */
+        case 1: b[i] = (a[i] ^ 0x80000000u) + (uint32_t)rng_below(&r, 64) - 32; break; /* near */
+        case 2: b[i] = a[i] + (uint32_t)rng_below(&r, 64) - 32; break; /* near, same sign */
+        default: b[i] = rand_f32(&r); break;
+        }
     }
     static const struct { enum tpu_ref_op op; uint32_t (*fn)(uint32_t, uint32_t); } ops[] = {
         { TPU_REF_ADD, tpu_f32_add }, { TPU_REF_SUB, tpu_f32_sub }, { TPU_REF_MUL, tpu_f32_mul },
         { TPU_REF_MAX, tpu_f32_max }, { TPU_REF_MIN, tpu_f32_min },
     };
+    unsigned long flushed = 0, nans = 0, negzero = 0;
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
         tpu_ref_pointwise(ops[k].op, a, b, z, N);
-        for (int i = 0; i < N; i++)
-            assert_int_equal(z[i], ops[k].fn(a[i], b[i]));
+        for (int i = 0; i < N; i++) {
+            uint32_t want = ops[k].fn(a[i], b[i]);
+            if (z[i] != want) {
+                print_error("op %d: a 0x%08x b 0x%08x: plain 0x%08x, ref 0x%08x\n", (int)ops[k].op,
+                            a[i], b[i], want, z[i]);
+                fail();
+            }
+            if (k < 2 && tpu_f32_is_zero(want) && !tpu_f32_is_zero(a[i]) && !tpu_f32_is_zero(b[i])
+                && (a[i] ^ (k ? 0 : 0x80000000u)) != b[i] && (a[i] & 0x7f800000u) != 0x7f800000u)
+                flushed++;
+            nans += want == TPU_F32_QNAN;
+            negzero += want == 0x80000000u;
+        }
+        /* z may be the same array as a or b */
+        memcpy(z2, a, N * 4);
+        tpu_ref_pointwise(ops[k].op, z2, b, z2, N);
+        assert_memory_equal(z2, z, N * 4);
+        memcpy(z2, b, N * 4);
+        tpu_ref_pointwise(ops[k].op, a, z2, z2, N);
+        assert_memory_equal(z2, z, N * 4);
     }
+    assert_true(flushed > 1000);        /* sums that cancel below 2^-126 */
+    assert_true(nans > 1000);
+    assert_true(negzero > 100);
     tpu_ref_pointwise(TPU_REF_RELU, a, NULL, z, N);
     for (int i = 0; i < N; i++)
         assert_int_equal(z[i], tpu_f32_relu(a[i]));
     /* a few fixed points of the rules */
-    uint32_t pa[3] = { 0x00800000u, 0x7fc12345u, 0x80000000u };
-    uint32_t pb[3] = { 0x3f000000u, 0x3f800000u, 0x00000000u };
-    tpu_ref_pointwise(TPU_REF_MUL, pa, pb, z, 3);
+    uint32_t pa[4] = { 0x00800000u, 0x7fc12345u, 0x80000000u, 0x00c00000u };
+    uint32_t pb[4] = { 0x3f000000u, 0x3f800000u, 0x00000000u, 0x80800000u };
+    tpu_ref_pointwise(TPU_REF_MUL, pa, pb, z, 4);
     assert_int_equal(z[0], 0x00000000u);        /* 2^-127: flushed */
     assert_int_equal(z[1], TPU_F32_QNAN);
     assert_int_equal(z[2], 0x80000000u);        /* -0 * +0 = -0 */
-    tpu_ref_pointwise(TPU_REF_RELU, pa, NULL, z, 3);
+    tpu_ref_pointwise(TPU_REF_ADD, pa, pb, z, 4);
+    assert_int_equal(z[3], 0x00000000u);        /* 1.5*2^-126 - 2^-126 = 2^-127: flushed */
+    assert_int_equal(z[1], TPU_F32_QNAN);
+    uint32_t sa[1] = { 0x00800000u }, sb[1] = { 0x00c00000u };
+    tpu_ref_pointwise(TPU_REF_SUB, sa, sb, z, 1);
+    assert_int_equal(z[0], 0x80000000u);        /* 2^-126 - 1.5*2^-126 = -2^-127: -0 */
+    tpu_ref_pointwise(TPU_REF_RELU, pa, NULL, z, 4);
     assert_int_equal(z[2], 0x00000000u);        /* relu(-0) = +0 */
+    free(a); free(b); free(z); free(z2);
 }
 
 int main(void)

@@ -1,0 +1,376 @@
+/*
+ * tpu_sim.c - tpu-sim, run an object file on the C model and report.
+ *
+ *   tpu-sim [--config NAME|FILE] [--set k=v]... [--cores K --topology
+ *           ring|torus2d|mesh2d [--grid RxC]] [--max-cycles N] [--json]
+ *           [--quiet] prog.bin
+ *
+ * Loads the object, builds the system, runs it to halt, checks the
+ * object's .expect records (cmodel/expect.c) and prints the report
+ * (sim/report.c).  docs/tpu-sim.md is the user's page.
+ * Exit status: 0 halted and bit-exact (or nothing to check), 1 a result
+ * differs or cannot be checked, 2 bad command line or configuration,
+ * 3 the program could not be loaded or did not halt (run-time error,
+ * cycle limit).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "expect.h"
+#include "objfile.h"
+#include "report.h"
+#include "tpu.h"
+
+#define DEFAULT_MAX_CYCLES 1000000000ull
+#define MAX_SETS 256
+
+enum { EXIT_OK = 0, EXIT_MISMATCH = 1, EXIT_USAGE = 2, EXIT_RUN = 3 };
+
+static void usage(FILE *f)
+{
+    fputs("usage: tpu-sim [options] PROG.bin\n"
+          "\n"
+          "Run an object file (from tpu-as) on the cycle-accurate C model until it halts,\n"
+          "check its .expect results bit for bit and print a report: cycles, FLOPs, bytes,\n"
+          "roofline bound and verdict, unit busy/stall cycles (docs/tpu-sim.md).\n"
+          "\n"
+          "options:\n"
+          "  --config NAME|FILE   machine: a preset (tiny, mid, v5e) or a .cfg file\n"
+          "                       (default: the preset whose shape the object was\n"
+          "                       assembled for, else tiny)\n"
+          "  --set KEY=VALUE      override one config key (repeatable)\n"
+          "  --cores K            run K cores stepping together (default 1)\n"
+          "  --topology T         ring, torus2d or mesh2d (2-D without wraparound);\n"
+          "                       default ring when K > 1\n"
+          "  --grid RxC           rows x columns for torus2d/mesh2d (default: the most\n"
+          "                       square factorisation of K)\n"
+          "  --max-cycles N       stop with an error after N cycles (default 1000000000;\n"
+          "                       0 = no limit)\n"
+          "  --json               print the report as one JSON object\n"
+          "  --quiet              print only the result line\n"
+          "  -h, --help           print this help and exit\n"
+          "\n"
+          "exit status: 0 halted and results bit-exact (or no .expect), 1 a result differs\n"
+          "or cannot be checked, 2 bad command line or config, 3 the program could not be\n"
+          "loaded or did not halt (run-time error, deadlock, cycle limit)\n", f);
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "tpu-sim: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'tpu-sim --help'.\n");
+    return EXIT_USAGE;
+}
+
+/* The command line. */
+typedef struct options {
+    const char *config;
+    const char *sets[MAX_SETS];
+    unsigned nsets;
+    unsigned cores;               /* 0: not given */
+    const char *topology;         /* NULL: not given */
+    unsigned rows, cols;          /* 0: not given */
+    uint64_t max_cycles;
+    int json, quiet;
+    const char *prog;
+} options;
+
+/* A whole decimal number in [0, max]; -1 when it is not one. */
+static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    if (!*s)
+        return -1;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (max - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+/* "--name value" or "--name=value": the value, or NULL when this is not
+ * the option.  *missing is set when the option has no value. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) != 0)
+        return NULL;
+    if (a[n] == '=')
+        return a + n + 1;
+    if (a[n] != 0)
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* Parse argv into o; returns -1 after printing the help (exit 0), or an
+ * exit status > 0 on a bad command line, or 0. */
+static int parse_args(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_cycles = DEFAULT_MAX_CYCLES;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int missing = 0;
+        uint64_t n;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return -1;
+        } else if (!strcmp(a, "--json")) {
+            o->json = 1;
+        } else if (!strcmp(a, "--quiet")) {
+            o->quiet = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--config", &missing))) {
+            o->config = v;
+        } else if ((v = opt_value(argc, argv, &i, "--set", &missing))) {
+            if (o->nsets == MAX_SETS)
+                return bad_usage("too many --set options (at most %s)", "256");
+            o->sets[o->nsets++] = v;
+        } else if ((v = opt_value(argc, argv, &i, "--cores", &missing))) {
+            if (parse_u64(v, 4096, &n) || n == 0)
+                return bad_usage("--cores wants a number from 1 to 4096, not '%s'", v);
+            o->cores = (unsigned)n;
+        } else if ((v = opt_value(argc, argv, &i, "--topology", &missing))) {
+            if (strcmp(v, "ring") && strcmp(v, "torus2d") && strcmp(v, "mesh2d"))
+                return bad_usage("--topology is ring, torus2d or mesh2d, not '%s'", v);
+            o->topology = v;
+        } else if ((v = opt_value(argc, argv, &i, "--grid", &missing))) {
+            char r[32], c[32];
+            const char *x = strchr(v, 'x');
+            uint64_t rr, cc;
+            if (!x || (size_t)(x - v) >= sizeof r || strlen(x + 1) >= sizeof c)
+                return bad_usage("--grid wants ROWSxCOLS (e.g. 2x4), not '%s'", v);
+            memcpy(r, v, (size_t)(x - v));
+            r[x - v] = 0;
+            strcpy(c, x + 1);
+            if (parse_u64(r, 4096, &rr) || parse_u64(c, 4096, &cc) || !rr || !cc)
+                return bad_usage("--grid wants ROWSxCOLS (e.g. 2x4), not '%s'", v);
+            o->rows = (unsigned)rr;
+            o->cols = (unsigned)cc;
+        } else if ((v = opt_value(argc, argv, &i, "--max-cycles", &missing))) {
+            if (parse_u64(v, UINT64_MAX, &n))
+                return bad_usage("--max-cycles wants a whole number, not '%s'", v);
+            o->max_cycles = n;
+        } else if (missing) {
+            return bad_usage("option '%s' needs a value", a);
+        } else if (a[0] == '-' && a[1]) {
+            return bad_usage("unknown option '%s'", a);
+        } else if (o->prog) {
+            return bad_usage("only one program is allowed (got '%s' too)", a);
+        } else {
+            o->prog = a;
+        }
+    }
+    if (!o->prog)
+        return bad_usage("%s", "no program given");
+    return 0;
+}
+
+/* The system's shape from --cores/--topology/--grid. */
+static int system_shape(const options *o, tpu_system_opts *so, char *topo, size_t len)
+{
+    memset(so, 0, sizeof *so);
+    unsigned k = o->cores;
+    if (o->rows && !k)
+        k = o->rows * o->cols;
+    if (!k)
+        k = 1;
+    so->cores = k;
+    const char *t = o->topology ? o->topology : (k > 1 || o->rows ? "ring" : "single");
+    if (o->rows && strcmp(t, "torus2d") && strcmp(t, "mesh2d"))
+        return bad_usage("--grid needs --topology torus2d or mesh2d (topology is %s)", t);
+    if (!strcmp(t, "single")) {
+        so->topology = TPU_TOPO_SINGLE;
+        snprintf(topo, len, "single");
+        return 0;
+    }
+    if (!strcmp(t, "ring")) {
+        so->topology = TPU_TOPO_RING;
+        snprintf(topo, len, "ring");
+        return 0;
+    }
+    so->topology = strcmp(t, "torus2d") ? TPU_TOPO_MESH2D : TPU_TOPO_TORUS2D;
+    if (o->rows) {
+        so->rows = o->rows;
+        so->cols = o->cols;
+        if ((uint64_t)o->rows * o->cols != k) {
+            char msg[32];
+            snprintf(msg, sizeof msg, "%ux%u", o->rows, o->cols);
+            return bad_usage("--grid %s does not match --cores", msg);
+        }
+    } else {
+        unsigned r = 1;                       /* the most square factorisation */
+        for (unsigned d = 1; (uint64_t)d * d <= k; d++)
+            if (k % d == 0)
+                r = d;
+        so->rows = r;
+        so->cols = k / r;
+    }
+    snprintf(topo, len, "%s %ux%u", t, so->rows, so->cols);
+    return 0;
+}
+
+/* --config, or the preset that matches the shape the object records, or
+ * the defaults (tiny). */
+static int load_config(const options *o, const tpu_object *obj, tpu_config *cfg)
+{
+    char err[512];
+    tpu_config_defaults(cfg);
+    if (o->config) {
+        if (tpu_config_load(cfg, o->config, err, sizeof err)) {
+            fprintf(stderr, "tpu-sim: --config %s: %s\n", o->config, err);
+            return EXIT_USAGE;
+        }
+    } else if (obj->config.mxu_n || obj->config.num_mxu || obj->config.vpu_lanes) {
+        const tpu_obj_config *w = &obj->config;
+        for (const tpu_config_preset *p = tpu_config_presets; p->name; p++) {
+            tpu_config c;
+            tpu_config_defaults(&c);
+            if (tpu_config_load(&c, p->name, err, sizeof err))
+                continue;
+            if ((!w->mxu_n || w->mxu_n == c.mxu_n) && (!w->num_mxu || w->num_mxu == c.num_mxu)
+                && (!w->vpu_sublanes || w->vpu_sublanes == c.vpu_sublanes)
+                && (!w->vpu_lanes || w->vpu_lanes == c.vpu_lanes)) {
+                *cfg = c;
+                break;
+            }
+        }
+    }
+    for (unsigned i = 0; i < o->nsets; i++)
+        if (tpu_config_set(cfg, o->sets[i], err, sizeof err)) {
+            fprintf(stderr, "tpu-sim: --set %s: %s\n", o->sets[i], err);
+            return EXIT_USAGE;
+        }
+    if (tpu_config_validate(cfg, err, sizeof err)) {
+        fprintf(stderr, "tpu-sim: config %s: %s\n", cfg->name, err);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The expect checker reads the cores' memories through the backdoor. */
+static int read_core_mem(void *ctx, unsigned core, enum tpu_space space, uint64_t addr,
+                         void *dst, size_t n)
+{
+    tpu_system *s = ctx;
+    if (core >= tpu_system_ncores(s))
+        return -1;
+    return tpu_mem_read(tpu_system_core(s, core), space, addr, dst, n);
+}
+
+/* Run the loaded system and report; returns the exit status. */
+static int run_and_report(const options *o, const tpu_object *obj, const tpu_config *cfg,
+                          tpu_system *s, const char *topo)
+{
+    enum tpu_stop stop = tpu_system_run(s, o->max_cycles);
+    unsigned ncores = tpu_system_ncores(s);
+    tpu_stats *st = calloc(ncores ? ncores : 1, sizeof *st);
+    if (!st) {
+        fprintf(stderr, "tpu-sim: out of memory\n");
+        return EXIT_RUN;
+    }
+    for (unsigned i = 0; i < ncores; i++)
+        tpu_core_stats(tpu_system_core(s, i), &st[i]);
+
+    char error[600] = "";
+    if (stop != TPU_STOP_HALT) {
+        const char *e = tpu_system_error(s);
+        if (e && e[0])
+            snprintf(error, sizeof error, "%s", e);
+        else if (stop == TPU_STOP_CYCLE_LIMIT)
+            snprintf(error, sizeof error, "cycle %llu: cycle limit reached (--max-cycles %llu)",
+                     (unsigned long long)tpu_system_cycle(s), (unsigned long long)o->max_cycles);
+        else
+            snprintf(error, sizeof error, "cycle %llu: the run stopped before halt",
+                     (unsigned long long)tpu_system_cycle(s));
+        fprintf(stderr, "tpu-sim: error: %s\n", error);
+    }
+
+    tpu_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.program = o->prog;
+    rep.cfg = cfg;
+    rep.topology = topo;
+    rep.ncores = ncores;
+    rep.core = st;
+    rep.cycles = tpu_system_cycle(s);
+    rep.stop = stop;
+    rep.error = error;
+    rep.unit_name = tpu_unit_id_name;
+    rep.reason_name = tpu_stall_reason_name;
+    if (stop == TPU_STOP_HALT) {
+        tpu_expect_target t = { .ncores = ncores, .tile = (unsigned)cfg->mxu_n,
+                                .hbm_bytes = cfg->hbm_bytes, .vmem_bytes = cfg->vmem_bytes,
+                                .read = read_core_mem, .ctx = s };
+        tpu_expect_check(obj, &t, &rep.expect);
+        rep.checked = 1;
+    }
+
+    if (o->json) {
+        tpu_report_json(stdout, &rep);
+    } else if (o->quiet) {
+        char line[600];
+        tpu_report_result_line(&rep, line, sizeof line);
+        printf("result: %s\n", line);
+    } else {
+        tpu_report_text(stdout, &rep);
+    }
+    fflush(stdout);
+    free(st);
+    if (stop != TPU_STOP_HALT)
+        return EXIT_RUN;
+    if (rep.expect.status == TPU_EXPECT_MISMATCH || rep.expect.status == TPU_EXPECT_ERROR)
+        return EXIT_MISMATCH;
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? EXIT_OK : rc;
+    tpu_system_opts so;
+    char topo[64];
+    if ((rc = system_shape(&o, &so, topo, sizeof topo)))
+        return rc;
+
+    char err[512];
+    tpu_object obj;
+    if (tpu_obj_read(o.prog, &obj, err, sizeof err)) {
+        fprintf(stderr, "tpu-sim: error: %s\n", err);      /* err names the file */
+        return EXIT_RUN;
+    }
+    tpu_config cfg;
+    if ((rc = load_config(&o, &obj, &cfg))) {
+        tpu_obj_free(&obj);
+        return rc;
+    }
+    tpu_system *s = tpu_system_create(&cfg, &so, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "tpu-sim: %s\n", err);
+        tpu_obj_free(&obj);
+        return EXIT_USAGE;
+    }
+    if (tpu_system_load(s, &obj, err, sizeof err)) {
+        fprintf(stderr, "tpu-sim: error: %s: %s\n", o.prog, err);
+        rc = EXIT_RUN;
+    } else {
+        rc = run_and_report(&o, &obj, &cfg, s, topo);
+    }
+    tpu_system_destroy(s);
+    tpu_obj_free(&obj);
+    return rc;
+}

@@ -377,6 +377,8 @@ enum tpu_stop tpu_system_step(tpu_system *s)
     return TPU_RUNNING;
 }
 
+/* max_cycles counts from reset (tpu_system_cycle), not from this call.  The
+ * limit is not sticky: a later run with a higher limit goes on. */
 enum tpu_stop tpu_system_run(tpu_system *s, uint64_t max_cycles)
 {
     for (;;) {
@@ -393,6 +395,11 @@ enum tpu_stop tpu_system_run(tpu_system *s, uint64_t max_cycles)
             char why[80];
             snprintf(why, sizeof why, "cycle limit reached (%" PRIu64 " cycles)", max_cycles);
             tpu_core_describe(c, why, s->error, sizeof s->error);
+            if (tpu_ev_wanted(&c->ev, TPU_EV_ERROR)) {
+                tpu_event ev = { .kind = TPU_EV_ERROR, .unit = TPU_U_SEQ, .pc = c->seq.pc,
+                                 .text = s->error };
+                tpu_ev_emit(&c->ev, &ev);
+            }
             return TPU_STOP_CYCLE_LIMIT;
         }
         enum tpu_stop r = tpu_system_step(s);

@@ -78,11 +78,20 @@ typedef struct options {
     const char *prog;
 } options;
 
-/* A whole decimal number in [0, max]; -1 when it is not one. */
+/* A whole number in [0, max], decimal ("1000000") or with an exponent
+ * ("1e9", when whole); -1 when it is not one. */
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
     if (!*s)
         return -1;
+    if (strpbrk(s, "eE")) {
+        char *end;
+        double d = strtod(s, &end);
+        if (*end || !(d >= 0) || d > (double)max || d > 9.2e18 || d != (double)(uint64_t)d)
+            return -1;
+        *out = (uint64_t)d;
+        return 0;
+    }
     uint64_t v = 0;
     for (; *s; s++) {
         if (*s < '0' || *s > '9')
@@ -250,7 +259,7 @@ static int load_config(const options *o, const tpu_object *obj, tpu_config *cfg)
     }
     for (unsigned i = 0; i < o->nsets; i++)
         if (tpu_config_set(cfg, o->sets[i], err, sizeof err)) {
-            fprintf(stderr, "tpu-sim: --set %s: %s\n", o->sets[i], err);
+            fprintf(stderr, "tpu-sim: %s\n", err);    /* "--set: error: ..." */
             return EXIT_USAGE;
         }
     if (tpu_config_validate(cfg, err, sizeof err)) {

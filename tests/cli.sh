@@ -49,5 +49,61 @@ if [ -x "$bin/tpu-dis" ]; then
   check "tpu-dis missing file" 1 "missing.bin"              -- "$bin/tpu-dis" "$tmp/missing.bin"
 fi
 
+# ---- tpu-sim and tpu-bench (block added by the tpu-sim engineer) -------------
+# Exit codes: 0 halted and bit-exact (or no .expect), 1 result differs or
+# cannot be checked, 2 bad command line/config, 3 not loaded or did not halt.
+if [ -x "$bin/tpu-sim" ]; then
+  as() { "$bin/tpu-as" --config tiny -o "$tmp/$1.bin" "$tmp/$1.s" >/dev/null 2>&1; }
+  printf 'halt\n' > "$tmp/sim_ok.s"
+  printf '  .vmem 0\nv: .f32 1.5\n  .text\nhalt\n  .expect f32 v, bits(0x3fc00000)\n' > "$tmp/sim_pass.s"
+  printf '  .vmem 0\nv: .f32 1.5, 2\n  .text\nhalt\n  .expect f32 v, bits(0x3fc00000), bits(0x40000001)\n' > "$tmp/sim_mis.s"
+  printf 'halt\n  .expect copy vmem(0x3fff0), hbm(0), 0x100\n' > "$tmp/sim_experr.s"
+  printf 'sem.wait 0, 1\nhalt\n' > "$tmp/sim_dead.s"
+  printf 'loop: beq zero, zero, loop\n' > "$tmp/sim_loop.s"
+  printf '.insn 0\n' > "$tmp/sim_ill.s"
+  for p in sim_ok sim_pass sim_mis sim_experr sim_dead sim_loop sim_ill; do as $p; done
+  echo garbage > "$tmp/sim_garbage.bin"
+  "$bin/tpu-as" --config v5e -o "$tmp/sim_v5e.bin" "$tmp/sim_ok.s" >/dev/null 2>&1
+  s=$bin/tpu-sim
+  check "tpu-sim --help"          0 "usage: tpu-sim.*"            -- "$s" --help
+  check "tpu-sim --help options"  0 "--max-cycles"                -- "$s" --help
+  check "tpu-sim bad option"      2 "unknown option '--frob'"     -- "$s" --frob "$tmp/sim_ok.bin"
+  check "tpu-sim no program"      2 "no program given"            -- "$s"
+  check "tpu-sim two programs"    2 "only one program"            -- "$s" "$tmp/sim_ok.bin" "$tmp/sim_ok.bin"
+  check "tpu-sim no value"        2 "needs a value"               -- "$s" "$tmp/sim_ok.bin" --config
+  check "tpu-sim bad --config"    2 "unknown preset"              -- "$s" --config nosuch "$tmp/sim_ok.bin"
+  check "tpu-sim bad --set"       2 "unknown key 'nokey'"         -- "$s" --set nokey=1 "$tmp/sim_ok.bin"
+  check "tpu-sim bad --cores"     2 "--cores wants"               -- "$s" --cores 0 "$tmp/sim_ok.bin"
+  check "tpu-sim bad --topology"  2 "ring, torus2d or mesh2d"     -- "$s" --cores 2 --topology star "$tmp/sim_ok.bin"
+  check "tpu-sim grid mismatch"   2 "does not match --cores"      -- "$s" --cores 4 --topology torus2d --grid 3x2 "$tmp/sim_ok.bin"
+  check "tpu-sim bad --max-cycles" 2 "--max-cycles wants"         -- "$s" --max-cycles -1 "$tmp/sim_ok.bin"
+  check "tpu-sim no expect"       0 "^result: nothing to check"   -- "$s" "$tmp/sim_ok.bin"
+  check "tpu-sim bit-exact"       0 "^result: bit-exact$"         -- "$s" "$tmp/sim_pass.bin"
+  check "tpu-sim report lines"    0 "^bound +neither \(no MXU work" -- "$s" "$tmp/sim_pass.bin"
+  check "tpu-sim --quiet"         0 "^result: bit-exact$"         -- "$s" --quiet "$tmp/sim_pass.bin"
+  check "tpu-sim --json"          0 '"cycles": [0-9]+, .*"bound": .*"result": "bit-exact"' -- "$s" --json "$tmp/sim_pass.bin"
+  check "tpu-sim mismatch"        1 "^result: MISMATCH in f32 ADDR \(vmem 0x0\) at \[1\]: expected 0x40000001 \(2.00000024\), got 0x40000000 \(2\)$" -- "$s" "$tmp/sim_mis.bin"
+  check "tpu-sim cannot check"    1 "result: cannot check: .expect #1 \(copy\): DST .* is outside VMEM" -- "$s" "$tmp/sim_experr.bin"
+  check "tpu-sim deadlock"        3 "^tpu-sim: error: core 0: cycle 0: pc 0 \(sem.wait 0, 1\): deadlock" -- "$s" "$tmp/sim_dead.bin"
+  check "tpu-sim cycle limit"     3 "^tpu-sim: error: .*cycle limit" -- "$s" --max-cycles 1e3 "$tmp/sim_loop.bin"
+  check "tpu-sim illegal insn"    3 "^tpu-sim: error: core 0: cycle 0: pc 0 .*illegal instruction" -- "$s" "$tmp/sim_ill.bin"
+  check "tpu-sim not halted"      3 "^result: not checked"        -- "$s" --quiet "$tmp/sim_ill.bin"
+  check "tpu-sim missing file"    3 "tpu-sim: error: .*missing.bin" -- "$s" "$tmp/missing.bin"
+  check "tpu-sim bad object"      3 "tpu-sim: error: .*sim_garbage.bin: bad magic" -- "$s" "$tmp/sim_garbage.bin"
+  check "tpu-sim wrong machine"   3 "assembled for mxu_n = 128"   -- "$s" --config tiny "$tmp/sim_v5e.bin"
+  check "tpu-sim preset by shape" 0 "machine +v5e: "              -- "$s" "$tmp/sim_v5e.bin"
+  check "tpu-sim two cores"       0 "== total \(2 cores\)"        -- "$s" --cores 2 "$tmp/sim_pass.bin"
+  check "tpu-sim torus grid"      0 "4 cores \(torus2d 2x2\)"     -- "$s" --grid 2x2 --topology torus2d "$tmp/sim_pass.bin"
+fi
+if [ -x "$bin/tpu-bench" ]; then
+  check "tpu-bench --help"        0 "usage: tpu-bench row"        -- "$bin/tpu-bench" --help
+  check "tpu-bench no benchmark"  2 "which benchmark"             -- "$bin/tpu-bench"
+  check "tpu-bench bad benchmark" 2 "unknown benchmark 'frob'"    -- "$bin/tpu-bench" frob
+  check "tpu-bench bad --n"       2 "--n wants"                   -- "$bin/tpu-bench" row --n 0
+  check "tpu-bench row"           0 "tpu_ref_row n=8: .* MACs per host second" -- "$bin/tpu-bench" row --n 8 --seconds 0.05
+  check "tpu-bench run"           0 "cycles/s, .* MACs/s; max RSS" -- "$bin/tpu-bench" run --config tiny "$tmp/sim_pass.bin"
+  check "tpu-bench run failure"   1 "deadlock"                    -- "$bin/tpu-bench" run --config tiny "$tmp/sim_dead.bin"
+fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

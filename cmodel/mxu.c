@@ -162,13 +162,10 @@ static void accumulate(tpu_mxu *m, uint64_t t)
         return;
     uint64_t bytes = 4ull * m->n;
     tpu_vmem_must(m->vmem, bytes);
-    const uint8_t *old = tpu_vmem_at(m->vmem, row->dst, bytes);
+    uint32_t old[256];                      /* mxu_n <= 256 (config.def) */
+    memcpy(old, tpu_vmem_at(m->vmem, row->dst, bytes), bytes);
     uint32_t *y = m->ring_y + (r & m->mask) * m->n;
-    for (unsigned c = 0; c < m->n; c++) {
-        uint32_t o;
-        memcpy(&o, old + 4 * c, 4);
-        y[c] = tpu_f32_add(o, y[c]);
-    }
+    tpu_ref_pointwise(TPU_REF_ADD, old, y, y, m->n);   /* tpu_f32_add, element by element */
 }
 
 /* 3. T19, T21: start the queue head if its rule allows; else say why not. */

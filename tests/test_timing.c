@@ -989,6 +989,11 @@ static void test_t5_errors_dma(void **state)
     static const int64_t r5[] = { 1, 0x3ff00, 2, 0, 3, 3, 4, 8, 5, 0x80 };
     static const int64_t o5[] = { 1, 2, 3, 4, 0, 5, 0 };
     ERR(r5, "dma.h2v", o5, "VMEM address 0x40000 out of range");
+    static const int64_t r8[] = { 1, 0, 2, 0x3fff8, 3, 1, 4, 16 };
+    ERR(r8, "dma.v2h", o1, "VMEM address 0x40000 out of range (VMEM is 0x40000 bytes): "
+                           "DMA source");
+    static const int64_t r9[] = { 1, 0, 2, 0, 3, 1, 4, -5 };
+    ERR(r9, "dma.v2h", o1, "DMA source: negative row size -5");
     static const int64_t r6[] = { 1, 0x3ff00, 2, 0, 3, 3, 4, 8, 5, 0x90 };
     ERR(r6, "dma.h2v", o5, "VMEM address 0x40020 out of range");
     /* Rows that repeat one place (stride 0) are in range however many. */
@@ -1020,6 +1025,14 @@ static void test_t5_errors_mxu(void **state)
     ERR(r, "mxu.mma", mm3, "misaligned stride 0x6: the result row stride must be 4-byte");
     static const int64_t mm4[] = { 0, 7, 1, 4, 2, 5 };
     ERR(r, "mxu.mm", mm4, "out of range (VMEM is 0x40000 bytes): result rows");
+    static const int64_t lw4[] = { 0, 1, 6 };
+    ERR(r, "mxu.lw", lw4, "misaligned stride 0x3: the weight row stride must be 2-byte");
+    static const int64_t mm5[] = { 0, 3, 1, 4, 6, 5 };
+    ERR(r, "mxu.mm", mm5, "misaligned stride 0x3: the LHS row stride must be 2-byte");
+    static const int64_t mm6[] = { 0, 3, 7, 8, 2, 5 };
+    ERR(r, "mxu.mm", mm6, "VMEM address 0x40000 out of range (VMEM is 0x40000 bytes): LHS rows");
+    static const int64_t mm7[] = { 3, 3, 1, 4, 2, 5 };
+    ERR(r, "mxu.mma", mm7, "mxu 3 does not exist (the config has 1 MXU)");
 }
 
 static void test_t5_errors_vpu_ici_and_illegal(void **state)
@@ -1036,6 +1049,8 @@ static void test_t5_errors_vpu_ici_and_illegal(void **state)
     ERR(r, "vld", v4, "VMEM address -0x4 out of range");
     static const int64_t i1[] = { 0, 1, 1, 4, 0, 0 };
     ERR(r, "dma.ici", i1, "ICI port 0 is not connected to a neighbour");
+    static const int64_t i2[] = { 2, 1, 1, 4, 0, 0 };
+    ERR(r, "dma.ici", i2, "ICI port 2 is not connected to a neighbour");
 
     harness *h = h_new("tiny", NULL);                    /* runs off the end of the text */
     I0(h, "nop");
@@ -1065,6 +1080,14 @@ static void test_t5_ici_destination_checked_against_neighbour(void **state)
     I0(h, "halt");
     h_expect_error(h, "VMEM address 0x40000 out of range (VMEM is 0x40000 bytes): ICI "
                       "destination (neighbour's VMEM)");
+    h_free(h);
+
+    h = h_new("tiny", NULL);
+    h->opts = (tpu_system_opts){ .cores = 2, .topology = TPU_TOPO_RING };
+    REGS(h, 1, 0x100, 2, 0x3fff0, 3, 32);
+    I(h, "dma.ici", 0, 1, 2, 3, 0, 0);
+    I0(h, "halt");
+    h_expect_error(h, "VMEM address 0x40000 out of range (VMEM is 0x40000 bytes): ICI source");
     h_free(h);
 }
 

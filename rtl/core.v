@@ -4,67 +4,122 @@
 // config file the C model reads), the instruction constants from
 // tpu_isa.vh (generated from cmodel/isa.def).
 //
-// Step 1 of the RTL: the sequencer with its IMEM and dispatch queues.  The
-// other units are not there yet: their queues are never popped and they
-// are never busy.
+// Every unit computes its next state from registers only (docs/timing.md
+// section 0); the combinational paths between units are the VMEM budget,
+// handed down in the priority order of section 2 (incoming ICI, MXUs,
+// VPU, DMA, outgoing ICI), and the memories' read data.
 module core #(
   parameter integer CoreId = 0
 ) (
-  input  logic          clk_i,
-  input  logic          rst_ni,
-  // backdoor (loading and reading back memories; no timing, no trace)
-  input  logic          bd_we_i,
-  input  logic [1:0]    bd_space_i,      // 1 IMEM, 2 HBM, 3 VMEM (enum tpu_space)
-  input  logic [63:0]   bd_addr_i,       // byte address (IMEM: of a word, 8-aligned)
-  input  logic [511:0]  bd_wdata_i,      // byte i at bd_addr_i + i
-  input  logic [63:0]   bd_wstrb_i,      // byte enables (IMEM: bytes 0..7 as one word)
-  output logic [511:0]  bd_rdata_o,
-  // status
-  output logic          halted_o,
-  output logic          error_o,
-  output logic [2:0]    error_code_o,
-  output logic          stuck_o,         // T10: sem.wait with every unit idle
-  // trace port (docs/rtl.md "Trace port")
-  output logic          tr_issue_o,
-  output logic [63:0]   tr_pc_o,
-  output logic [63:0]   tr_word_o,
-  output logic [2:0]    tr_stall_o,
-  output logic          tr_sreg_we_o,
-  output logic [4:0]    tr_sreg_idx_o,
-  output logic [63:0]   tr_sreg_val_o,
-  output logic [31:0]   tr_sem_mask_o,
-  output logic [1023:0] tr_sem_val_o,
-  output logic          tr_halt_o
+  clk_i,
+  rst_ni,
+  bd_we_i,
+  bd_space_i,
+  bd_addr_i,
+  bd_wdata_i,
+  bd_wstrb_i,
+  bd_rdata_o,
+  halted_o,
+  error_o,
+  error_code_o,
+  stuck_o,
+  tr_issue_o,
+  tr_pc_o,
+  tr_word_o,
+  tr_stall_o,
+  tr_sreg_we_o,
+  tr_sreg_idx_o,
+  tr_sreg_val_o,
+  tr_sem_mask_o,
+  tr_sem_val_o,
+  tr_halt_o,
+  tr_dma_vmem_we_o,
+  tr_dma_vmem_addr_o,
+  tr_dma_vmem_data_o,
+  tr_dma_hbm_we_o,
+  tr_dma_hbm_addr_o,
+  tr_dma_hbm_data_o,
+  tr_dma_done_o,
+  tr_dma_done_bytes_o
 );
   `include "tpu_cfg.vh"
 
-  localparam integer EW     = 576;
-  localparam integer NumInc = CFG_DMA_ENGINES + 8;
+  // ---- derived parameters -----------------------------------------------------
+  localparam integer EW         = 576;                         // queue entry (seq.v)
+  localparam integer VmemSize   = 32'(CFG_VMEM_BYTES);
+  localparam integer HbmSize    = 32'(CFG_HBM_BYTES);
+  localparam integer VAW        = $clog2(CFG_VMEM_BYTES);
+  localparam integer HAW        = $clog2(CFG_HBM_BYTES);
+  localparam integer DmaEngines = CFG_DMA_ENGINES;
+  localparam integer DmaMaxB    = 32'((CFG_HBM_NUM + CFG_HBM_DEN - 64'd1) / CFG_HBM_DEN);
+  localparam integer DmaPorts   = DmaEngines * DmaMaxB;
+  localparam integer AvW        = $clog2(DmaMaxB + 1);
+  localparam integer IciB       = 32'((CFG_ICI_NUM + CFG_ICI_DEN - 64'd1) / CFG_ICI_DEN);
+  localparam integer VecB       = 4 * CFG_SUBLANES * CFG_LANES;
+  localparam integer NumInc     = DmaEngines + 8;              // DMA engines, ICI lsem, rsem
 
-  // ---- backdoor ---------------------------------------------------------
-  logic        bd_imem_we;
-  logic [63:0] imem_rdata;
+  // ---- ports (declared here, after the config they depend on) -------------------
+  input  logic                          clk_i;
+  input  logic                          rst_ni;
+  // backdoor (loading and reading back memories; no timing, no trace)
+  input  logic                          bd_we_i;
+  input  logic [1:0]                    bd_space_i;  // 1 IMEM, 2 HBM, 3 VMEM (enum tpu_space)
+  input  logic [63:0]                   bd_addr_i;  // byte address (IMEM: of a word, 8-aligned)
+  input  logic [511:0]                  bd_wdata_i;  // byte i at bd_addr_i + i
+  input  logic [63:0]                   bd_wstrb_i;  // byte enables (IMEM: bytes 0..7 as one word)
+  output logic [511:0]                  bd_rdata_o;
+  // status
+  output logic                          halted_o;
+  output logic                          error_o;
+  output logic [2:0]                    error_code_o;
+  output logic                          stuck_o;  // T10: sem.wait with every unit idle
+  // ---- trace port (docs/rtl.md "Trace port"): what the core did this cycle
+  // sequencer
+  output logic                          tr_issue_o;
+  output logic [63:0]                   tr_pc_o;
+  output logic [63:0]                   tr_word_o;
+  output logic [2:0]                    tr_stall_o;
+  output logic                          tr_sreg_we_o;
+  output logic [4:0]                    tr_sreg_idx_o;
+  output logic [63:0]                   tr_sreg_val_o;
+  output logic [31:0]                   tr_sem_mask_o;
+  output logic [1023:0]                 tr_sem_val_o;
+  output logic                          tr_halt_o;
+  // DMA: byte ports in landing order, completions
+  output logic [DmaPorts-1:0]           tr_dma_vmem_we_o;
+  output logic [DmaPorts*64-1:0]        tr_dma_vmem_addr_o;
+  output logic [DmaPorts*8-1:0]         tr_dma_vmem_data_o;
+  output logic [DmaPorts-1:0]           tr_dma_hbm_we_o;
+  output logic [DmaPorts*64-1:0]        tr_dma_hbm_addr_o;
+  output logic [DmaPorts*8-1:0]         tr_dma_hbm_data_o;
+  output logic [DmaEngines-1:0]         tr_dma_done_o;
+  output logic [DmaEngines*64-1:0]      tr_dma_done_bytes_o;
+
+  // ---- backdoor ---------------------------------------------------------------
+  logic         bd_imem_we, bd_vmem_we, bd_hbm_we;
+  logic [63:0]  imem_rdata;
+  logic [511:0] vmem_bd_rdata, hbm_bd_rdata;
   assign bd_imem_we = bd_we_i && bd_space_i == 2'd1 && bd_wstrb_i[7:0] == 8'hff;
+  assign bd_hbm_we  = bd_we_i && bd_space_i == 2'd2;
+  assign bd_vmem_we = bd_we_i && bd_space_i == 2'd3;
   always_comb begin
-    bd_rdata_o = '0;
-    if (bd_space_i == 2'd1) begin
-      bd_rdata_o[63:0] = imem_rdata;
-    end
+    case (bd_space_i)
+      2'd1:    bd_rdata_o = {448'd0, imem_rdata};
+      2'd2:    bd_rdata_o = hbm_bd_rdata;
+      2'd3:    bd_rdata_o = vmem_bd_rdata;
+      default: bd_rdata_o = '0;
+    endcase
   end
 
-  // ---- sequencer ----------------------------------------------------------
+  // ---- sequencer ----------------------------------------------------------------
   logic [EW-1:0]             dma_head, ici_head, vpu_head;
-  logic                      dma_valid, ici_valid, vpu_valid;
+  logic                      dma_valid, ici_valid, vpu_valid, dma_pop;
   logic [CFG_NUM_MXU*EW-1:0] mxu_head;
   logic [CFG_NUM_MXU-1:0]    mxu_valid;
   logic [6:0]                unit_busy;
   logic [NumInc-1:0]         sem_inc;
   logic [NumInc*5-1:0]       sem_inc_idx;
-  logic                      waiting_sem;
-
-  assign unit_busy   = 7'd0;
-  assign sem_inc     = '0;
-  assign sem_inc_idx = '0;
+  logic                      waiting_sem, dma_busy;
 
   seq #(
     .CoreId     (CoreId),
@@ -87,7 +142,7 @@ module core #(
     .ici_ports_i   (4'd0),
     .dma_head_o    (dma_head),
     .dma_valid_o   (dma_valid),
-    .dma_pop_i     (1'b0),
+    .dma_pop_i     (dma_pop),
     .ici_head_o    (ici_head),
     .ici_valid_o   (ici_valid),
     .ici_pop_i     (1'b0),
@@ -115,10 +170,166 @@ module core #(
     .tr_halt_o     (tr_halt_o)
   );
 
+  // T7: which units have work in flight (the queues are the sequencer's).
+  assign unit_busy = {1'b0, dma_busy, 1'b0, 4'b0000};
+
+  // T10: stalled on sem.wait while every unit is idle.
   assign stuck_o = waiting_sem && unit_busy == 7'd0 && !dma_valid && !ici_valid && !vpu_valid
                 && mxu_valid == '0;
 
+  // ---- VMEM and its arbiter ----------------------------------------------------------
+  logic                    vpu_grant;
+  logic [63:0]             dma_left, dma_used, ici_left;
+  logic [DmaPorts-1:0]     dma_vmem_we, dma_hbm_we;
+  logic [DmaPorts*VAW-1:0] dma_vmem_waddr, dma_vmem_raddr;
+  logic [DmaPorts*HAW-1:0] dma_hbm_waddr, dma_hbm_raddr;
+  logic [DmaPorts*8-1:0]   dma_vmem_wdata, dma_vmem_rdata, dma_hbm_wdata, dma_hbm_rdata;
+
+  logic [CFG_NUM_MXU*16*CFG_MXU_N-1:0] mxu_w_data, mxu_x_data;
+  logic [CFG_NUM_MXU*32*CFG_MXU_N-1:0] mxu_acc_data;
+  logic [VecB*8-1:0]                   vpu_rdata;
+  logic [4*IciB*8-1:0]                 ici_rdata;
+
+  vmem #(
+    .Bytes    (VmemSize),
+    .Bw       (CFG_VMEM_BW),
+    .AW       (VAW),
+    .NumMxu   (CFG_NUM_MXU),
+    .MxuN     (CFG_MXU_N),
+    .VecB     (VecB),
+    .DmaPorts (DmaPorts),
+    .IciB     (IciB)
+  ) u_vmem (
+    .clk_i          (clk_i),
+    .bd_we_i        (bd_vmem_we),
+    .bd_addr_i      (bd_addr_i),
+    .bd_wdata_i     (bd_wdata_i),
+    .bd_wstrb_i     (bd_wstrb_i),
+    .bd_rdata_o     (vmem_bd_rdata),
+    .ici_in_bytes_i (64'd0),
+    .mxu_bytes_i    (64'd0),
+    .vpu_req_i      (1'b0),
+    .vpu_bytes_i    (64'd0),
+    .vpu_grant_o    (vpu_grant),
+    .dma_left_o     (dma_left),
+    .dma_used_i     (dma_used),
+    .ici_left_o     (ici_left),
+    .mxu_w_addr_i   ('0),
+    .mxu_w_data_o   (mxu_w_data),
+    .mxu_x_addr_i   ('0),
+    .mxu_x_data_o   (mxu_x_data),
+    .mxu_acc_addr_i ('0),
+    .mxu_acc_data_o (mxu_acc_data),
+    .vpu_raddr_i    ('0),
+    .vpu_rdata_o    (vpu_rdata),
+    .dma_raddr_i    (dma_vmem_raddr),
+    .dma_rdata_o    (dma_vmem_rdata),
+    .ici_raddr_i    ('0),
+    .ici_rdata_o    (ici_rdata),
+    .ici_we_i       (4'd0),
+    .ici_waddr_i    ('0),
+    .ici_wlen_i     ('0),
+    .ici_wdata_i    ('0),
+    .mxu_we_i       ('0),
+    .mxu_waddr_i    ('0),
+    .mxu_wdata_i    ('0),
+    .vpu_we_i       (1'b0),
+    .vpu_whalf_i    (1'b0),
+    .vpu_waddr_i    ('0),
+    .vpu_wdata_i    ('0),
+    .dma_we_i       (dma_vmem_we),
+    .dma_waddr_i    (dma_vmem_waddr),
+    .dma_wdata_i    (dma_vmem_wdata)
+  );
+
+  // ---- HBM: bandwidth credit and storage --------------------------------------------
+  logic           hbm_xfer, hbm_still;
+  logic [AvW-1:0] hbm_avail;
+
+  hbm_port #(
+    .Num (CFG_HBM_NUM),
+    .Den (CFG_HBM_DEN),
+    .AvW (AvW)
+  ) u_hbm_port (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .xfer_i  (hbm_xfer),
+    .still_i (hbm_still),
+    .avail_o (hbm_avail)
+  );
+
+  hbm_mem #(
+    .Bytes    (HbmSize),
+    .AW       (HAW),
+    .DmaPorts (DmaPorts)
+  ) u_hbm_mem (
+    .clk_i      (clk_i),
+    .bd_we_i    (bd_hbm_we),
+    .bd_addr_i  (bd_addr_i),
+    .bd_wdata_i (bd_wdata_i),
+    .bd_wstrb_i (bd_wstrb_i),
+    .bd_rdata_o (hbm_bd_rdata),
+    .raddr_i    (dma_hbm_raddr),
+    .rdata_o    (dma_hbm_rdata),
+    .we_i       (dma_hbm_we),
+    .waddr_i    (dma_hbm_waddr),
+    .wdata_i    (dma_hbm_wdata)
+  );
+
+  // ---- DMA engines ---------------------------------------------------------------------
+  logic [DmaEngines-1:0]   dma_done;
+  logic [DmaEngines*5-1:0] dma_done_sem;
+
+  dma #(
+    .Engines (DmaEngines),
+    .MaxB    (DmaMaxB),
+    .Latency (CFG_HBM_LATENCY),
+    .VAW     (VAW),
+    .HAW     (HAW),
+    .AvW     (AvW)
+  ) u_dma (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .head_i       (dma_head),
+    .head_valid_i (dma_valid),
+    .pop_o        (dma_pop),
+    .xfer_o       (hbm_xfer),
+    .still_o      (hbm_still),
+    .avail_i      (hbm_avail),
+    .vmem_left_i  (dma_left),
+    .vmem_used_o  (dma_used),
+    .vmem_we_o    (dma_vmem_we),
+    .vmem_waddr_o (dma_vmem_waddr),
+    .vmem_wdata_o (dma_vmem_wdata),
+    .vmem_raddr_o (dma_vmem_raddr),
+    .vmem_rdata_i (dma_vmem_rdata),
+    .hbm_we_o     (dma_hbm_we),
+    .hbm_waddr_o  (dma_hbm_waddr),
+    .hbm_wdata_o  (dma_hbm_wdata),
+    .hbm_raddr_o  (dma_hbm_raddr),
+    .hbm_rdata_i  (dma_hbm_rdata),
+    .done_o       (dma_done),
+    .done_sem_o   (dma_done_sem),
+    .done_bytes_o (tr_dma_done_bytes_o),
+    .busy_o       (dma_busy)
+  );
+
+  // ---- semaphore increments (T9): DMA engines, then ICI lsem and rsem ---------------
+  assign sem_inc     = {8'd0, dma_done};
+  assign sem_inc_idx = {40'd0, dma_done_sem};
+
+  // ---- trace -------------------------------------------------------------------------------
+  for (genvar p = 0; p < DmaPorts; p++) begin : g_tr_dma
+    assign tr_dma_vmem_addr_o[64*p +: 64] = 64'(dma_vmem_waddr[p*VAW +: VAW]);
+    assign tr_dma_hbm_addr_o[64*p +: 64]  = 64'(dma_hbm_waddr[p*HAW +: HAW]);
+  end
+  assign tr_dma_vmem_we_o   = dma_vmem_we;
+  assign tr_dma_vmem_data_o = dma_vmem_wdata;
+  assign tr_dma_hbm_we_o    = dma_hbm_we;
+  assign tr_dma_hbm_data_o  = dma_hbm_wdata;
+  assign tr_dma_done_o      = dma_done;
+
   logic unused_core;
-  assign unused_core = ^{dma_head, ici_head, vpu_head, mxu_head, bd_wdata_i[511:64],
-                         bd_wstrb_i[63:8], bd_addr_i[2:0]};
+  assign unused_core = ^{ici_head, vpu_head, mxu_head, vpu_grant, ici_left, bd_addr_i[2:0],
+                         mxu_w_data, mxu_x_data, mxu_acc_data, vpu_rdata, ici_rdata};
 endmodule

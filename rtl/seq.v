@@ -340,6 +340,12 @@ module seq #(
     endcase
   end
 
+  // A DMA may move at most 2^63 - 1 bytes (seq.c check_dma).
+  logic [127:0] dma_total;
+  logic         dma_too_big;
+  assign dma_total   = {64'd0, v[2]} * {64'd0, v[3]};
+  assign dma_too_big = unit == UNIT_DMA && !v[2][63] && !v[3][63] && dma_total > {65'd0, {63{1'b1}}};
+
   assign ra_ok = region_ok(ra_base, ra_rows, ra_rowbytes, ra_stride, ra_size);
   assign rb_ok = !rb_used || region_ok(rb_base, rb_rows, rb_rowbytes, rb_stride, rb_size);
 
@@ -459,7 +465,7 @@ module seq #(
         end else if (unit == UNIT_ICI && !ici_ports_i[fld[0][1:0]]) begin
           error_d = 1'b1;
           error_code_d = ErrPort;
-        end else if (misaligned || !ra_ok || !rb_ok) begin
+        end else if (dma_too_big || misaligned || !ra_ok || !rb_ok) begin
           error_d = 1'b1;
           error_code_d = ErrAddress;
         end else begin

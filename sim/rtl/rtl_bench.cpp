@@ -58,10 +58,22 @@ uint64_t bits(const VlWide<N> &w, unsigned lsb, unsigned width)
     return v;
 }
 
+// The same on a port of at most 64 bits.
+uint64_t bits(uint64_t w, unsigned lsb, unsigned width)
+{
+    w >>= lsb;
+    return width >= 64 ? w : w & ((1ull << width) - 1);
+}
+
 template <std::size_t N>
 uint8_t byte_at(const VlWide<N> &w, unsigned i)
 {
     return (uint8_t)(w[i / 4] >> (8 * (i % 4)));
+}
+
+uint8_t byte_at(uint64_t w, unsigned i)
+{
+    return (uint8_t)(w >> (8 * i));
 }
 
 template <std::size_t N>
@@ -207,12 +219,27 @@ struct Model {
 
 // ---- the RTL side ----------------------------------------------------------------
 
+// The shape of the build, from the config (as rtl/core.v derives it).
+struct Shape {
+    unsigned dma_engines, dma_ports;
+
+    explicit Shape(const tpu_config &c)
+    {
+        uint64_t num, den;
+        tpu_config_bytes_per_cycle(c.hbm_bw, c.clock_hz, &num, &den);
+        dma_engines = (unsigned)c.dma_engines;
+        dma_ports = dma_engines * (unsigned)((num + den - 1) / den);
+    }
+};
+
 struct Rtl {
     std::unique_ptr<VerilatedContext> ctx;
     std::unique_ptr<Vcore> top;
+    Shape shape;
     int64_t sreg[32] = {0};
 
-    Rtl() : ctx(new VerilatedContext), top(new Vcore(ctx.get(), "core")) {}
+    explicit Rtl(const tpu_config &c)
+        : ctx(new VerilatedContext), top(new Vcore(ctx.get(), "core")), shape(c) {}
 
     void clock()
     {
@@ -267,6 +294,21 @@ struct Rtl {
                 c.simple.push_back(fmt("sem %u = %u", i, (unsigned)t->tr_sem_val_o[i]));
         if (t->tr_halt_o)
             c.simple.push_back("halt");
+        // DMA: one byte per port, ports in landing order
+        for (unsigned p = 0; p < shape.dma_ports; p++) {
+            if (bits(t->tr_dma_vmem_we_o, p, 1)) {
+                uint8_t b = byte_at(t->tr_dma_vmem_data_o, p);
+                c.add_write(c.vmem, "dma", bits(t->tr_dma_vmem_addr_o, 64 * p, 64), &b, 1);
+            }
+            if (bits(t->tr_dma_hbm_we_o, p, 1)) {
+                uint8_t b = byte_at(t->tr_dma_hbm_data_o, p);
+                c.add_write(c.hbm, "dma", bits(t->tr_dma_hbm_addr_o, 64 * p, 64), &b, 1);
+            }
+        }
+        for (unsigned e = 0; e < shape.dma_engines; e++)
+            if (bits(t->tr_dma_done_o, e, 1))
+                c.simple.push_back(fmt("dma done engine %u bytes %" PRIu64, e,
+                                       bits(t->tr_dma_done_bytes_o, 64 * e, 64)));
         if (t->error_o || t->stuck_o)
             c.simple.push_back("error");
     }
@@ -402,7 +444,7 @@ int main(int argc, char **argv)
                                             (1u << TPU_EV_IDLE) | (1u << TPU_EV_RETIRE)),
                              Model::on_event, &m);
 
-    Rtl r;
+    Rtl r(m.cfg);
     r.top->clk_i = 0;
     r.top->rst_ni = 0;
     r.top->eval();

@@ -1,0 +1,360 @@
+// dma: the DMA engines, 2-D strided copies between HBM and VMEM
+// (docs/timing.md T13-T18, cmodel/dma.c).
+//
+// Each engine is IDLE, WAIT or XFER.  Per cycle, as dma.c:
+//   T13  the queue head starts on the lowest-numbered IDLE engine (WAIT,
+//        with Latency cycles to count), at most one start per cycle;
+//   T14  a WAIT engine with bytes to move whose count is down to 0 is in
+//        XFER from this cycle on (with Latency = 0 in its start cycle);
+//   T15  the HBM port offers avail_i whole bytes; the XFER engines take
+//        them in start order, each as many as it still needs, limited by
+//        the VMEM bytes the arbiter left (vmem_left_i);
+//   T16  the bytes move in row order, each row low to high address, in this
+//        cycle: one byte port per (start-order position, byte) pair;
+//   T17  an engine that moved its last byte (a copy of 0 bytes: at the end
+//        of its WAIT) increments its semaphore at the end of the cycle and
+//        is IDLE from the next one.
+// Registers per engine: state, direction, semaphore, the WAIT count, the
+// copy cursor (address of the current source and destination row, column
+// in the row), the row geometry, bytes left and in all; and the start
+// order of the busy engines (order_q, norder_q), which is also the order
+// their bytes land in (T12a).  Addresses are kept modulo 2^AW: every byte
+// a copy touches was checked at issue (T5) to lie inside its memory, so
+// the low AW bits of base + row*stride + col are exact.
+module dma #(
+  parameter integer      Engines = 2,
+  parameter integer      MaxB    = 16,         // ceil(HBM bytes per cycle)
+  parameter logic [63:0] Latency = 64'd20,
+  parameter integer      VAW     = 18,         // VMEM address bits
+  parameter integer      HAW     = 24,         // HBM address bits
+  parameter integer      AvW     = 8           // width of avail_i
+) (
+  input  logic                   clk_i,
+  input  logic                   rst_ni,
+  // the DMA queue (entry layout: seq.v)
+  input  logic [575:0]           head_i,
+  input  logic                   head_valid_i,
+  output logic                   pop_o,
+  // HBM bandwidth credit (hbm_port)
+  output logic                   xfer_o,
+  output logic                   still_o,
+  input  logic [AvW-1:0]         avail_i,
+  // VMEM budget (vmem arbiter, class 4)
+  input  logic [63:0]            vmem_left_i,
+  output logic [63:0]            vmem_used_o,
+  // byte ports, port k*MaxB + i = byte i of the engine at start-order position k
+  output logic [Engines*MaxB-1:0]       vmem_we_o,
+  output logic [Engines*MaxB*VAW-1:0]   vmem_waddr_o,
+  output logic [Engines*MaxB*8-1:0]     vmem_wdata_o,
+  output logic [Engines*MaxB*VAW-1:0]   vmem_raddr_o,
+  input  logic [Engines*MaxB*8-1:0]     vmem_rdata_i,
+  output logic [Engines*MaxB-1:0]       hbm_we_o,
+  output logic [Engines*MaxB*HAW-1:0]   hbm_waddr_o,
+  output logic [Engines*MaxB*8-1:0]     hbm_wdata_o,
+  output logic [Engines*MaxB*HAW-1:0]   hbm_raddr_o,
+  input  logic [Engines*MaxB*8-1:0]     hbm_rdata_i,
+  // completions (T17): semaphore increments and the trace
+  output logic [Engines-1:0]     done_o,
+  output logic [Engines*5-1:0]   done_sem_o,
+  output logic [Engines*64-1:0]  done_bytes_o,
+  // T7: an engine is busy (the queue is the sequencer's)
+  output logic                   busy_o
+);
+  `include "tpu_isa.vh"
+
+  localparam integer Ports = Engines * MaxB;
+  localparam integer AW  = (VAW > HAW) ? VAW : HAW;
+  localparam integer EIW = (Engines > 1) ? $clog2(Engines) : 1;
+  localparam integer OCW = $clog2(Engines + 1);
+  localparam integer GW  = $clog2(MaxB + 1);
+
+  localparam logic [1:0] Idle = 2'd0;
+  localparam logic [1:0] Wait = 2'd1;
+  localparam logic [1:0] Xfer = 2'd2;
+
+  // ---- registers ------------------------------------------------------------
+  logic [1:0]    state_q    [Engines];
+  logic          to_vmem_q  [Engines];
+  logic [4:0]    sem_q      [Engines];
+  logic [63:0]   wait_q     [Engines];
+  logic [AW-1:0] srow_q     [Engines];
+  logic [AW-1:0] drow_q     [Engines];
+  logic [AW-1:0] sstride_q  [Engines];
+  logic [AW-1:0] dstride_q  [Engines];
+  logic [AW:0]   rowbytes_q [Engines];
+  logic [AW:0]   col_q      [Engines];
+  logic [63:0]   left_q     [Engines];
+  logic [63:0]   total_q    [Engines];
+  logic [EIW-1:0] order_q   [Engines];
+  logic [OCW-1:0] norder_q;
+
+  // ---- T13: start --------------------------------------------------------------
+  logic           start;
+  logic [EIW-1:0] start_e;
+  logic [63:0]    hv [7];
+  logic [7:0]     h_op;
+  logic [63:0]    h_total;
+
+  always_comb begin
+    for (int i = 0; i < 7; i++) begin
+      hv[i] = head_i[64*i +: 64];
+    end
+  end
+  assign h_op    = head_i[512 +: 8];
+  assign h_total = hv[2] * hv[3];             // < 2^63: checked at issue
+
+  always_comb begin
+    start   = 1'b0;
+    start_e = '0;
+    for (int e = Engines - 1; e >= 0; e--) begin
+      if (state_q[e] == Idle) begin
+        start   = head_valid_i;
+        start_e = EIW'(e);
+      end
+    end
+  end
+  assign pop_o = start;
+
+  // The engines as this cycle sees them: the one starting now with its new
+  // values (dma.c start() runs before the rest of the step).
+  logic [1:0]    cur_state    [Engines];
+  logic          cur_to_vmem  [Engines];
+  logic [4:0]    cur_sem      [Engines];
+  logic [63:0]   cur_wait     [Engines];
+  logic [AW-1:0] cur_srow     [Engines];
+  logic [AW-1:0] cur_drow     [Engines];
+  logic [AW-1:0] cur_sstride  [Engines];
+  logic [AW-1:0] cur_dstride  [Engines];
+  logic [AW:0]   cur_rowbytes [Engines];
+  logic [AW:0]   cur_col      [Engines];
+  logic [63:0]   cur_left     [Engines];
+  logic [63:0]   cur_total    [Engines];
+
+  always_comb begin
+    for (int e = 0; e < Engines; e++) begin
+      if (start && start_e == EIW'(e)) begin
+        // dma.h2v vdst, hsrc, ... / dma.v2h hdst, vsrc, ...: dst first
+        cur_state[e]    = Wait;
+        cur_to_vmem[e]  = (h_op == OP_DMA_H2V);
+        cur_sem[e]      = hv[6][4:0];
+        cur_wait[e]     = Latency;
+        cur_srow[e]     = hv[1][AW-1:0];
+        cur_drow[e]     = hv[0][AW-1:0];
+        cur_sstride[e]  = hv[4][AW-1:0];
+        cur_dstride[e]  = hv[5][AW-1:0];
+        cur_rowbytes[e] = hv[3][AW:0];
+        cur_col[e]      = '0;
+        cur_left[e]     = h_total;
+        cur_total[e]    = h_total;
+      end else begin
+        cur_state[e]    = state_q[e];
+        cur_to_vmem[e]  = to_vmem_q[e];
+        cur_sem[e]      = sem_q[e];
+        cur_wait[e]     = wait_q[e];
+        cur_srow[e]     = srow_q[e];
+        cur_drow[e]     = drow_q[e];
+        cur_sstride[e]  = sstride_q[e];
+        cur_dstride[e]  = dstride_q[e];
+        cur_rowbytes[e] = rowbytes_q[e];
+        cur_col[e]      = col_q[e];
+        cur_left[e]     = left_q[e];
+        cur_total[e]    = total_q[e];
+      end
+      // T14: the WAIT is over
+      if (cur_state[e] == Wait && cur_total[e] != 64'd0 && cur_wait[e] == 64'd0) begin
+        cur_state[e] = Xfer;
+      end
+    end
+  end
+
+  // The start order including the engine starting now.
+  logic [EIW-1:0] ord [Engines];
+  logic [OCW-1:0] ord_n;
+  always_comb begin
+    for (int k = 0; k < Engines; k++) begin
+      ord[k] = order_q[k];
+    end
+    ord_n = norder_q;
+    if (start) begin
+      for (int k = 0; k < Engines; k++) begin
+        if (OCW'(k) == norder_q) begin
+          ord[k] = start_e;
+        end
+      end
+      ord_n = norder_q + 1'b1;
+    end
+  end
+
+  // ---- T15: the bytes of this cycle, oldest engine first ---------------------
+  logic          any_xfer;
+  logic [63:0]   budget, rem;
+  logic [GW-1:0] got [Engines];               // per start-order position
+  always_comb begin
+    any_xfer = 1'b0;
+    for (int e = 0; e < Engines; e++) begin
+      any_xfer = any_xfer || cur_state[e] == Xfer;
+    end
+    budget = ({{(64 - AvW){1'b0}}, avail_i} < vmem_left_i) ? {{(64 - AvW){1'b0}}, avail_i}
+                                                            : vmem_left_i;
+    if (!any_xfer) begin
+      budget = 64'd0;
+    end
+    rem = budget;
+    for (int k = 0; k < Engines; k++) begin
+      got[k] = '0;
+      if (OCW'(k) < ord_n && cur_state[ord[k]] == Xfer) begin
+        got[k] = GW'((cur_left[ord[k]] < rem) ? cur_left[ord[k]] : rem);
+        rem    = rem - {{(64 - GW){1'b0}}, got[k]};
+      end
+    end
+  end
+  assign xfer_o      = any_xfer;
+  assign vmem_used_o = budget - rem;
+
+  // ---- T16: each position's bytes, one step of the copy cursor per byte ------
+  logic [AW-1:0] fin_srow [Engines];
+  logic [AW-1:0] fin_drow [Engines];
+  logic [AW:0]   fin_col  [Engines];
+  logic          pos_to_vmem [Engines];
+  logic [AW-1:0] port_saddr [Ports];
+  logic [AW-1:0] port_daddr [Ports];
+  logic          port_valid [Ports];
+  always_comb begin
+    for (int k = 0; k < Engines; k++) begin
+      logic [AW-1:0] s, d, ss, ds;
+      logic [AW:0]   c, rb;
+      s  = cur_srow[ord[k]];
+      d  = cur_drow[ord[k]];
+      c  = cur_col[ord[k]];
+      rb = cur_rowbytes[ord[k]];
+      ss = cur_sstride[ord[k]];
+      ds = cur_dstride[ord[k]];
+      pos_to_vmem[k] = cur_to_vmem[ord[k]];
+      for (int i = 0; i < MaxB; i++) begin
+        port_valid[k*MaxB + i] = (GW'(i) < got[k]);
+        port_saddr[k*MaxB + i] = s + c[AW-1:0];
+        port_daddr[k*MaxB + i] = d + c[AW-1:0];
+        if (GW'(i) < got[k]) begin
+          if (c + 1'b1 == rb) begin
+            s = s + ss;
+            d = d + ds;
+            c = '0;
+          end else begin
+            c = c + 1'b1;
+          end
+        end
+      end
+      fin_srow[k] = s;
+      fin_drow[k] = d;
+      fin_col[k]  = c;
+    end
+  end
+
+  for (genvar k = 0; k < Engines; k++) begin : g_pos
+    for (genvar i = 0; i < MaxB; i++) begin : g_byte
+      localparam integer P = k * MaxB + i;
+      assign vmem_we_o[P]               = port_valid[P] && pos_to_vmem[k];
+      assign vmem_waddr_o[P*VAW +: VAW] = port_daddr[P][VAW-1:0];
+      assign vmem_wdata_o[P*8 +: 8]     = hbm_rdata_i[P*8 +: 8];
+      assign vmem_raddr_o[P*VAW +: VAW] = port_saddr[P][VAW-1:0];
+      assign hbm_we_o[P]                = port_valid[P] && !pos_to_vmem[k];
+      assign hbm_waddr_o[P*HAW +: HAW]  = port_daddr[P][HAW-1:0];
+      assign hbm_wdata_o[P*8 +: 8]      = vmem_rdata_i[P*8 +: 8];
+      assign hbm_raddr_o[P*HAW +: HAW]  = port_saddr[P][HAW-1:0];
+    end
+  end
+
+  // ---- T17: next state, completions, the new start order -----------------------
+  logic [1:0]    state_d    [Engines];
+  logic [63:0]   wait_d     [Engines];
+  logic [AW-1:0] srow_d     [Engines];
+  logic [AW-1:0] drow_d     [Engines];
+  logic [AW:0]   col_d      [Engines];
+  logic [63:0]   left_d     [Engines];
+  logic [Engines-1:0] done;
+  logic          still;
+  logic [EIW-1:0] order_d [Engines];
+  logic [OCW-1:0] norder_d;
+  always_comb begin
+    still = 1'b0;
+    for (int e = 0; e < Engines; e++) begin
+      srow_d[e] = cur_srow[e];
+      drow_d[e] = cur_drow[e];
+      col_d[e]  = cur_col[e];
+      left_d[e] = cur_left[e];
+      for (int k = 0; k < Engines; k++) begin
+        if (OCW'(k) < ord_n && ord[k] == EIW'(e)) begin
+          srow_d[e] = fin_srow[k];
+          drow_d[e] = fin_drow[k];
+          col_d[e]  = fin_col[k];
+          left_d[e] = cur_left[e] - {{(64 - GW){1'b0}}, got[k]};
+        end
+      end
+      done[e] = (cur_state[e] == Xfer && left_d[e] == 64'd0)
+             || (cur_state[e] == Wait && cur_total[e] == 64'd0 && cur_wait[e] <= 64'd1);
+      still   = still || (cur_state[e] == Xfer && left_d[e] != 64'd0);
+      state_d[e] = done[e] ? Idle : cur_state[e];
+      wait_d[e]  = (cur_state[e] == Wait && cur_wait[e] != 64'd0) ? cur_wait[e] - 64'd1
+                                                                  : cur_wait[e];
+    end
+    norder_d = '0;
+    for (int k = 0; k < Engines; k++) begin
+      order_d[k] = '0;
+    end
+    for (int k = 0; k < Engines; k++) begin
+      if (OCW'(k) < ord_n && !done[ord[k]]) begin
+        for (int j = 0; j < Engines; j++) begin
+          if (OCW'(j) == norder_d) begin
+            order_d[j] = ord[k];
+          end
+        end
+        norder_d = norder_d + 1'b1;
+      end
+    end
+  end
+  assign still_o = still;
+
+  for (genvar e = 0; e < Engines; e++) begin : g_done
+    assign done_o[e]              = done[e];
+    assign done_sem_o[5*e +: 5]   = cur_sem[e];
+    assign done_bytes_o[64*e +: 64] = cur_total[e];
+  end
+  assign busy_o = (norder_q != '0);
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      norder_q <= '0;
+      for (int e = 0; e < Engines; e++) begin
+        state_q[e] <= Idle;
+        order_q[e] <= '0;
+      end
+    end else begin
+      norder_q <= norder_d;
+      for (int e = 0; e < Engines; e++) begin
+        state_q[e] <= state_d[e];
+        order_q[e] <= order_d[e];
+      end
+    end
+  end
+
+  // The rest are data registers: meaningful only while the engine is busy.
+  always_ff @(posedge clk_i) begin
+    for (int e = 0; e < Engines; e++) begin
+      to_vmem_q[e]  <= cur_to_vmem[e];
+      sem_q[e]      <= cur_sem[e];
+      wait_q[e]     <= wait_d[e];
+      srow_q[e]     <= srow_d[e];
+      drow_q[e]     <= drow_d[e];
+      sstride_q[e]  <= cur_sstride[e];
+      dstride_q[e]  <= cur_dstride[e];
+      rowbytes_q[e] <= cur_rowbytes[e];
+      col_q[e]      <= col_d[e];
+      left_q[e]     <= left_d[e];
+      total_q[e]    <= cur_total[e];
+    end
+  end
+
+  logic unused_head;
+  assign unused_head = ^{head_i[575:520], head_i[511:448], hv[6][63:5], hv[0][63:AW],
+                         hv[1][63:AW], hv[3][63:AW+1], hv[4][63:AW], hv[5][63:AW]};
+endmodule

@@ -1,0 +1,173 @@
+// vmem: the core's VMEM, its per-cycle byte budget and its write ports
+// (docs/timing.md section 2, T11-T12a; cmodel/vmem.c).
+//
+// Storage is Bytes bytes.  Reads are combinational and see the memory as
+// it was at the start of the cycle; writes land at the end of the cycle, in
+// the fixed priority order of section 2 (incoming ICI, MXU 0..3, VPU, DMA
+// engines in start order), so where two writes of a cycle overlap the later
+// class wins (T12a).
+//
+// The arbiter is the budget of Bw bytes per cycle, reads and writes
+// together, handed out in the same order:
+//   1. incoming ICI and 2. the MXUs take what they need (T11: the config
+//      makes sure it fits; the subtraction saturates like tpu_vmem_must);
+//   3. the VPU gets its bytes all or nothing (T12): vpu_grant_o;
+//   4. the DMA engines get what is left (dma_left_o) and say what they took;
+//   5. outgoing ICI gets the rest (ici_left_o).
+module vmem #(
+  parameter integer      Bytes    = 262144,
+  parameter logic [63:0] Bw       = 64'd512,
+  parameter integer      AW       = 18,       // address bits, 2^AW >= Bytes
+  parameter integer      NumMxu   = 1,
+  parameter integer      MxuN     = 8,
+  parameter integer      VecB     = 256,      // bytes of one fp32 vector register
+  parameter integer      DmaPorts = 32,       // DMA byte ports
+  parameter integer      IciB     = 4         // most bytes an ICI link moves per cycle
+) (
+  input  logic                         clk_i,
+  // backdoor: 64 bytes at bd_addr_i (no budget, no order)
+  input  logic                         bd_we_i,
+  input  logic [63:0]                  bd_addr_i,
+  input  logic [511:0]                 bd_wdata_i,
+  input  logic [63:0]                  bd_wstrb_i,
+  output logic [511:0]                 bd_rdata_o,
+  // arbiter
+  input  logic [63:0]                  ici_in_bytes_i,   // class 1, this cycle
+  input  logic [63:0]                  mxu_bytes_i,      // class 2, this cycle
+  input  logic                         vpu_req_i,        // class 3
+  input  logic [63:0]                  vpu_bytes_i,
+  output logic                         vpu_grant_o,
+  output logic [63:0]                  dma_left_o,       // class 4
+  input  logic [63:0]                  dma_used_i,
+  output logic [63:0]                  ici_left_o,       // class 5
+  // MXU reads: weight rows and LHS rows (2N bytes), accumulator rows (4N)
+  input  logic [NumMxu*AW-1:0]         mxu_w_addr_i,
+  output logic [NumMxu*16*MxuN-1:0]    mxu_w_data_o,
+  input  logic [NumMxu*AW-1:0]         mxu_x_addr_i,
+  output logic [NumMxu*16*MxuN-1:0]    mxu_x_data_o,
+  input  logic [NumMxu*AW-1:0]         mxu_acc_addr_i,
+  output logic [NumMxu*32*MxuN-1:0]    mxu_acc_data_o,
+  // VPU read (vld: VecB bytes, vld.bf16 uses the first half)
+  input  logic [AW-1:0]                vpu_raddr_i,
+  output logic [VecB*8-1:0]            vpu_rdata_o,
+  // DMA reads (dma.v2h), one byte per port
+  input  logic [DmaPorts*AW-1:0]       dma_raddr_i,
+  output logic [DmaPorts*8-1:0]        dma_rdata_o,
+  // outgoing ICI reads, IciB bytes per port
+  input  logic [4*AW-1:0]              ici_raddr_i,
+  output logic [4*IciB*8-1:0]          ici_rdata_o,
+  // writes, in landing order: incoming ICI (ports 0..3) ...
+  input  logic [3:0]                   ici_we_i,
+  input  logic [4*AW-1:0]              ici_waddr_i,
+  input  logic [4*16-1:0]              ici_wlen_i,
+  input  logic [4*IciB*8-1:0]          ici_wdata_i,
+  // ... MXU result rows (4N bytes) ...
+  input  logic [NumMxu-1:0]            mxu_we_i,
+  input  logic [NumMxu*AW-1:0]         mxu_waddr_i,
+  input  logic [NumMxu*32*MxuN-1:0]    mxu_wdata_i,
+  // ... the VPU (vst: VecB bytes, vst.bf16: the first VecB/2) ...
+  input  logic                         vpu_we_i,
+  input  logic                         vpu_whalf_i,
+  input  logic [AW-1:0]                vpu_waddr_i,
+  input  logic [VecB*8-1:0]            vpu_wdata_i,
+  // ... DMA bytes (dma.h2v), ports in start order of their engines
+  input  logic [DmaPorts-1:0]          dma_we_i,
+  input  logic [DmaPorts*AW-1:0]       dma_waddr_i,
+  input  logic [DmaPorts*8-1:0]        dma_wdata_i
+);
+  localparam integer RowB = 2 * MxuN;          // bytes of a bf16 row
+  localparam integer AccB = 4 * MxuN;          // bytes of an fp32 row
+
+  logic [7:0] mem_q [Bytes];
+
+  // ---- arbiter (T11, T12) -----------------------------------------------
+  logic [63:0] after_ici, after_mxu, after_vpu;
+  assign after_ici   = (ici_in_bytes_i < Bw) ? Bw - ici_in_bytes_i : 64'd0;
+  assign after_mxu   = (mxu_bytes_i < after_ici) ? after_ici - mxu_bytes_i : 64'd0;
+  assign vpu_grant_o = vpu_req_i && vpu_bytes_i <= after_mxu;
+  assign after_vpu   = vpu_grant_o ? after_mxu - vpu_bytes_i : after_mxu;
+  assign dma_left_o  = after_vpu;
+  assign ici_left_o  = after_vpu - dma_used_i;
+
+  // ---- reads --------------------------------------------------------------
+  for (genvar i = 0; i < 64; i++) begin : g_bd_rd
+    logic [AW-1:0] a;
+    assign a = bd_addr_i[AW-1:0] + AW'(i);
+    assign bd_rdata_o[8*i +: 8] = mem_q[a];
+  end
+
+  for (genvar m = 0; m < NumMxu; m++) begin : g_mxu_rd
+    for (genvar i = 0; i < RowB; i++) begin : g_row
+      logic [AW-1:0] wa, xa;
+      assign wa = mxu_w_addr_i[m*AW +: AW] + AW'(i);
+      assign xa = mxu_x_addr_i[m*AW +: AW] + AW'(i);
+      assign mxu_w_data_o[(m*RowB + i)*8 +: 8] = mem_q[wa];
+      assign mxu_x_data_o[(m*RowB + i)*8 +: 8] = mem_q[xa];
+    end
+    for (genvar i = 0; i < AccB; i++) begin : g_acc
+      logic [AW-1:0] aa;
+      assign aa = mxu_acc_addr_i[m*AW +: AW] + AW'(i);
+      assign mxu_acc_data_o[(m*AccB + i)*8 +: 8] = mem_q[aa];
+    end
+  end
+
+  for (genvar i = 0; i < VecB; i++) begin : g_vpu_rd
+    logic [AW-1:0] a;
+    assign a = vpu_raddr_i + AW'(i);
+    assign vpu_rdata_o[8*i +: 8] = mem_q[a];
+  end
+
+  for (genvar p = 0; p < DmaPorts; p++) begin : g_dma_rd
+    assign dma_rdata_o[8*p +: 8] = mem_q[dma_raddr_i[p*AW +: AW]];
+  end
+
+  for (genvar p = 0; p < 4; p++) begin : g_ici_rd
+    for (genvar i = 0; i < IciB; i++) begin : g_byte
+      logic [AW-1:0] a;
+      assign a = ici_raddr_i[p*AW +: AW] + AW'(i);
+      assign ici_rdata_o[(p*IciB + i)*8 +: 8] = mem_q[a];
+    end
+  end
+
+  // ---- writes, at the end of the cycle in priority order (T12a) -----------
+  always_ff @(posedge clk_i) begin
+    if (bd_we_i) begin
+      for (int i = 0; i < 64; i++) begin
+        if (bd_wstrb_i[i]) begin
+          mem_q[bd_addr_i[AW-1:0] + AW'(i)] <= bd_wdata_i[8*i +: 8];
+        end
+      end
+    end
+    for (int p = 0; p < 4; p++) begin
+      if (ici_we_i[p]) begin
+        for (int i = 0; i < IciB; i++) begin
+          if (16'(i) < ici_wlen_i[16*p +: 16]) begin
+            mem_q[ici_waddr_i[p*AW +: AW] + AW'(i)] <= ici_wdata_i[(p*IciB + i)*8 +: 8];
+          end
+        end
+      end
+    end
+    for (int m = 0; m < NumMxu; m++) begin
+      if (mxu_we_i[m]) begin
+        for (int i = 0; i < AccB; i++) begin
+          mem_q[mxu_waddr_i[m*AW +: AW] + AW'(i)] <= mxu_wdata_i[(m*AccB + i)*8 +: 8];
+        end
+      end
+    end
+    if (vpu_we_i) begin
+      for (int i = 0; i < VecB; i++) begin
+        if (!vpu_whalf_i || i < VecB / 2) begin
+          mem_q[vpu_waddr_i + AW'(i)] <= vpu_wdata_i[8*i +: 8];
+        end
+      end
+    end
+    for (int p = 0; p < DmaPorts; p++) begin
+      if (dma_we_i[p]) begin
+        mem_q[dma_waddr_i[p*AW +: AW]] <= dma_wdata_i[8*p +: 8];
+      end
+    end
+  end
+
+  logic unused_bd_addr;
+  assign unused_bd_addr = ^bd_addr_i[63:AW];
+endmodule

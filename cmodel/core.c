@@ -42,7 +42,7 @@ tpu_core *tpu_core_create(const tpu_config *cfg, unsigned id, const uint64_t *cy
            || tpu_vpu_init(&c->vpu, (unsigned)cfg->vpu_sublanes, (unsigned)cfg->vpu_lanes,
                            cfg->vpu_latency, q, &c->vmem, &c->ev) < 0;
     for (unsigned m = 0; m < c->nmxu && !bad; m++)
-        bad = tpu_mxu_init(&c->mxu[m], m, (unsigned)cfg->mxu_n, q, &c->vmem, &c->ev) < 0;
+        bad = tpu_mxu_init(&c->mxu[m], m, (unsigned)cfg->mxu_n, q, &c->vmem, &c->sems, &c->ev) < 0;
     if (bad) {
         snprintf(err, errlen, "out of memory creating core %u", id);
         tpu_core_destroy(c);

@@ -22,13 +22,14 @@
 #define NO_ROW UINT64_MAX
 
 int tpu_mxu_init(tpu_mxu *m, unsigned id, unsigned n, unsigned qdepth, tpu_vmem *vmem,
-                 const tpu_evsrc *ev)
+                 tpu_sem_inc *sems, const tpu_evsrc *ev)
 {
     memset(m, 0, sizeof *m);
     m->id = id;
     m->n = n;
     m->unit = (enum tpu_unit_id)(TPU_U_MXU0 + id);
     m->vmem = vmem;
+    m->sems = sems;
     m->ev = ev;
     tpu_queue_init(&m->q, qdepth);
     uint64_t r = 1;
@@ -145,6 +146,7 @@ static void write_result(tpu_mxu *m, uint64_t t)
             tpu_ev_emit(m->ev, &ev);
         }
         tpu_ev_simple(m->ev, TPU_EV_RETIRE, m->unit, row->pc, row->word);
+        tpu_sem_bump(m->sems, row->sem);            /* T24a */
     }
     tile_unref(m, row->tile);
     row->read_at = NO_ROW;
@@ -194,6 +196,7 @@ static int start_next(tpu_mxu *m, uint64_t t)
         m->lw_addr = (uint64_t)e->v[1];
         m->lw_stride = e->v[2];
         m->lw_tile = tile;
+        m->lw_sem = (uint8_t)e->v[3];
         if (m->lw_ndone < 4) {              /* loads start >= N apart: at most 2 due */
             m->lw_done[m->lw_ndone].at = t + 2 * n - 1;
             m->lw_done[m->lw_ndone].pc = e->pc;
@@ -216,6 +219,7 @@ static int start_next(tpu_mxu *m, uint64_t t)
     uint64_t rows = (uint64_t)e->v[3];
     if (rows == 0) {                        /* does nothing, leaves the swap pending */
         tpu_ev_simple(m->ev, TPU_EV_RETIRE, m->unit, e->pc, e->word);
+        tpu_sem_bump(m->sems, (unsigned)e->v[6]);   /* T24a: at once */
         tpu_queue_pop(&m->q);
         return -1;
     }
@@ -233,6 +237,7 @@ static int start_next(tpu_mxu *m, uint64_t t)
     m->sstride = e->v[4];
     m->dstride = e->v[5];
     m->s_mma = e->op == TPU_OP_MXU_MMA;
+    m->s_sem = (uint8_t)e->v[6];
     m->s_tile = m->active_tile;
     tile_ref(m, m->s_tile);
     m->s_pc = e->pc;
@@ -260,8 +265,10 @@ static void load_weights(tpu_mxu *m, uint64_t t)
     tpu_vmem_must(m->vmem, bytes);
     const uint8_t *src = tpu_vmem_at(m->vmem, m->lw_addr + k * (uint64_t)m->lw_stride, bytes);
     memcpy(m->tile[m->lw_tile] + k * n, src, bytes);
-    if (i + 1 == n)
+    if (i + 1 == n) {
         m->lw_reading = 0;
+        tpu_sem_bump(m->sems, m->lw_sem);           /* T20a */
+    }
 }
 
 /* 5. T22: LHS row b = t - s is read; its result is computed now and waits in
@@ -287,6 +294,7 @@ static void read_row(tpu_mxu *m, uint64_t t)
     row->rows = m->m;
     row->tile = m->s_tile;
     row->mma = (uint8_t)m->s_mma;
+    row->sem = m->s_sem;
     tile_ref(m, m->s_tile);
     m->rows_streamed++;
     if (b + 1 == m->m) {

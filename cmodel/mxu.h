@@ -44,6 +44,7 @@ typedef struct tpu_mxu_row {
     uint64_t rows;          /* M of that stream */
     int      tile;          /* the weights it multiplies */
     uint8_t  mma;
+    uint8_t  sem;           /* semaphore bumped when the stream's last row is written */
 } tpu_mxu_row;
 
 /* A point in time at which a tile reaches the array: for loads the start
@@ -66,6 +67,7 @@ typedef struct tpu_mxu {
     uint64_t lw_start, lw_addr;
     int64_t  lw_stride;
     int      lw_tile;
+    uint8_t  lw_sem;        /* bumped after the last weight row is read */
     struct { uint64_t at, pc, word; } lw_done[4];   /* RETIRE events due (l + 2N - 1) */
     unsigned lw_ndone;
 
@@ -80,6 +82,7 @@ typedef struct tpu_mxu {
     uint64_t s, m, src, dst;
     int64_t  sstride, dstride;
     int      s_tile, s_mma;
+    uint8_t  s_sem;
     uint64_t s_pc, s_word;
     uint64_t stream_free;   /* s' + M': earliest start of the next stream */
 
@@ -97,6 +100,7 @@ typedef struct tpu_mxu {
 
     /* wiring */
     tpu_vmem *vmem;
+    tpu_sem_inc *sems;      /* completion semaphores (T20a, T24a) */
     const tpu_evsrc *ev;
     enum tpu_unit_id unit;
 
@@ -106,7 +110,7 @@ typedef struct tpu_mxu {
 } tpu_mxu;
 
 int  tpu_mxu_init(tpu_mxu *m, unsigned id, unsigned n, unsigned qdepth, tpu_vmem *vmem,
-                  const tpu_evsrc *ev);
+                  tpu_sem_inc *sems, const tpu_evsrc *ev);
 void tpu_mxu_free(tpu_mxu *m);
 
 /* One cycle.  Returns a stall reason or -1. */

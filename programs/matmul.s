@@ -100,14 +100,14 @@ group:                                  # ---- one group of NUM_MXU column tiles
           .set    m, 0
           .rept   NUM_MXU
             li      s3, BUF + (k%2)*BUF_BYTES + XT_BYTES + m*WT_BYTES
-            mxu.lw  m, s3, s21          # weights of MXU m for this K-tile
+            mxu.lw  m, s3, s21, 31      # weights of MXU m for this K-tile
             li      s4, YT + m*YT_BYTES
             li      s5, BUF + (k%2)*BUF_BYTES
             .rept k == 0
-            mxu.mm  m, s4, s5, s20, s21, s22    # first K-tile: Y_m = X_k . W_km
+            mxu.mm  m, s4, s5, s20, s21, s22, 31    # first K-tile: Y_m = X_k . W_km
             .endr
             .rept k != 0
-            mxu.mma m, s4, s5, s20, s21, s22    # later ones:   Y_m += X_k . W_km
+            mxu.mma m, s4, s5, s20, s21, s22, 31    # later ones:   Y_m += X_k . W_km
             .endr
             .set    m, m + 1
           .endr

@@ -29,7 +29,8 @@ Y:      .zero   M*N*4                   # M x N fp32 result
         .text
         li      s1, W                   # weights: address of row 0 ...
         li      s2, 2*N                 # ... and the distance between rows (bytes)
-        mxu.lw  0, s1, s2               # load W into MXU 0's shadow buffer
+        mxu.lw  0, s1, s2, 0            # load W into MXU 0's shadow buffer;
+                                        # semaphore 0 counts 1 when W has been read
 
         li      s3, Y                   # destination of result row 0
         li      s4, X                   # source of LHS row 0
@@ -37,9 +38,11 @@ Y:      .zero   M*N*4                   # M x N fp32 result
         li      s6, 4*N                 # result row stride: N fp32 values
         # Row i: Y[i] = X[i] . W.  The first stream after mxu.lw switches to the
         # new weights by itself.  Source stride 2N: X rows are packed.
-        mxu.mm  0, s3, s4, s5, s2, s6
+        # Semaphore 1 counts 1 when the last result row is in VMEM.
+        mxu.mm  0, s3, s4, s5, s2, s6, 1
 
-        halt                            # waits until the MXU has written every row
+        sem.wait 1, 1                   # every result row has been written
+        halt
 
 # ---- check ----------------------------------------------------------------------
         .expect matmul Y, X, W, M, N, N

@@ -69,7 +69,7 @@ static void test_operand_kinds(void **state)
              "      addi s30, s2, -5\n"           /* SIMM negative */
              "      slli s3, s4, 63\n"            /* SHAMT */
              "      sem.wait 31, 0xffffffff\n"    /* SEM, UIMM */
-             "      mxu.lw 3, s1, s2\n"           /* MXU */
+             "      mxu.lw 3, s1, s2, 7\n"        /* MXU */
              "      dma.ici 3, s1, s2, s3, 4, 5\n"/* PORT, SEM, SEM */
              "      vsel v31, v1, v2, v3\n"       /* VREG */
              "      beq s1, s2, done\n"           /* TARGET, forward */
@@ -83,7 +83,7 @@ static void test_operand_kinds(void **state)
     assert_true(o.text[1] == E("addi", 30, 2, -5));
     assert_true(o.text[2] == E("slli", 3, 4, 63));
     assert_true(o.text[3] == E("sem.wait", 31, 0xffffffffll));
-    assert_true(o.text[4] == E("mxu.lw", 3, 1, 2));
+    assert_true(o.text[4] == E("mxu.lw", 3, 1, 2, 7));
     assert_true(o.text[5] == E("dma.ici", 3, 1, 2, 3, 4, 5));
     assert_true(o.text[6] == E("vsel", 31, 1, 2, 3));
     assert_true(o.text[7] == E("beq", 1, 2, 12));

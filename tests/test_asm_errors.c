@@ -77,7 +77,7 @@ static const struct { const char *src, *msg; } catalogue[] = {
       "t.s:1:10: error: semaphore 32 out of range for sem: 0..31" },
     { "sem.wait 0, -1\n",
       "t.s:1:13: error: immediate -1 out of range for count: 0..4294967295" },
-    { "mxu.lw 4, s1, s2\n",
+    { "mxu.lw 4, s1, s2, 0\n",
       "t.s:1:8: error: MXU 4 out of range for mxu: 0..3" },
     { "dma.ici 4, s1, s2, s3, 0, 0\n",
       "t.s:1:9: error: port 4 out of range for port: 0..3" },
@@ -385,7 +385,7 @@ static void test_limits_from_config(void **state)
     expect_error_opt("nop\n.vmem 0x3fff0\n.zero 32\n", &o,
                      "t.s:3:1: error: data at vmem 0x3fff0..0x4000f is outside memory "
                      "(vmem has 0x40000 bytes)");
-    expect_error_opt("mxu.lw 1, s1, s2\n", &o,
+    expect_error_opt("mxu.lw 1, s1, s2, 0\n", &o,
                      "t.s:1:8: error: MXU 1 does not exist: the configuration has 1 (0..0)");
     expect_error_opt("nop\n.target 16, 1, 8, 8\n", &o,
                      "t.s:2:1: error: '.target 16, 1, 8, 8' does not match --config (8, 1, 8, 8)");

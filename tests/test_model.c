@@ -224,10 +224,10 @@ static void mxu_tile_case(const char *preset, unsigned rows, int specials)
     h_data(h, TPU_SPACE_VMEM, W2, w2, 2ull * n * n);
     h_data(h, TPU_SPACE_VMEM, X, x, 2ull * n * rows);
     REGS(h, 1, W1, 2, W2, 3, 2 * n, 4, Y, 5, X, 6, rows, 7, 4 * n);
-    I(h, "mxu.lw", m, 1, 3);
-    I(h, "mxu.mm", m, 4, 5, 6, 3, 7);
-    I(h, "mxu.lw", m, 2, 3);
-    I(h, "mxu.mma", m, 4, 5, 6, 3, 7);
+    I(h, "mxu.lw", m, 1, 3, 31);
+    I(h, "mxu.mm", m, 4, 5, 6, 3, 7, 31);
+    I(h, "mxu.lw", m, 2, 3, 31);
+    I(h, "mxu.mma", m, 4, 5, 6, 3, 7, 31);
     I0(h, "halt");
     h_run_ok(h);
     h_peek(h, 0, TPU_SPACE_VMEM, Y, out, 4ull * n * rows);
@@ -279,8 +279,8 @@ static void test_matmul_k_tiles_on_all_mxus(void **state)
     for (unsigned k = 0; k < D / n; k++) {
         for (unsigned j = 0; j < F / n; j++) {
             REGS(h, 5, W + 2ull * (k * n * F + j * n), 6, Y + 4ull * j * n, 7, X + 2ull * k * n);
-            I(h, "mxu.lw", j % nm, 5, 1);
-            I(h, k ? "mxu.mma" : "mxu.mm", j % nm, 6, 7, 2, 3, 4);
+            I(h, "mxu.lw", j % nm, 5, 1, 31);
+            I(h, k ? "mxu.mma" : "mxu.mm", j % nm, 6, 7, 2, 3, 4, 31);
         }
     }
     I0(h, "halt");

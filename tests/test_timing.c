@@ -100,7 +100,7 @@ static void test_t4_dispatched_entry_visible_next_cycle(void **state)
     (void)state;
     harness *h = h_new("tiny", NULL);
     REGS(h, 1, 0x1000, 2, 0x2000, 3, 1, 4, 16, 5, 32);
-    uint64_t mm = I(h, "mxu.mm", 0, 1, 2, 3, 4, 5);     /* no mxu.lw: zero weights */
+    uint64_t mm = I(h, "mxu.mm", 0, 1, 2, 3, 4, 5, 31);     /* no mxu.lw: zero weights */
     I0(h, "halt");
     h_run_ok(h);
     uint64_t t = issue_cycle(h, mm);
@@ -334,7 +334,7 @@ static void test_t12_vpu_access_is_all_or_nothing(void **state)
     (void)state;
     harness *h = h_new("tiny", "vmem_bw=256", NULL);     /* one vld takes it all */
     REGS(h, 1, 0x1000, 2, 16, 3, 0x2000);
-    uint64_t lw = I(h, "mxu.lw", 0, 1, 2);      /* reads 16 bytes in l .. l+7 */
+    uint64_t lw = I(h, "mxu.lw", 0, 1, 2, 31);      /* reads 16 bytes in l .. l+7 */
     uint64_t vld = I(h, "vld", 1, 3, 0);
     I0(h, "halt");
     h_run_ok(h);
@@ -585,8 +585,8 @@ static void test_t19_weight_loads_start_N_apart(void **state)
     (void)state;
     harness *h = h_new("tiny", NULL);
     REGS(h, 1, 0x1000, 2, 16);
-    uint64_t a = I(h, "mxu.lw", 0, 1, 2);
-    uint64_t b = I(h, "mxu.lw", 0, 1, 2);
+    uint64_t a = I(h, "mxu.lw", 0, 1, 2, 31);
+    uint64_t b = I(h, "mxu.lw", 0, 1, 2, 31);
     I0(h, "halt");
     h_run_ok(h);
     uint64_t la = issue_cycle(h, a) + 1, lb = la + 8;    /* T19 */
@@ -604,7 +604,7 @@ static void test_t20_shadow_column_c_ready_at_l_plus_N_plus_c(void **state)
     tile_8(w, 1);
     h_data(h, TPU_SPACE_VMEM, 0x1000, w, sizeof w);
     REGS(h, 1, 0x1000, 2, 16);
-    uint64_t lw = I(h, "mxu.lw", 0, 1, 2);
+    uint64_t lw = I(h, "mxu.lw", 0, 1, 2, 31);
     I0(h, "halt");
     h_build(h);
     uint64_t l = lw + 1;                                 /* issued in 2, starts in 3 */
@@ -630,8 +630,59 @@ static void test_t20_shadow_column_c_ready_at_l_plus_N_plus_c(void **state)
 static void lw_then_mm(harness *h, int64_t rows, uint64_t *lw, uint64_t *mm)
 {
     REGS(h, 1, 0x1000, 2, 16, 3, 0x3000, 4, 0x2000, 5, rows, 6, 32);
-    *lw = I(h, "mxu.lw", 0, 1, 2);
-    *mm = I(h, "mxu.mm", 0, 3, 4, 5, 2, 6);
+    *lw = I(h, "mxu.lw", 0, 1, 2, 31);
+    *mm = I(h, "mxu.mm", 0, 3, 4, 5, 2, 6, 31);
+}
+
+/* T20a: the mxu.lw's semaphore counts at the end of l + N - 1, when its last
+ * weight row has been read; a sem.wait on it issues one cycle later. */
+static void test_t20a_lw_semaphore_after_last_row_read(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    REGS(h, 1, 0x1000, 2, 16);
+    uint64_t lw = I(h, "mxu.lw", 0, 1, 2, 5);
+    uint64_t wait = I(h, "sem.wait", 5, 1);
+    I0(h, "halt");
+    h_run_ok(h);
+    uint64_t l = issue_cycle(h, lw) + 1;                 /* T4: starts the cycle after */
+    assert_int_equal(sem_cycle(h, 0, 5, 0), l + 8 - 1);
+    assert_int_equal(issue_cycle(h, wait), l + 8);
+    h_free(h);
+}
+
+/* T24a: a stream's semaphore counts with its last result row (end of
+ * s + M - 1 + 2N); the sem.wait behind it then sees every row. */
+static void test_t24a_stream_semaphore_with_last_row(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    REGS(h, 1, 0x1000, 2, 16, 3, 0x3000, 4, 0x2000, 5, 6, 6, 32);
+    I(h, "mxu.lw", 0, 1, 2, 31);
+    uint64_t mm = I(h, "mxu.mm", 0, 3, 4, 5, 2, 6, 9);
+    uint64_t wait = I(h, "sem.wait", 9, 1);
+    I0(h, "halt");
+    h_run_ok(h);
+    uint64_t s = h_find(h, TPU_EV_MXU_TILE_START, 0, mm, 0)->cycle;
+    uint64_t last = h_find(h, TPU_EV_MXU_ROW_OUT, 0, mm, 5)->cycle;
+    assert_int_equal(last, s + 6 - 1 + 16);
+    assert_int_equal(sem_cycle(h, 0, 9, 0), last);
+    assert_int_equal(issue_cycle(h, wait), last + 1);
+    h_free(h);
+}
+
+/* T24a: a stream of no rows counts its semaphore at the end of its start. */
+static void test_t24a_empty_stream_semaphore_at_start(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    REGS(h, 3, 0x3000, 4, 0x2000, 5, 0, 6, 32, 2, 16);
+    uint64_t mm = I(h, "mxu.mm", 0, 3, 4, 5, 2, 6, 9);
+    I(h, "sem.wait", 9, 1);
+    I0(h, "halt");
+    h_run_ok(h);
+    assert_int_equal(sem_cycle(h, 0, 9, 0), issue_cycle(h, mm) + 1);
+    h_free(h);
 }
 
 static void test_t21_stream_waits_N_cycles_after_its_weights(void **state)
@@ -640,7 +691,7 @@ static void test_t21_stream_waits_N_cycles_after_its_weights(void **state)
     harness *h = h_new("tiny", NULL);
     uint64_t lw, mm;
     lw_then_mm(h, 4, &lw, &mm);
-    uint64_t mm2 = I(h, "mxu.mm", 0, 3, 4, 5, 2, 6);     /* same weights: after M rows */
+    uint64_t mm2 = I(h, "mxu.mm", 0, 3, 4, 5, 2, 6, 31);     /* same weights: after M rows */
     I0(h, "halt");
     h_run_ok(h);
     uint64_t l = issue_cycle(h, lw) + 1;
@@ -736,8 +787,8 @@ static void test_t24_mma_reads_old_row_one_cycle_before_write(void **state)
     h_data(h, TPU_SPACE_VMEM, 0x2000, x, sizeof x);
     h_data(h, TPU_SPACE_VMEM, 0x3000, old, sizeof old);
     REGS(h, 1, 0x1000, 2, 16, 3, 0x3000, 4, 0x2000, 5, 2, 6, 0);
-    I(h, "mxu.lw", 0, 1, 2);
-    I(h, "mxu.mma", 0, 3, 4, 5, 2, 6);                   /* dstride 0 */
+    I(h, "mxu.lw", 0, 1, 2, 31);
+    I(h, "mxu.mma", 0, 3, 4, 5, 2, 6, 31);                   /* dstride 0 */
     I0(h, "halt");
     h_run_ok(h);
     uint32_t out[8];
@@ -768,8 +819,8 @@ static uint64_t second_stream_gap(int64_t rows)
     harness *h = h_new("tiny", NULL);
     uint64_t lw1, mm1;
     lw_then_mm(h, rows, &lw1, &mm1);
-    uint64_t lw2 = I(h, "mxu.lw", 0, 1, 2);
-    uint64_t mm2 = I(h, "mxu.mm", 0, 3, 4, 5, 2, 6);
+    uint64_t lw2 = I(h, "mxu.lw", 0, 1, 2, 31);
+    uint64_t mm2 = I(h, "mxu.mm", 0, 3, 4, 5, 2, 6, 31);
     I0(h, "halt");
     h_run_ok(h);
     uint64_t s1 = h_find(h, TPU_EV_MXU_TILE_START, 0, mm1, 0)->cycle;
@@ -798,8 +849,8 @@ static void test_t25_four_mxus_stream_every_cycle_v5e(void **state)
     uint64_t mm[4][3];
     for (int k = 0; k < 3; k++)
         for (int m = 0; m < 4; m++) {
-            I(h, "mxu.lw", m, 1, 2);
-            mm[m][k] = I(h, "mxu.mm", m, 3, 4, 5, 2, 6);
+            I(h, "mxu.lw", m, 1, 2, 31);
+            mm[m][k] = I(h, "mxu.mm", m, 3, 4, 5, 2, 6, 31);
         }
     I0(h, "halt");
     h_run_ok(h);
@@ -820,7 +871,7 @@ static void test_t26_mxu_busy_while_weights_in_chain(void **state)
     (void)state;
     harness *h = h_new("tiny", NULL);
     REGS(h, 1, 0x1000, 2, 16);
-    uint64_t lw = I(h, "mxu.lw", 0, 1, 2);
+    uint64_t lw = I(h, "mxu.lw", 0, 1, 2, 31);
     uint64_t sync = I(h, "sync", TPU_UNITS_MXU);
     I0(h, "halt");
     h_run_ok(h);
@@ -1010,28 +1061,28 @@ static void test_t5_errors_mxu(void **state)
     (void)state;
     static const int64_t r[] = { 1, 0x1000, 2, 16, 3, 0x2000, 4, 4, 5, 32, 6, 0x3, 7, 0x3ffc0,
                                  8, 6, 9, 0x2002 };
-    static const int64_t lw1[] = { 1, 1, 2 };
+    static const int64_t lw1[] = { 1, 1, 2, 31 };
     ERR(r, "mxu.lw", lw1, "mxu 1 does not exist (the config has 1 MXU)");
-    static const int64_t lw2[] = { 0, 6, 2 };
+    static const int64_t lw2[] = { 0, 6, 2, 31 };
     ERR(r, "mxu.lw", lw2, "misaligned VMEM address 0x3: bf16 weight rows must be 2-byte aligned");
-    static const int64_t lw3[] = { 0, 7, 2 };
+    static const int64_t lw3[] = { 0, 7, 2, 31 };
     ERR(r, "mxu.lw", lw3, "VMEM address 0x40000 out of range (VMEM is 0x40000 bytes): "
                           "weight tile");
-    static const int64_t mm1[] = { 0, 3, 6, 4, 2, 5 };
+    static const int64_t mm1[] = { 0, 3, 6, 4, 2, 5, 31 };
     ERR(r, "mxu.mm", mm1, "misaligned VMEM address 0x3: bf16 LHS rows");
-    static const int64_t mm2[] = { 0, 9, 1, 4, 2, 5 };
+    static const int64_t mm2[] = { 0, 9, 1, 4, 2, 5, 31 };
     ERR(r, "mxu.mm", mm2, "misaligned VMEM address 0x2002: fp32 result rows must be 4-byte");
-    static const int64_t mm3[] = { 0, 3, 1, 4, 2, 8 };
+    static const int64_t mm3[] = { 0, 3, 1, 4, 2, 8, 31 };
     ERR(r, "mxu.mma", mm3, "misaligned stride 0x6: the result row stride must be 4-byte");
-    static const int64_t mm4[] = { 0, 7, 1, 4, 2, 5 };
+    static const int64_t mm4[] = { 0, 7, 1, 4, 2, 5, 31 };
     ERR(r, "mxu.mm", mm4, "out of range (VMEM is 0x40000 bytes): result rows");
-    static const int64_t lw4[] = { 0, 1, 6 };
+    static const int64_t lw4[] = { 0, 1, 6, 31 };
     ERR(r, "mxu.lw", lw4, "misaligned stride 0x3: the weight row stride must be 2-byte");
-    static const int64_t mm5[] = { 0, 3, 1, 4, 6, 5 };
+    static const int64_t mm5[] = { 0, 3, 1, 4, 6, 5, 31 };
     ERR(r, "mxu.mm", mm5, "misaligned stride 0x3: the LHS row stride must be 2-byte");
-    static const int64_t mm6[] = { 0, 3, 7, 8, 2, 5 };
+    static const int64_t mm6[] = { 0, 3, 7, 8, 2, 5, 31 };
     ERR(r, "mxu.mm", mm6, "VMEM address 0x40000 out of range (VMEM is 0x40000 bytes): LHS rows");
-    static const int64_t mm7[] = { 3, 3, 1, 4, 2, 5 };
+    static const int64_t mm7[] = { 3, 3, 1, 4, 2, 5, 31 };
     ERR(r, "mxu.mma", mm7, "mxu 3 does not exist (the config has 1 MXU)");
 }
 
@@ -1128,7 +1179,10 @@ int main(void)
         cmocka_unit_test(test_t18_lone_dma_latency_plus_bytes_over_bandwidth_v5e),
         cmocka_unit_test(test_t19_weight_loads_start_N_apart),
         cmocka_unit_test(test_t20_shadow_column_c_ready_at_l_plus_N_plus_c),
+        cmocka_unit_test(test_t20a_lw_semaphore_after_last_row_read),
         cmocka_unit_test(test_t21_stream_waits_N_cycles_after_its_weights),
+        cmocka_unit_test(test_t24a_stream_semaphore_with_last_row),
+        cmocka_unit_test(test_t24a_empty_stream_semaphore_at_start),
         cmocka_unit_test(test_t22_t23_cells_see_rows_on_the_diagonal),
         cmocka_unit_test(test_t24_result_row_b_written_at_s_plus_b_plus_2N),
         cmocka_unit_test(test_t24_mma_reads_old_row_one_cycle_before_write),

@@ -40,7 +40,10 @@ module core #(
   tr_dma_hbm_addr_o,
   tr_dma_hbm_data_o,
   tr_dma_done_o,
-  tr_dma_done_bytes_o
+  tr_dma_done_bytes_o,
+  tr_mxu_we_o,
+  tr_mxu_addr_o,
+  tr_mxu_data_o
 );
   `include "tpu_cfg.vh"
 
@@ -56,7 +59,7 @@ module core #(
   localparam integer AvW        = $clog2(DmaMaxB + 1);
   localparam integer IciB       = 32'((CFG_ICI_NUM + CFG_ICI_DEN - 64'd1) / CFG_ICI_DEN);
   localparam integer VecB       = 4 * CFG_SUBLANES * CFG_LANES;
-  localparam integer NumInc     = DmaEngines + 8;              // DMA engines, ICI lsem, rsem
+  localparam integer NumInc     = DmaEngines + 8 + 3 * CFG_NUM_MXU; // DMA, ICI lsem, rsem, MXUs
 
   // ---- ports (declared here, after the config they depend on) -------------------
   input  logic                          clk_i;
@@ -94,6 +97,10 @@ module core #(
   output logic [DmaPorts*8-1:0]         tr_dma_hbm_data_o;
   output logic [DmaEngines-1:0]         tr_dma_done_o;
   output logic [DmaEngines*64-1:0]      tr_dma_done_bytes_o;
+  // MXU result rows (also VMEM writes of class 2)
+  output logic [CFG_NUM_MXU-1:0]        tr_mxu_we_o;
+  output logic [CFG_NUM_MXU*64-1:0]     tr_mxu_addr_o;
+  output logic [CFG_NUM_MXU*32*CFG_MXU_N-1:0] tr_mxu_data_o;
 
   // ---- backdoor ---------------------------------------------------------------
   logic         bd_imem_we, bd_vmem_we, bd_hbm_we;
@@ -115,7 +122,7 @@ module core #(
   logic [EW-1:0]             dma_head, ici_head, vpu_head;
   logic                      dma_valid, ici_valid, vpu_valid, dma_pop;
   logic [CFG_NUM_MXU*EW-1:0] mxu_head;
-  logic [CFG_NUM_MXU-1:0]    mxu_valid;
+  logic [CFG_NUM_MXU-1:0]    mxu_valid, mxu_pop, mxu_busy;
   logic [6:0]                unit_busy;
   logic [NumInc-1:0]         sem_inc;
   logic [NumInc*5-1:0]       sem_inc_idx;
@@ -151,7 +158,7 @@ module core #(
     .vpu_pop_i     (1'b0),
     .mxu_head_o    (mxu_head),
     .mxu_valid_o   (mxu_valid),
-    .mxu_pop_i     ('0),
+    .mxu_pop_i     (mxu_pop),
     .sem_inc_i     (sem_inc),
     .sem_inc_idx_i (sem_inc_idx),
     .halted_o      (halted_o),
@@ -171,7 +178,7 @@ module core #(
   );
 
   // T7: which units have work in flight (the queues are the sequencer's).
-  assign unit_busy = {1'b0, dma_busy, 1'b0, 4'b0000};
+  assign unit_busy = {1'b0, dma_busy, 1'b0, 4'(mxu_busy)};
 
   // T10: stalled on sem.wait while every unit is idle.
   assign stuck_o = waiting_sem && unit_busy == 7'd0 && !dma_valid && !ici_valid && !vpu_valid
@@ -190,6 +197,14 @@ module core #(
   logic [VecB*8-1:0]                   vpu_rdata;
   logic [4*IciB*8-1:0]                 ici_rdata;
 
+  logic [CFG_NUM_MXU*VAW-1:0]          mxu_w_addr, mxu_x_addr, mxu_acc_addr, mxu_waddr;
+  logic [CFG_NUM_MXU-1:0]              mxu_we;
+  logic [CFG_NUM_MXU*32*CFG_MXU_N-1:0] mxu_wdata;
+  logic [CFG_NUM_MXU*64-1:0]           mxu_bytes_each;
+  logic [63:0]                         mxu_bytes;
+  logic [CFG_NUM_MXU*3-1:0]            mxu_sem_inc;
+  logic [CFG_NUM_MXU*15-1:0]           mxu_sem_idx;
+
   vmem #(
     .Bytes    (VmemSize),
     .Bw       (CFG_VMEM_BW),
@@ -207,18 +222,18 @@ module core #(
     .bd_wstrb_i     (bd_wstrb_i),
     .bd_rdata_o     (vmem_bd_rdata),
     .ici_in_bytes_i (64'd0),
-    .mxu_bytes_i    (64'd0),
+    .mxu_bytes_i    (mxu_bytes),
     .vpu_req_i      (1'b0),
     .vpu_bytes_i    (64'd0),
     .vpu_grant_o    (vpu_grant),
     .dma_left_o     (dma_left),
     .dma_used_i     (dma_used),
     .ici_left_o     (ici_left),
-    .mxu_w_addr_i   ('0),
+    .mxu_w_addr_i   (mxu_w_addr),
     .mxu_w_data_o   (mxu_w_data),
-    .mxu_x_addr_i   ('0),
+    .mxu_x_addr_i   (mxu_x_addr),
     .mxu_x_data_o   (mxu_x_data),
-    .mxu_acc_addr_i ('0),
+    .mxu_acc_addr_i (mxu_acc_addr),
     .mxu_acc_data_o (mxu_acc_data),
     .vpu_raddr_i    ('0),
     .vpu_rdata_o    (vpu_rdata),
@@ -230,9 +245,9 @@ module core #(
     .ici_waddr_i    ('0),
     .ici_wlen_i     ('0),
     .ici_wdata_i    ('0),
-    .mxu_we_i       ('0),
-    .mxu_waddr_i    ('0),
-    .mxu_wdata_i    ('0),
+    .mxu_we_i       (mxu_we),
+    .mxu_waddr_i    (mxu_waddr),
+    .mxu_wdata_i    (mxu_wdata),
     .vpu_we_i       (1'b0),
     .vpu_whalf_i    (1'b0),
     .vpu_waddr_i    ('0),
@@ -241,6 +256,44 @@ module core #(
     .dma_waddr_i    (dma_vmem_waddr),
     .dma_wdata_i    (dma_vmem_wdata)
   );
+
+  // ---- MXUs ---------------------------------------------------------------------------
+  for (genvar m = 0; m < CFG_NUM_MXU; m++) begin : g_mxu
+    localparam integer RB = 16 * CFG_MXU_N;       // bits of a bf16 row
+    localparam integer AB = 32 * CFG_MXU_N;       // bits of an fp32 row
+    mxu #(
+      .N   (CFG_MXU_N),
+      .VAW (VAW)
+    ) u_mxu (
+      .clk_i        (clk_i),
+      .rst_ni       (rst_ni),
+      .head_i       (mxu_head[m*EW +: EW]),
+      .head_valid_i (mxu_valid[m]),
+      .pop_o        (mxu_pop[m]),
+      .w_addr_o     (mxu_w_addr[m*VAW +: VAW]),
+      .w_data_i     (mxu_w_data[m*RB +: RB]),
+      .x_addr_o     (mxu_x_addr[m*VAW +: VAW]),
+      .x_data_i     (mxu_x_data[m*RB +: RB]),
+      .acc_addr_o   (mxu_acc_addr[m*VAW +: VAW]),
+      .acc_data_i   (mxu_acc_data[m*AB +: AB]),
+      .we_o         (mxu_we[m]),
+      .waddr_o      (mxu_waddr[m*VAW +: VAW]),
+      .wdata_o      (mxu_wdata[m*AB +: AB]),
+      .bytes_o      (mxu_bytes_each[64*m +: 64]),
+      .sem_inc_o    (mxu_sem_inc[3*m +: 3]),
+      .sem_idx_o    (mxu_sem_idx[15*m +: 15]),
+      .busy_o       (mxu_busy[m])
+    );
+    assign tr_mxu_addr_o[64*m +: 64] = 64'(mxu_waddr[m*VAW +: VAW]);
+  end
+  always_comb begin
+    mxu_bytes = 64'd0;
+    for (int m = 0; m < CFG_NUM_MXU; m++) begin
+      mxu_bytes = mxu_bytes + mxu_bytes_each[64*m +: 64];
+    end
+  end
+  assign tr_mxu_we_o   = mxu_we;
+  assign tr_mxu_data_o = mxu_wdata;
 
   // ---- HBM: bandwidth credit and storage --------------------------------------------
   logic           hbm_xfer, hbm_still;
@@ -314,9 +367,9 @@ module core #(
     .busy_o       (dma_busy)
   );
 
-  // ---- semaphore increments (T9): DMA engines, then ICI lsem and rsem ---------------
-  assign sem_inc     = {8'd0, dma_done};
-  assign sem_inc_idx = {40'd0, dma_done_sem};
+  // ---- semaphore increments (T9): DMA engines, ICI lsem and rsem, MXUs -------------
+  assign sem_inc     = {mxu_sem_inc, 8'd0, dma_done};
+  assign sem_inc_idx = {mxu_sem_idx, 40'd0, dma_done_sem};
 
   // ---- trace -------------------------------------------------------------------------------
   for (genvar p = 0; p < DmaPorts; p++) begin : g_tr_dma
@@ -330,6 +383,6 @@ module core #(
   assign tr_dma_done_o      = dma_done;
 
   logic unused_core;
-  assign unused_core = ^{ici_head, vpu_head, mxu_head, vpu_grant, ici_left, bd_addr_i[2:0],
-                         mxu_w_data, mxu_x_data, mxu_acc_data, vpu_rdata, ici_rdata};
+  assign unused_core = ^{ici_head, vpu_head, vpu_grant, ici_left, bd_addr_i[2:0], vpu_rdata,
+                         ici_rdata};
 endmodule

@@ -221,7 +221,7 @@ struct Model {
 
 // The shape of the build, from the config (as rtl/core.v derives it).
 struct Shape {
-    unsigned dma_engines, dma_ports;
+    unsigned dma_engines, dma_ports, num_mxu, mxu_n;
 
     explicit Shape(const tpu_config &c)
     {
@@ -229,6 +229,8 @@ struct Shape {
         tpu_config_bytes_per_cycle(c.hbm_bw, c.clock_hz, &num, &den);
         dma_engines = (unsigned)c.dma_engines;
         dma_ports = dma_engines * (unsigned)((num + den - 1) / den);
+        num_mxu = (unsigned)c.num_mxu;
+        mxu_n = (unsigned)c.mxu_n;
     }
 };
 
@@ -294,6 +296,18 @@ struct Rtl {
                 c.simple.push_back(fmt("sem %u = %u", i, (unsigned)t->tr_sem_val_o[i]));
         if (t->tr_halt_o)
             c.simple.push_back("halt");
+        // VMEM writes in landing order (T12a): incoming ICI, MXUs, VPU, DMA.
+        // MXU result rows
+        for (unsigned m = 0; m < shape.num_mxu; m++) {
+            if (!bits(t->tr_mxu_we_o, m, 1))
+                continue;
+            unsigned n = 4 * shape.mxu_n;
+            std::vector<uint8_t> row(n);
+            for (unsigned i = 0; i < n; i++)
+                row[i] = byte_at(t->tr_mxu_data_o, m * n + i);
+            c.add_write(c.vmem, fmt("mxu%u", m), bits(t->tr_mxu_addr_o, 64 * m, 64), row.data(),
+                        n);
+        }
         // DMA: one byte per port, ports in landing order
         for (unsigned p = 0; p < shape.dma_ports; p++) {
             if (bits(t->tr_dma_vmem_we_o, p, 1)) {

@@ -269,6 +269,36 @@ static void fmt_reasons(const tpu_report *r, enum tpu_unit_id u, const tpu_unit_
         snprintf(buf, len, "-");
 }
 
+/* For a run that is "neither": the unit other than the sequencer (which
+ * waits on the others by design) with the most stall cycles and its main
+ * reason, "dma on no idle engine, 63.8% of the cycles"; "" when none. */
+static void stall_hint(const tpu_report *r, const tpu_stats *st, unsigned summed, char *buf,
+                       size_t len)
+{
+    buf[0] = 0;
+    int best = -1;
+    for (int u = 0; u < TPU_U_COUNT; u++)
+        if (u != TPU_U_SEQ && unit_exists(r->cfg, u) && st->unit[u].stall_cycles
+            && (best < 0 || st->unit[u].stall_cycles > st->unit[best].stall_cycles))
+            best = u;
+    if (best < 0)
+        return;
+    const tpu_unit_stats *us = &st->unit[best];
+    unsigned top = 0;
+    for (unsigned i = 1; i < 8; i++)
+        if (us->stall_by_reason[i] > us->stall_by_reason[top])
+            top = i;
+    const char *reason = r->reason_name ? r->reason_name((enum tpu_unit_id)best, top) : NULL;
+    char nb[16], rb[32];
+    if (!reason) {
+        snprintf(rb, sizeof rb, "reason %u", top);
+        reason = rb;
+    }
+    snprintf(buf, len, "%s on %s, %.1f%% of the cycles", unit_name(r, (enum tpu_unit_id)best, nb,
+             sizeof nb), reason, pct((double)us->stall_by_reason[top],
+                                     (double)st->cycles * (summed ? summed : 1)));
+}
+
 /* The lines of one section: one core, or the total of `summed` cores
  * (unit percentages are then of summed * cycles). */
 static void text_section(FILE *out, const tpu_report *r, const tpu_stats *st,
@@ -304,7 +334,11 @@ static void text_section(FILE *out, const tpu_report *r, const tpu_stats *st,
                 "%.1f%% of it\n", rl->roofline_cycles, rl->t_math, rl->t_memory, rl->pct);
     else
         fprintf(out, "roofline      0 cycles (no FLOPs, no HBM bytes)\n");
-    if (rl->bound == TPU_BOUND_NEITHER)
+    char hint[160];
+    stall_hint(r, st, summed, hint, sizeof hint);
+    if (rl->bound == TPU_BOUND_NEITHER && hint[0])
+        fprintf(out, "bound         neither (%s; most stalls: %s)\n", rl->why, hint);
+    else if (rl->bound == TPU_BOUND_NEITHER)
         fprintf(out, "bound         neither (%s)\n", rl->why);
     else
         fprintf(out, "bound         %s (%s)\n", tpu_bound_name(rl->bound), rl->why);
@@ -421,8 +455,10 @@ static void json_str(json *j, const char *key, const char *v)
 
 /* The keys of one section (a core or the total), inside an open object. */
 static void json_section(json *j, const tpu_report *r, const tpu_stats *st,
-                         const tpu_roofline *rl)
+                         const tpu_roofline *rl, unsigned summed)
 {
+    char hint[160];
+    stall_hint(r, st, summed, hint, sizeof hint);
     json_u64(j, "cycles", st->cycles);
     json_f64(j, "time_s", ratio((double)st->cycles, r->cfg->clock_hz));
     json_u64(j, "instructions", st->instructions);
@@ -447,6 +483,7 @@ static void json_section(json *j, const tpu_report *r, const tpu_stats *st,
     json_f64(j, "roofline_pct", rl->roofline_cycles > 0 ? rl->pct : NAN);
     json_str(j, "bound", tpu_bound_name(rl->bound));
     json_str(j, "bound_why", rl->why);
+    json_str(j, "most_stalls", hint[0] ? hint : NULL);
     json_key(j, "units");
     fputc('{', j->out);
     json units = { j->out, 1 };
@@ -502,7 +539,7 @@ void tpu_report_json(FILE *out, const tpu_report *r)
         tpu_report_total(r->core, r->core ? r->ncores : 0, r->cycles, &total);
         tpu_roofline_system(r->cfg, r->core, r->core ? r->ncores : 0, r->cycles, &rl);
     }
-    json_section(&j, r, &total, &rl);
+    json_section(&j, r, &total, &rl, r->ncores > 1 ? r->ncores : 1);
     if (r->ncores > 1 && r->core) {
         json_key(&j, "per_core");
         fputc('[', out);
@@ -512,7 +549,7 @@ void tpu_report_json(FILE *out, const tpu_report *r)
             fputs(i ? ", {" : "{", out);
             json jc = { out, 1 };
             json_u64(&jc, "core", i);
-            json_section(&jc, r, &r->core[i], &c);
+            json_section(&jc, r, &r->core[i], &c, 1);
             fputc('}', out);
         }
         fputc(']', out);

@@ -239,6 +239,8 @@ static void test_system_roofline(void **state)
     assert_int_equal(total.cycles, 2100);
 }
 
+static void assert_json(const char *s);
+
 /* ---- text ------------------------------------------------------------------------------ */
 
 static void test_text_single_core(void **state)
@@ -289,6 +291,41 @@ static void test_text_single_core(void **state)
     t = render(&rep, 0);
     assert_contains(t, "  mxu0 ");
     assert_true(strstr(t, "mxu1") == NULL && strstr(t, "mxu3") == NULL);
+    free(t);
+}
+
+/* A slow run names the most stalled unit (not the sequencer) and reason. */
+static void test_text_stall_hint(void **state)
+{
+    (void)state;
+    tpu_config c = tiny();
+    tpu_stats st = { 0 };
+    st.cycles = 4000;
+    st.flops = 128 * 1000;                    /* T_math 1000: 4x */
+    st.unit[TPU_U_SEQ].stall_cycles = 3900;   /* ignored: the sequencer waits by design */
+    st.unit[TPU_U_SEQ].stall_by_reason[0] = 3900;
+    st.unit[TPU_U_VPU].stall_cycles = 1000;
+    st.unit[TPU_U_VPU].stall_by_reason[0] = 1000;
+    st.unit[TPU_U_MXU0].stall_cycles = 400;
+    st.unit[TPU_U_MXU0].stall_by_reason[0] = 400;
+    tpu_report rep = report_for(&c, &st, 1, 4000);
+    char *t = render(&rep, 0);
+    assert_contains(t, "bound         neither (latency-bound: the run took 4.0x its roofline "
+                       "bound; most stalls: vpu on vmem busy, 25.0% of the cycles)\n");
+    free(t);
+    t = render(&rep, 1);
+    assert_json(t);
+    assert_contains(t, "\"most_stalls\": \"vpu on vmem busy, 25.0% of the cycles\"");
+    free(t);
+    /* at the bound, no hint in the text; none at all without stalls */
+    st.cycles = 1000;
+    st.unit[TPU_U_VPU].stall_cycles = st.unit[TPU_U_MXU0].stall_cycles = 0;
+    rep = report_for(&c, &st, 1, 1000);
+    t = render(&rep, 0);
+    assert_contains(t, "bound         compute-bound (the run took 1.00x T_math, within 1.25x)\n");
+    free(t);
+    t = render(&rep, 1);
+    assert_contains(t, "\"most_stalls\": null");
     free(t);
 }
 
@@ -540,6 +577,7 @@ int main(void)
         cmocka_unit_test(test_neither),
         cmocka_unit_test(test_system_roofline),
         cmocka_unit_test(test_text_single_core),
+        cmocka_unit_test(test_text_stall_hint),
         cmocka_unit_test(test_result_lines),
         cmocka_unit_test(test_text_multi_core),
         cmocka_unit_test(test_json_checker_rejects),

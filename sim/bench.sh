@@ -6,16 +6,18 @@
 # plus the speed of tpu_ref_row (the MXU model's inner loop) alone.  One
 # host thread.  Numbers only: nothing here asserts on speed.
 #
-# Sizes can be changed from the environment, e.g.
+# Sizes (and the program) can be changed from the environment, e.g.
 #   BENCH_V5E="-D B=1024 -D D=4096 -D F=4096" make bench
+#   BENCH_PROGRAM=my_matmul.s make bench
 set -euo pipefail
 bin=${1:?usage: bench.sh BIN_DIR}
 out=$(dirname "$bin")/bench
 mkdir -p "$out"
 
 # Sizes that take a few seconds each on a current host.
-tiny_sizes=${BENCH_TINY:--D B=1024 -D D=512 -D F=512}
-v5e_sizes=${BENCH_V5E:--D B=1024 -D D=2048 -D F=2048}
+tiny_sizes=${BENCH_TINY:--D B=2048 -D D=512 -D F=1024}
+v5e_sizes=${BENCH_V5E:--D B=1024 -D D=4096 -D F=4096}
+prog=${BENCH_PROGRAM:-programs/matmul.s}
 
 echo "== tpu_ref_row alone (MXU model inner loop)"
 "$bin/tpu-bench" row --n 8
@@ -23,10 +25,10 @@ echo "== tpu_ref_row alone (MXU model inner loop)"
 
 for preset in tiny v5e; do
   if [ "$preset" = tiny ]; then sizes=$tiny_sizes; else sizes=$v5e_sizes; fi
-  echo "== matmul on $preset ($sizes)"
+  echo "== $prog on $preset ($sizes)"
   obj=$out/matmul-$preset.bin
   # shellcheck disable=SC2086
-  "$bin/tpu-as" --config "$preset" $sizes -o "$obj" programs/matmul.s
+  "$bin/tpu-as" --config "$preset" $sizes -o "$obj" "$prog"
   "$bin/tpu-bench" run --config "$preset" "$obj"
   # the whole tpu-sim command (load, run, bit-exact check, report): peak memory
   if [ -x /usr/bin/time ]; then

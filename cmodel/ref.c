@@ -46,13 +46,16 @@
  */
 #include "ref.h"
 
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fp.h"
 
-/* -DTPU_REF_SOFT forces the portable path (to test it on x86). */
-#if !defined(TPU_REF_SOFT) && (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)
+/* -DTPU_REF_SOFT forces the portable path (to test it on x86).  The host
+ * path needs SSE arithmetic for every float operation (x86-64, where
+ * FLT_EVAL_METHOD is 0; 32-bit x86 may use the x87 with extra precision). */
+#if !defined(TPU_REF_SOFT) && defined(__x86_64__) && defined(__SSE2__) && FLT_EVAL_METHOD == 0
 #define REF_HOST_FLOAT 1
 #include <xmmintrin.h>
 #else
@@ -135,7 +138,7 @@ static void row_kernel_base(const uint16_t *restrict x, const uint16_t *restrict
     PLAIN_COLUMNS(x, w, ldw, nk, 0u, nc, acc);
 }
 
-#if defined(__x86_64__) && (defined(__clang__) || __GNUC__ >= 5)
+#if defined(__clang__) || __GNUC__ >= 5
 #define REF_HAVE_AVX2 1
 #include <immintrin.h>
 

@@ -1,46 +1,66 @@
 # tpu-as: --config tiny
 #
-# matmul.s - a tiled bf16 matrix multiply streamed from HBM.
+# matmul.s - a tiled bf16 matrix multiply streamed from HBM, fast enough to
+# reach the roofline on every preset.
 #
 #   Y[B,F] = X[B,D] . W[D,F]      X, W bf16 in HBM; Y fp32 in HBM
 #
-# The array is N x N (N = MXU_N).  W is cut into N x N tiles: K-tile k
-# covers rows k*N .. k*N+N-1 of W (and columns k*N .. of X), column tile j
-# covers columns j*N .. j*N+N-1.  Every MXU owns one column tile at a time,
-# so NUM_MXU column tiles form a "group" that the MXUs work on together:
+# Sizes come from the command line for a sweep (defaults follow the machine):
+#   tpu-as --config v5e -D B=1024 -D D=4096 -D F=4096 programs/matmul.s
+# D must be a multiple of N = MXU_N, F a multiple of N * NUM_MXU.
 #
-#   for each group g:                           (F / (N*NUM_MXU) groups, at run time)
-#     for each K-tile k:                        (D / N K-tiles)
-#       DMA the X K-tile  X[0..B, k*N..k*N+N)  and, for every MXU m, its
-#           weight tile  W[k*N.., (g*NUM_MXU+m)*N..]  from HBM into VMEM
-#       every MXU m: mxu.lw its tile, then stream the B rows of the X tile:
-#           mxu.mm  for k = 0 (writes Y_m), mxu.mma for k > 0 (adds to Y_m)
-#     DMA each Y_m (B x N fp32) back to its columns of Y in HBM
+# The plan
+# --------
+# W is cut into "blocks": block (g, k) is rows k*N .. k*N+N-1 of W and the
+# NUM_MXU*N columns of group g.  Column tile m of the block goes to MXU m, so
+# the MXUs work side by side on NUM_MXU column tiles of Y.  The steps are
 #
-# Double buffering: VMEM holds two input buffers.  While the MXUs work on
-# K-tile k from buffer k%2, the DMA engines already fill buffer (k+1)%2
-# with K-tile k+1.  Semaphore b (0 or 1) counts the DMAs into buffer b;
-# semaphore 2 counts the write-backs.
+#   for g < GROUPS, for k < KT:     step j = g*KT + k
+#     every MXU m: mxu.lw  its N x N tile of block (g, k)
+#                  mxu.mm  (k = 0) or mxu.mma (k > 0): the B rows of X's
+#                          K-tile k through the array, into Y_m
 #
-# The group loop is a run-time loop (a counter register and `bne`).  The
-# K-tile loop inside it is unrolled by the assembler: `.rept` repeats lines,
-# `.set` moves the loop variables, and `.rept COND` (COND is 1 or 0) is an
-# "if", so each K-tile gets its own buffer, semaphore and mm/mma.
+# - X is loaded into VMEM once, during group 0, in chunks of XC K-tiles
+#   (at least 128 KiB a DMA when X is that big: every DMA holds an engine
+#   for the whole HBM latency, so small copies waste engines), and stays:
+#   every group reads it again from VMEM, not from HBM.
+# - Blocks of W stream through a ring of R slots in VMEM.  The DMA for step
+#   j + P (P = R - 1) is issued while step j computes, so P DMAs are in
+#   flight: enough to hide the HBM latency (v5e: 500 cycles) behind the
+#   transfers of the blocks before.
+# - Y has two sets of NUM_MXU result tiles: group g accumulates into set
+#   g%2 while the DMA engines write group g-1's set back to HBM.  In a set,
+#   row b of every MXU's tile lie side by side (MXU m writes its rows at
+#   stride NUM_MXU*4N), so one 2-D DMA writes the whole set back.
 #
-# Sizes: B, D, F can be set from the command line for a sweep, e.g.
-#   tpu-as --config mid -D B=64 -D D=64 -D F=64 programs/matmul.s
-# D must be a multiple of MXU_N and F a multiple of MXU_N * NUM_MXU.
-# The defaults (for --config tiny: B = D = F = 16) follow the machine.
+# Every hand-over is a semaphore, so nothing ever waits for a unit to drain:
+#   sem 0..R-1     block in slot r has landed          (dma.h2v)
+#   sem R..2R-1    slot r has been read by every MXU   (mxu.lw, T20a)
+#   sem 2R         a chunk of X has landed             (dma.h2v)
+#   sem 2R+1+s     set s has all its result rows       (last mxu.mma, T24a)
+#   sem 2R+3+s     set s has been written back         (dma.v2h)
+#   sem 31         counts everything nobody waits for
 
         .equ    B, 16                   # rows of X and Y (the batch)
-        .equ    D, 2 * MXU_N            # inner dimension: two K-tiles
-        .equ    F, 2 * MXU_N * NUM_MXU  # columns of W and Y: two groups
+        .equ    D, 2 * MXU_N            # inner dimension
+        .equ    F, 2 * MXU_N * NUM_MXU  # columns of W and Y
 
         .equ    N, MXU_N
+        .equ    NM, NUM_MXU
         .equ    KT, D / N               # K-tiles
-        .equ    GROUPS, F / (N * NUM_MXU)
+        .equ    GROUPS, F / (N * NM)    # groups of NM column tiles
+        .equ    STEPS, GROUPS * KT
+        .equ    R, 6                    # slots in the ring of W blocks
+        .equ    P, R - 1                # steps of look-ahead
+        .equ    XC0, 131072 / (B*2*N)   # K-tiles of X in 128 KiB
+        .equ    XC, XC0 < 1 ? 1 : (XC0 > KT ? KT : XC0)   # K-tiles per X chunk
 
-# ---- HBM: the operands and the result -----------------------------------------
+        .equ    SEM_X, 2*R
+        .equ    SEM_YDONE, 2*R + 1
+        .equ    SEM_YWB, 2*R + 3
+        .equ    SEM_NONE, 31
+
+# ---- HBM: the operands and the result ---------------------------------------------
         .hbm    0
 X:      .random bf16, B*D, 1            # row-major B x D, uniform in [-1, 1)
         .align  64
@@ -48,91 +68,99 @@ W:      .random bf16, D*F, 2            # row-major D x F
         .align  64
 Y:      .zero   B*F*4                   # row-major B x F fp32
 
-# ---- VMEM layout (addresses only: nothing is placed there before the run) ----
-        .equ    XT_BYTES, B*N*2         # one X K-tile: B rows of N bf16
-        .equ    WT_BYTES, N*N*2         # one weight tile: N rows of N bf16
-        .equ    BUF_BYTES, XT_BYTES + NUM_MXU*WT_BYTES
-        .equ    BUF, 0                  # buffer b starts at BUF + b*BUF_BYTES:
-                                        #   the X tile, then one weight tile per MXU
-        .equ    YT, 2*BUF_BYTES         # Y_m (B x N fp32) at YT + m*YT_BYTES
-        .equ    YT_BYTES, B*N*4
+# ---- VMEM layout (addresses only: nothing is placed there before the run) ----------
+        .equ    XV, 0                   # X, row-major as in HBM
+        .equ    SLOT_ROW, 2*N*NM        # bytes in a row of a W block
+        .equ    SLOT_BYTES, N*SLOT_ROW
+        .equ    SLOTS, (XV + 2*B*D + 63) / 64 * 64
+        .equ    YROW, 4*N*NM            # a row of a set: row b of every Y_m
+        .equ    YSET_BYTES, B*YROW
+        .equ    YSET, SLOTS + R*SLOT_BYTES   # set s at YSET + s*YSET_BYTES, Y_m at + m*4N
 
-# ---- code ------------------------------------------------------------------------
+# ---- code -----------------------------------------------------------------------------
         .text
-        li      s20, B                  # rows of every stream and of X/Y tiles
-        li      s21, 2*N                # bytes in a row of a bf16 tile
-        li      s22, 4*N                # bytes in a row of an fp32 tile
-        li      s23, 2*D                # bytes between rows of X in HBM
-        li      s24, 2*F                # bytes between rows of W in HBM
-        li      s25, 4*F                # bytes between rows of Y in HBM
-        li      s26, N                  # rows of a weight tile
-        li      s27, W                  # W[0, g*NUM_MXU*N]: the group's first weight column
-        li      s28, Y                  # Y[0, g*NUM_MXU*N]: where its results go
-        li      s29, GROUPS             # groups left to do
-        beq     s29, zero, done         # F < N*NUM_MXU: nothing to do (and .expect fails)
+        li      s20, B                  # rows of every stream
+        li      s21, SLOT_ROW           # row stride of a W block (and its DMA row size)
+        li      s22, 2*D                # row stride of X, in HBM and in VMEM
+        li      s23, YROW               # row stride of a set of result tiles
+        li      s24, 2*F                # row stride of W in HBM
+        li      s25, 4*F                # row stride of Y in HBM
+        li      s26, N                  # rows of a W block
 
-group:                                  # ---- one group of NUM_MXU column tiles
-        # Step t issues the DMAs of K-tile t (if t < KT) and then computes
-        # K-tile t-1 (if t >= 1): the copy of one tile overlaps the work on
-        # the one before it.
-        .set    t, 0
-        .rept   KT + 1
-
-          .rept t < KT                  # ---- fetch K-tile t into buffer t%2
-          # The buffer last held K-tile t-2: wait until the MXUs are done
-          # with it before overwriting it.
-          sync    mxu
-          li      s1, BUF + (t%2)*BUF_BYTES
-          li      s2, X + t*N*2         # X[0, t*N]
-          dma.h2v s1, s2, s20, s21, s23, s21, t%2
-          .set    m, 0
-          .rept   NUM_MXU
-            li      s1, BUF + (t%2)*BUF_BYTES + XT_BYTES + m*WT_BYTES
-            addi    s2, s27, t*N*F*2 + m*N*2    # W[t*N, (g*NUM_MXU+m)*N]
-            dma.h2v s1, s2, s26, s21, s24, s21, t%2
-            .set    m, m + 1
+# fetch step q's W block into its slot (and in group 0, X's K-tile too)
+        .set    q, 0
+        .rept   P < STEPS ? P : STEPS   # prologue: the first P fetches
+          li      s1, SLOTS + (q%R)*SLOT_BYTES
+          li      s2, W + (q%KT)*N*2*F + (q/KT)*NM*N*2
+          dma.h2v s1, s2, s26, s21, s24, s21, q%R
+          .rept   q < KT && q % XC == 0   # X's K-tiles q .. q+XC-1
+            li      s1, XV + q*2*N
+            li      s2, X + q*2*N
+            li      s3, ((q + XC > KT ? KT : q + XC) - q) * 2*N
+            dma.h2v s1, s2, s20, s3, s22, s22, SEM_X
           .endr
+          .set    q, q + 1
+        .endr
+
+        .set    j, 0
+        .rept   STEPS
+          .set    g, j / KT
+          .set    k, j % KT
+          .rept   g == 0 && k % XC == 0
+            sem.wait SEM_X, 1           # X's K-tiles k .. k+XC-1 are in VMEM
+          .endr
+          sem.wait j%R, 1               # block (g, k) is in its slot
+          .rept   k == 0 && g >= 2
+            sem.wait SEM_YWB + g%2, 1   # set g%2 is back in HBM: reuse it
           .endr
 
-          .rept t >= 1                  # ---- compute K-tile k = t-1 from buffer k%2
-          .set    k, t - 1
-          sem.wait k%2, 1 + NUM_MXU     # its X tile and NUM_MXU weight tiles have landed
           .set    m, 0
-          .rept   NUM_MXU
-            li      s3, BUF + (k%2)*BUF_BYTES + XT_BYTES + m*WT_BYTES
-            mxu.lw  m, s3, s21, 31      # weights of MXU m for this K-tile
-            li      s4, YT + m*YT_BYTES
-            li      s5, BUF + (k%2)*BUF_BYTES
-            .rept k == 0
-            mxu.mm  m, s4, s5, s20, s21, s22, 31    # first K-tile: Y_m = X_k . W_km
+          .rept   NM                    # ---- the step: every MXU m
+            li      s1, SLOTS + (j%R)*SLOT_BYTES + m*2*N
+            mxu.lw  m, s1, s21, R + j%R           # its tile of the block
+            li      s2, YSET + (g%2)*YSET_BYTES + m*4*N
+            li      s3, XV + k*2*N                # X[0, k*N]
+            .rept   k == 0
+              mxu.mm  m, s2, s3, s20, s22, s23, (k == KT-1) ? SEM_YDONE + g%2 : SEM_NONE
             .endr
-            .rept k != 0
-            mxu.mma m, s4, s5, s20, s21, s22, 31    # later ones:   Y_m += X_k . W_km
+            .rept   k != 0
+              mxu.mma m, s2, s3, s20, s22, s23, (k == KT-1) ? SEM_YDONE + g%2 : SEM_NONE
             .endr
             .set    m, m + 1
           .endr
+
+          .rept   g >= 1 && k == (KT > 1 ? 1 : 0)   # ---- write group g-1 back
+            sem.wait SEM_YDONE + (g-1)%2, NM
+            li      s1, Y + (g-1)*NM*N*4
+            li      s2, YSET + ((g-1)%2)*YSET_BYTES
+            dma.v2h s1, s2, s20, s23, s23, s25, SEM_YWB + (g-1)%2
           .endr
 
-        .set    t, t + 1
+          .set    q, j + P
+          .rept   q < STEPS             # ---- fetch step j+P into the slot step j-1 used
+            .rept   q >= R
+              sem.wait R + q%R, NM      # every MXU has read that slot
+            .endr
+            li      s1, SLOTS + (q%R)*SLOT_BYTES
+            li      s2, W + (q%KT)*N*2*F + (q/KT)*NM*N*2
+            dma.h2v s1, s2, s26, s21, s24, s21, q%R
+            .rept   q < KT && q % XC == 0
+              li      s1, XV + q*2*N
+              li      s2, X + q*2*N
+              li      s3, ((q + XC > KT ? KT : q + XC) - q) * 2*N
+              dma.h2v s1, s2, s20, s3, s22, s22, SEM_X
+            .endr
+          .endr
+          .set    j, j + 1
         .endr
 
-        # ---- write the group's NUM_MXU result tiles back to HBM
-        sync    mxu                     # every stream of this group is finished
-        .set    m, 0
-        .rept   NUM_MXU
-          addi    s1, s28, m*N*4        # Y[0, (g*NUM_MXU+m)*N]
-          li      s2, YT + m*YT_BYTES
-          dma.v2h s1, s2, s20, s22, s22, s25, 2
-          .set    m, m + 1
-        .endr
-        sem.wait 2, NUM_MXU             # Y_m is free again for the next group
+        # ---- the last group's write-back
+        .set    g, GROUPS
+        sem.wait SEM_YDONE + (g-1)%2, NM
+        li      s1, Y + (g-1)*NM*N*4
+        li      s2, YSET + ((g-1)%2)*YSET_BYTES
+        dma.v2h s1, s2, s20, s23, s23, s25, SEM_YWB + (g-1)%2
+        halt                            # waits for the DMA engines to finish
 
-        addi    s27, s27, NUM_MXU*N*2   # next group: NUM_MXU*N columns to the right
-        addi    s28, s28, NUM_MXU*N*4
-        addi    s29, s29, -1
-        bne     s29, zero, group
-
-done:   halt
-
-# ---- check --------------------------------------------------------------------------
+# ---- check ------------------------------------------------------------------------------
         .expect matmul Y, X, W, B, D, F

@@ -2,7 +2,9 @@
  * asm_expr.c - integer expressions and float operands.
  *
  * 64-bit two's complement with C precedence (docs/assembler.md); the
- * comparisons give 1 or 0, so `.rept k == 0` is a conditional block.  Values
+ * comparisons and the logical operators (&&, ||, !) give 1 or 0, so
+ * `.rept k == 0` is a conditional block, and `c ? a : b` picks a value.
+ * Both sides of &&, || and ?: are evaluated (an error in either counts).  Values
  * carry an address space so that `.expect` knows that `buf + 64` is an HBM
  * address: a label has its space, adding a plain number keeps it,
  * subtracting two addresses of one space gives a plain number, and any
@@ -22,6 +24,7 @@ typedef struct parser {
 } parser;
 
 static int parse_bin(parser *p, int minprec, asm_val *out);
+static int parse_ternary(parser *p, asm_val *out);
 
 const char *asm_space_name(unsigned space)
 {
@@ -36,14 +39,16 @@ const char *asm_space_name(unsigned space)
 static int prec(uint8_t type)
 {
     switch (type) {
-    case T_PIPE: return 1;
-    case T_CARET: return 2;
-    case T_AMP: return 3;
-    case T_EQ: case T_NE: return 4;
-    case T_LT: case T_LE: case T_GT: case T_GE: return 5;
-    case T_SHL: case T_SHR: return 6;
-    case T_PLUS: case T_MINUS: return 7;
-    case T_STAR: case T_SLASH: case T_PERCENT: return 8;
+    case T_OROR: return 1;
+    case T_ANDAND: return 2;
+    case T_PIPE: return 3;
+    case T_CARET: return 4;
+    case T_AMP: return 5;
+    case T_EQ: case T_NE: return 6;
+    case T_LT: case T_LE: case T_GT: case T_GE: return 7;
+    case T_SHL: case T_SHR: return 8;
+    case T_PLUS: case T_MINUS: return 9;
+    case T_STAR: case T_SLASH: case T_PERCENT: return 10;
     default: return 0;
     }
 }
@@ -109,7 +114,7 @@ static int parse_primary(parser *p, asm_val *out)
             return -1;
         }
         p->i++;
-        if (parse_bin(p, 1, out))
+        if (parse_ternary(p, out))
             return -1;
         p->depth--;
         if (a->toks[p->i].type != T_RPAREN) {
@@ -134,7 +139,7 @@ static int parse_primary(parser *p, asm_val *out)
 static int parse_unary(parser *p, asm_val *out)
 {
     const asm_tok *t = &p->a->toks[p->i];
-    if (t->type != T_MINUS && t->type != T_PLUS && t->type != T_TILDE)
+    if (t->type != T_MINUS && t->type != T_PLUS && t->type != T_TILDE && t->type != T_NOT)
         return parse_primary(p, out);
     if (++p->depth > MAX_DEPTH) {
         asm_error(p->a, t->col, "expression nested too deeply (at most %d levels)", MAX_DEPTH);
@@ -149,6 +154,9 @@ static int parse_unary(parser *p, asm_val *out)
         out->space = TPU_SPACE_NONE;
     } else if (t->type == T_TILDE) {
         out->v = ~out->v;
+        out->space = TPU_SPACE_NONE;
+    } else if (t->type == T_NOT) {
+        out->v = out->v == 0;
         out->space = TPU_SPACE_NONE;
     }
     return 0;
@@ -187,6 +195,8 @@ static int apply(parser *p, const asm_tok *op, asm_val *l, const asm_val *r)
     case T_GT: x = l->v > r->v; break;
     case T_GE: x = l->v >= r->v; break;
     case T_PIPE: x |= y; break;
+    case T_ANDAND: x = l->v != 0 && r->v != 0; break;
+    case T_OROR: x = l->v != 0 || r->v != 0; break;
     case T_CARET: x ^= y; break;
     case T_SHL:
     case T_SHR:
@@ -223,10 +233,40 @@ static int parse_bin(parser *p, int minprec, asm_val *out)
     }
 }
 
+/* cond ? a : b, right-associative, below every binary operator. */
+static int parse_ternary(parser *p, asm_val *out)
+{
+    if (parse_bin(p, 1, out))
+        return -1;
+    const asm_tok *q = &p->a->toks[p->i];
+    if (q->type != T_QUESTION)
+        return 0;
+    if (++p->depth > MAX_DEPTH) {
+        asm_error(p->a, q->col, "expression nested too deeply (at most %d levels)", MAX_DEPTH);
+        return -1;
+    }
+    p->i++;
+    asm_val yes, no;
+    if (parse_ternary(p, &yes))
+        return -1;
+    const asm_tok *c = &p->a->toks[p->i];
+    if (c->type != T_COLON) {
+        char b[ASM_CLIP_BUF];
+        asm_error(p->a, c->col, "expected ':' of '?:', got '%s'", asm_tok_text(c, b, sizeof b));
+        return -1;
+    }
+    p->i++;
+    if (parse_ternary(p, &no))
+        return -1;
+    p->depth--;
+    *out = out->v != 0 ? yes : no;
+    return 0;
+}
+
 int asm_expr(asm_ctx *a, size_t *i, int flags, asm_val *out)
 {
     parser p = { a, *i, flags, 0 };
-    int r = parse_bin(&p, 1, out);
+    int r = parse_ternary(&p, out);
     *i = p.i;
     return r;
 }

@@ -27,7 +27,7 @@ enum tok_type {
     T_EOL, T_IDENT, T_DIRECTIVE, T_INT, T_FLOAT,
     T_COMMA, T_COLON, T_LPAREN, T_RPAREN, T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PERCENT,
     T_TILDE, T_AMP, T_CARET, T_PIPE, T_AT, T_SHL, T_SHR,
-    T_LT, T_LE, T_GT, T_GE, T_EQ, T_NE,
+    T_LT, T_LE, T_GT, T_GE, T_EQ, T_NE, T_ANDAND, T_OROR, T_NOT, T_QUESTION,
 };
 
 typedef struct asm_tok {

@@ -186,9 +186,17 @@ int asm_lex_line(asm_ctx *a, const char *s, uint32_t len)
         case '/': type = T_SLASH; break;
         case '%': type = T_PERCENT; break;
         case '~': type = T_TILDE; break;
-        case '&': type = T_AMP; break;
+        case '&':
+        case '|':
+            if (k + 1 < len && s[k + 1] == (char)c) {
+                type = c == '&' ? T_ANDAND : T_OROR;
+                n = 2;
+            } else {
+                type = c == '&' ? T_AMP : T_PIPE;
+            }
+            break;
         case '^': type = T_CARET; break;
-        case '|': type = T_PIPE; break;
+        case '?': type = T_QUESTION; break;
         case '@': type = T_AT; break;
         case '<':
         case '>':
@@ -207,6 +215,10 @@ int asm_lex_line(asm_ctx *a, const char *s, uint32_t len)
             if (k + 1 < len && s[k + 1] == '=') {
                 type = c == '=' ? T_EQ : T_NE;
                 n = 2;
+                break;
+            }
+            if (c == '!') {
+                type = T_NOT;
                 break;
             }
             /* fall through */

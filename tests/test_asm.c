@@ -169,6 +169,23 @@ static void test_expressions(void **state)
     assert_int_equal(eval("1 < 2 == 1"), 1);    /* < before == */
     assert_int_equal(eval("1 == 1 & 2 == 2"), 1); /* == before & */
     assert_int_equal(eval("hbm(0x40) + 8"), 0x48);
+    /* logical operators and ?: (C precedence: | before && before || before ?:) */
+    assert_int_equal(eval("1 && 2"), 1);
+    assert_int_equal(eval("1 && 0"), 0);
+    assert_int_equal(eval("0 || 5"), 1);
+    assert_int_equal(eval("0 || 0"), 0);
+    assert_int_equal(eval("!0"), 1);
+    assert_int_equal(eval("!7"), 0);
+    assert_int_equal(eval("!!7 + 1"), 2);        /* unary binds tightest */
+    assert_int_equal(eval("1 || 0 && 0"), 1);    /* && before || */
+    assert_int_equal(eval("0 && 1 | 2"), 0);     /* | before && */
+    assert_int_equal(eval("2 | 0 && 0"), 0);
+    assert_int_equal(eval("1 ? 10 : 20"), 10);
+    assert_int_equal(eval("0 ? 10 : 20"), 20);
+    assert_int_equal(eval("0 ? 1 : 0 ? 2 : 3"), 3);   /* right-associative */
+    assert_int_equal(eval("A > 0 ? A : -A"), 5);
+    assert_int_equal(eval("(B < 0 ? 1 : 2) * 3"), 3);
+    assert_int_equal(eval("3 + (1 ? 4 : 5)"), 7);
 }
 
 static void test_labels_and_forward_references(void **state)

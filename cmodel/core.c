@@ -362,7 +362,8 @@ void tpu_core_stats(const tpu_core *c, tpu_stats *st)
         rows += c->mxu[m].rows_streamed;
     uint64_t nn = c->cfg->mxu_n * c->cfg->mxu_n;
     st->macs = rows * nn;
-    st->flops = 2 * st->macs;
+    st->vpu_flops = c->vpu.flops;
+    st->flops = 2 * st->macs + st->vpu_flops;
     st->hbm_read_bytes = c->dma.hbm_read_bytes;
     st->hbm_write_bytes = c->dma.hbm_write_bytes;
     st->vmem_read_bytes = c->vmem.read_bytes;

@@ -108,8 +108,9 @@ typedef struct tpu_unit_stats {
 typedef struct tpu_stats {
     uint64_t cycles;
     uint64_t instructions;  /* issued */
-    uint64_t flops;         /* 2*N*N per streamed row per MXU */
-    uint64_t macs;
+    uint64_t flops;         /* MXU: 2*N*N per streamed row; plus the VPU's */
+    uint64_t macs;          /* MXU multiply-adds */
+    uint64_t vpu_flops;     /* one per element of a VPU arithmetic instruction */
     uint64_t hbm_read_bytes, hbm_write_bytes;   /* by DMA */
     uint64_t vmem_read_bytes, vmem_write_bytes;
     uint64_t ici_bytes;     /* sent */

@@ -334,6 +334,12 @@ static void test_vpu_ops_against_fp(void **state)
     I(h, "vst.bf16", 2, 4, 10 * 256);
     I0(h, "halt");
     h_run_ok(h);
+    /* FLOPs (docs/timing.md section 7): one per element of the 6 binary ops
+     * and vrelu; none for loads, stores, vsel, vbcast. */
+    tpu_stats st;
+    tpu_core_stats(h_core(h, 0), &st);
+    assert_int_equal(st.vpu_flops, 7 * E);
+    assert_int_equal(st.flops, 7 * E);
     uint32_t out[11][E];
     h_peek(h, 0, TPU_SPACE_VMEM, 0x1000, out, sizeof out);
     for (int i = 0; i < E; i++) {

@@ -1,0 +1,138 @@
+# tpu-as: --config tiny
+#
+# pointwise.s - elementwise fp32 work streamed through VMEM:
+#
+#   OP = 0 (add):   Z[i] = X[i] + Y[i]
+#   OP = 1 (mul):   Z[i] = X[i] * Y[i]
+#   OP = 2 (relu):  Z[i] = max(X[i], +0)
+#
+# for NELEM elements in HBM, e.g.
+#   tpu-as --config v5e -D OP=1 -D NCHUNK=64 programs/pointwise.s
+#
+# Elementwise work does 1 FLOP per 12 bytes (add, mul) or 8 bytes (relu) of
+# HBM traffic: far left of any ridge, so it is memory-bound on every
+# machine.  The program's job is to keep HBM busy all the time.
+#
+# The plan
+# --------
+# The arrays are cut into NCHUNK chunks of CH bytes.  A ring of R slots in
+# VMEM holds chunks in flight: slot r has room for a chunk of X and a chunk
+# of Y.  For chunk c (slot c%R):
+#   - wait until its inputs have landed,
+#   - run the VPU over it one vector register (VPU_SUBLANES x VPU_LANES
+#     fp32) at a time: vld, vld, op, vst (the result overwrites X's chunk),
+#   - `sync vpu`, then DMA the result chunk back to Z,
+#   - fetch chunk c + R - 1 into the slot chunk c - 1 used, once its result
+#     has left (its write-back semaphore).
+# So R - 1 chunks are on their way in while one is computed: the DMA
+# engines hide the HBM latency behind each other's transfers.  Chunks are
+# large (up to 256 KiB) because every DMA holds an engine for the whole
+# latency.
+#
+# Semaphores: 0..R-1 inputs of slot r landed; R..2R-1 result of slot r
+# written back.
+
+        .equ    ADD, 0
+        .equ    MUL, 1
+        .equ    RELU, 2
+        .equ    OP, ADD                 # which operation (-D OP=1 for mul)
+        .equ    NCHUNK, 8               # chunks
+
+        .equ    VBYTES, VPU_SUBLANES * VPU_LANES * 4  # bytes of a vector register
+        .equ    CH0, VMEM_BYTES / 32 < 262144 ? VMEM_BYTES / 32 : 262144
+        .equ    CH, CH0 / VBYTES * VBYTES  # bytes of one array in one chunk
+        .equ    NELEM, NCHUNK * CH / 4
+        .equ    R, 4                    # slots in the ring
+        .equ    BINARY, OP != RELU      # does the op read Y?
+        .equ    NIN, BINARY ? 2 : 1     # input DMAs per chunk
+
+# ---- HBM: the arrays --------------------------------------------------------------
+        .hbm    0
+X:      .random f32, NELEM, 1, -4, 4
+        .align  64
+Y:      .random f32, NELEM, 2, -4, 4
+        .align  64
+Z:      .zero   NELEM*4
+
+# ---- VMEM: the ring ---------------------------------------------------------------
+        .equ    SLOT, 0                 # slot r: X chunk at SLOT + r*2*CH, Y chunk after it
+
+# ---- code -------------------------------------------------------------------------
+        .text
+        li      s20, 1                  # rows of every DMA: chunks are contiguous
+        li      s21, CH                 # bytes of a chunk
+        li      s22, 0                  # strides (one row)
+
+        .set    q, 0                    # prologue: fetch the first R - 1 chunks
+        .rept   R - 1 < NCHUNK ? R - 1 : NCHUNK
+          li      s1, SLOT + (q%R)*2*CH
+          li      s2, X + q*CH
+          dma.h2v s1, s2, s20, s21, s22, s22, q%R
+          .rept   BINARY
+            li      s1, SLOT + (q%R)*2*CH + CH
+            li      s2, Y + q*CH
+            dma.h2v s1, s2, s20, s21, s22, s22, q%R
+          .endr
+          .set    q, q + 1
+        .endr
+
+        .set    c, 0
+        .rept   NCHUNK
+          sem.wait c%R, NIN             # chunk c has landed in slot c%R
+          li      s5, SLOT + (c%R)*2*CH # its first vector register
+          li      s6, SLOT + (c%R)*2*CH + CH   # the end of its X part
+          jal     s30, vectors          # the VPU over the chunk, back to here
+          sync    vpu                   # every vst has written VMEM
+          li      s1, Z + c*CH
+          li      s2, SLOT + (c%R)*2*CH
+          dma.v2h s1, s2, s20, s21, s22, s22, R + c%R
+
+          .set    q, c + R - 1          # fetch chunk c+R-1 into the slot of chunk c-1
+          .rept   q < NCHUNK
+            .rept   q >= R
+              sem.wait R + q%R, 1       # chunk c-1's result has left that slot
+            .endr
+            li      s1, SLOT + (q%R)*2*CH
+            li      s2, X + q*CH
+            dma.h2v s1, s2, s20, s21, s22, s22, q%R
+            .rept   BINARY
+              li      s1, SLOT + (q%R)*2*CH + CH
+              li      s2, Y + q*CH
+              dma.h2v s1, s2, s20, s21, s22, s22, q%R
+            .endr
+          .endr
+          .set    c, c + 1
+        .endr
+        halt                            # waits for the last write-backs
+
+# vectors: Z = X op Y over [s5, s6), one vector register at a time; Y lies
+# CH bytes after X; the result overwrites X.  Returns to s30.
+vectors:
+        vld     v0, s5, 0
+        .rept   BINARY
+        vld     v1, s5, CH
+        .endr
+        .rept   OP == ADD
+        vadd    v2, v0, v1
+        .endr
+        .rept   OP == MUL
+        vmul    v2, v0, v1
+        .endr
+        .rept   OP == RELU
+        vrelu   v2, v0
+        .endr
+        vst     v2, s5, 0
+        addi    s5, s5, VBYTES
+        bne     s5, s6, vectors
+        jr      s30
+
+# ---- check -------------------------------------------------------------------------
+        .rept   OP == ADD
+        .expect add Z, X, Y, NELEM
+        .endr
+        .rept   OP == MUL
+        .expect mul Z, X, Y, NELEM
+        .endr
+        .rept   OP == RELU
+        .expect relu Z, X, NELEM
+        .endr

@@ -130,6 +130,7 @@ test: deps all $(TEST_BINS)
 	@$(MAKE) --no-print-directory check-generated
 	@bash tests/run-unit.sh $(BUILD)/tests
 	@bash tests/roundtrip.sh $(BIN) $(BUILD)/roundtrip
+	@bash tests/programs.sh $(BIN) $(BUILD)/programs
 	@bash tests/cli.sh $(BIN)
 	@$(MAKE) --no-print-directory rtl-lint-fp rtl-fp-test
 	@$(MAKE) --no-print-directory fuzz-smoke

@@ -43,7 +43,11 @@ module core #(
   tr_dma_done_bytes_o,
   tr_mxu_we_o,
   tr_mxu_addr_o,
-  tr_mxu_data_o
+  tr_mxu_data_o,
+  tr_vpu_we_o,
+  tr_vpu_half_o,
+  tr_vpu_addr_o,
+  tr_vpu_data_o
 );
   `include "tpu_cfg.vh"
 
@@ -101,6 +105,11 @@ module core #(
   output logic [CFG_NUM_MXU-1:0]        tr_mxu_we_o;
   output logic [CFG_NUM_MXU*64-1:0]     tr_mxu_addr_o;
   output logic [CFG_NUM_MXU*32*CFG_MXU_N-1:0] tr_mxu_data_o;
+  // VPU stores (VMEM writes of class 3): VecB bytes, or the first VecB/2 (half)
+  output logic                          tr_vpu_we_o;
+  output logic                          tr_vpu_half_o;
+  output logic [63:0]                   tr_vpu_addr_o;
+  output logic [VecB*8-1:0]             tr_vpu_data_o;
 
   // ---- backdoor ---------------------------------------------------------------
   logic         bd_imem_we, bd_vmem_we, bd_hbm_we;
@@ -126,7 +135,7 @@ module core #(
   logic [6:0]                unit_busy;
   logic [NumInc-1:0]         sem_inc;
   logic [NumInc*5-1:0]       sem_inc_idx;
-  logic                      waiting_sem, dma_busy;
+  logic                      waiting_sem, dma_busy, vpu_busy, vpu_pop;
 
   seq #(
     .CoreId     (CoreId),
@@ -155,7 +164,7 @@ module core #(
     .ici_pop_i     (1'b0),
     .vpu_head_o    (vpu_head),
     .vpu_valid_o   (vpu_valid),
-    .vpu_pop_i     (1'b0),
+    .vpu_pop_i     (vpu_pop),
     .mxu_head_o    (mxu_head),
     .mxu_valid_o   (mxu_valid),
     .mxu_pop_i     (mxu_pop),
@@ -178,7 +187,7 @@ module core #(
   );
 
   // T7: which units have work in flight (the queues are the sequencer's).
-  assign unit_busy = {1'b0, dma_busy, 1'b0, 4'(mxu_busy)};
+  assign unit_busy = {1'b0, dma_busy, vpu_busy, 4'(mxu_busy)};
 
   // T10: stalled on sem.wait while every unit is idle.
   assign stuck_o = waiting_sem && unit_busy == 7'd0 && !dma_valid && !ici_valid && !vpu_valid
@@ -194,7 +203,10 @@ module core #(
 
   logic [CFG_NUM_MXU*16*CFG_MXU_N-1:0] mxu_w_data, mxu_x_data;
   logic [CFG_NUM_MXU*32*CFG_MXU_N-1:0] mxu_acc_data;
-  logic [VecB*8-1:0]                   vpu_rdata;
+  logic [VecB*8-1:0]                   vpu_rdata, vpu_wdata;
+  logic                                vpu_req, vpu_we, vpu_whalf;
+  logic [63:0]                         vpu_bytes;
+  logic [VAW-1:0]                      vpu_raddr, vpu_waddr;
   logic [4*IciB*8-1:0]                 ici_rdata;
 
   logic [CFG_NUM_MXU*VAW-1:0]          mxu_w_addr, mxu_x_addr, mxu_acc_addr, mxu_waddr;
@@ -223,8 +235,8 @@ module core #(
     .bd_rdata_o     (vmem_bd_rdata),
     .ici_in_bytes_i (64'd0),
     .mxu_bytes_i    (mxu_bytes),
-    .vpu_req_i      (1'b0),
-    .vpu_bytes_i    (64'd0),
+    .vpu_req_i      (vpu_req),
+    .vpu_bytes_i    (vpu_bytes),
     .vpu_grant_o    (vpu_grant),
     .dma_left_o     (dma_left),
     .dma_used_i     (dma_used),
@@ -235,7 +247,7 @@ module core #(
     .mxu_x_data_o   (mxu_x_data),
     .mxu_acc_addr_i (mxu_acc_addr),
     .mxu_acc_data_o (mxu_acc_data),
-    .vpu_raddr_i    ('0),
+    .vpu_raddr_i    (vpu_raddr),
     .vpu_rdata_o    (vpu_rdata),
     .dma_raddr_i    (dma_vmem_raddr),
     .dma_rdata_o    (dma_vmem_rdata),
@@ -248,10 +260,10 @@ module core #(
     .mxu_we_i       (mxu_we),
     .mxu_waddr_i    (mxu_waddr),
     .mxu_wdata_i    (mxu_wdata),
-    .vpu_we_i       (1'b0),
-    .vpu_whalf_i    (1'b0),
-    .vpu_waddr_i    ('0),
-    .vpu_wdata_i    ('0),
+    .vpu_we_i       (vpu_we),
+    .vpu_whalf_i    (vpu_whalf),
+    .vpu_waddr_i    (vpu_waddr),
+    .vpu_wdata_i    (vpu_wdata),
     .dma_we_i       (dma_vmem_we),
     .dma_waddr_i    (dma_vmem_waddr),
     .dma_wdata_i    (dma_vmem_wdata)
@@ -294,6 +306,33 @@ module core #(
   end
   assign tr_mxu_we_o   = mxu_we;
   assign tr_mxu_data_o = mxu_wdata;
+
+  // ---- VPU -------------------------------------------------------------------------------
+  vpu #(
+    .Elems   (CFG_SUBLANES * CFG_LANES),
+    .Latency (CFG_VPU_LATENCY),
+    .VAW     (VAW)
+  ) u_vpu (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .head_i       (vpu_head),
+    .head_valid_i (vpu_valid),
+    .pop_o        (vpu_pop),
+    .req_o        (vpu_req),
+    .bytes_o      (vpu_bytes),
+    .grant_i      (vpu_grant),
+    .raddr_o      (vpu_raddr),
+    .rdata_i      (vpu_rdata),
+    .we_o         (vpu_we),
+    .whalf_o      (vpu_whalf),
+    .waddr_o      (vpu_waddr),
+    .wdata_o      (vpu_wdata),
+    .busy_o       (vpu_busy)
+  );
+  assign tr_vpu_we_o   = vpu_we;
+  assign tr_vpu_half_o = vpu_whalf;
+  assign tr_vpu_addr_o = 64'(vpu_waddr);
+  assign tr_vpu_data_o = vpu_wdata;
 
   // ---- HBM: bandwidth credit and storage --------------------------------------------
   logic           hbm_xfer, hbm_still;
@@ -383,6 +422,5 @@ module core #(
   assign tr_dma_done_o      = dma_done;
 
   logic unused_core;
-  assign unused_core = ^{ici_head, vpu_head, vpu_grant, ici_left, bd_addr_i[2:0], vpu_rdata,
-                         ici_rdata};
+  assign unused_core = ^{ici_head, ici_left, bd_addr_i[2:0], ici_rdata};
 endmodule

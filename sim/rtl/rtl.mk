@@ -24,9 +24,13 @@ RTL_V            := $(wildcard rtl/*.v) rtl/tpu_isa.vh
 RTL_WAIVERS      := rtl/lint_waivers.vlt
 RTL_BENCH_CPP    := sim/rtl/rtl_bench.cpp
 RTL_OBJCACHE     := $(if $(shell command -v ccache 2>/dev/null),ccache,)
-RTL_VFLAGS       := --cc --exe -O3 --x-assign fast -Wall -Wno-fatal -Irtl -y rtl
+# --unroll-count: the VMEM write loops (one per write class, in priority
+# order) must unroll for their non-blocking writes; the VPU's has 4*S*L
+# iterations.
+RTL_UNROLL       := --unroll-count 65536
+RTL_VFLAGS       := --cc --exe -O3 --x-assign fast -Wall -Wno-fatal $(RTL_UNROLL) -Irtl -y rtl
 RTL_MKFLAGS      := OBJCACHE=$(RTL_OBJCACHE) OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
-RTL_LINT_FLAGS   := --lint-only -Wall -Irtl -y rtl $(RTL_WAIVERS)
+RTL_LINT_FLAGS   := --lint-only -Wall $(RTL_UNROLL) -Irtl -y rtl $(RTL_WAIVERS)
 
 .PHONY: rtl-lint rtl-build rtl-test synth rtl-cfg-force
 rtl-cfg-force: ;

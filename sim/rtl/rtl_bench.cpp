@@ -221,7 +221,7 @@ struct Model {
 
 // The shape of the build, from the config (as rtl/core.v derives it).
 struct Shape {
-    unsigned dma_engines, dma_ports, num_mxu, mxu_n;
+    unsigned dma_engines, dma_ports, num_mxu, mxu_n, vec_bytes;
 
     explicit Shape(const tpu_config &c)
     {
@@ -231,6 +231,7 @@ struct Shape {
         dma_ports = dma_engines * (unsigned)((num + den - 1) / den);
         num_mxu = (unsigned)c.num_mxu;
         mxu_n = (unsigned)c.mxu_n;
+        vec_bytes = 4 * (unsigned)(c.vpu_sublanes * c.vpu_lanes);
     }
 };
 
@@ -307,6 +308,14 @@ struct Rtl {
                 row[i] = byte_at(t->tr_mxu_data_o, m * n + i);
             c.add_write(c.vmem, fmt("mxu%u", m), bits(t->tr_mxu_addr_o, 64 * m, 64), row.data(),
                         n);
+        }
+        // VPU store
+        if (t->tr_vpu_we_o) {
+            unsigned n = t->tr_vpu_half_o ? shape.vec_bytes / 2 : shape.vec_bytes;
+            std::vector<uint8_t> v(n);
+            for (unsigned i = 0; i < n; i++)
+                v[i] = byte_at(t->tr_vpu_data_o, i);
+            c.add_write(c.vmem, "vpu", t->tr_vpu_addr_o, v.data(), n);
         }
         // DMA: one byte per port, ports in landing order
         for (unsigned p = 0; p < shape.dma_ports; p++) {

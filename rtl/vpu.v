@@ -1,0 +1,257 @@
+// vpu: the vector unit, Elems = sublanes x lanes fp32 elements per
+// register, 32 registers (docs/timing.md T27-T29, cmodel/vpu.c).
+//
+// One instruction issues per cycle from the VPU queue, in order, when
+//   T27  its source registers are ready (no result still on its way to
+//        them in the pipeline) and, for vld/vst, the VMEM arbiter grants
+//        its bytes all or nothing (T12; the request is made only when the
+//        sources are ready, as vpu.c asks the arbiter after the hazard
+//        check).
+// At issue the result is computed from the register file (every element
+// through the fp units, docs/numerics.md) and enters a pipeline of
+// Latency - 1 stages; it is written into the register file at the end of
+// cycle t + Latency - 1 and can be read from t + Latency.  With Latency 1
+// it is written at the end of the issue cycle.
+//   T28  vld reads VMEM in its issue cycle; vst reads its register and
+//        writes VMEM (VMEM write class 3) in its issue cycle.
+//   T29  busy while a result is in the pipeline (the queue is the
+//        sequencer's).
+module vpu #(
+  parameter integer Elems   = 64,
+  parameter integer Latency = 2,
+  parameter integer VAW     = 18
+) (
+  input  logic                  clk_i,
+  input  logic                  rst_ni,
+  // the VPU queue (entry layout: seq.v)
+  input  logic [575:0]          head_i,
+  input  logic                  head_valid_i,
+  output logic                  pop_o,
+  // VMEM (class 3)
+  output logic                  req_o,
+  output logic [63:0]           bytes_o,
+  input  logic                  grant_i,
+  output logic [VAW-1:0]        raddr_o,
+  input  logic [32*Elems-1:0]   rdata_i,
+  output logic                  we_o,
+  output logic                  whalf_o,     // vst.bf16: the first 2*Elems bytes
+  output logic [VAW-1:0]        waddr_o,
+  output logic [32*Elems-1:0]   wdata_o,
+  // T29
+  output logic                  busy_o
+);
+  `include "tpu_isa.vh"
+
+  localparam integer RW = 32 * Elems;                 // register width
+  localparam integer PS = (Latency > 1) ? Latency - 1 : 1;   // pipeline stages (declared)
+  localparam logic [63:0] Bytes4 = 64'(4 * Elems);
+  localparam logic [63:0] Bytes2 = 64'(2 * Elems);
+  localparam logic [31:0] QNaN   = 32'h7fc0_0000;
+
+  // ---- queue head ------------------------------------------------------------
+  logic [7:0]  op;
+  logic [63:0] hv [4];
+  logic [4:0]  r0, r1, r2, r3;
+  always_comb begin
+    for (int i = 0; i < 4; i++) begin
+      hv[i] = head_i[64*i +: 64];
+    end
+  end
+  assign op = head_i[512 +: 8];
+  assign r0 = hv[0][4:0];
+  assign r1 = hv[1][4:0];
+  assign r2 = hv[2][4:0];
+  assign r3 = hv[3][4:0];
+
+  // ---- registers -----------------------------------------------------------------
+  logic [RW-1:0] vreg_q [32];
+  logic          pv_q [PS];                           // pipeline: valid, register, data
+  logic [4:0]    prd_q [PS];
+  logic [RW-1:0] pdata_q [PS];
+
+  // ---- T27: sources ready? ----------------------------------------------------------
+  logic [2:0] nsrc;
+  logic [4:0] src [3];
+  always_comb begin
+    nsrc   = 3'd0;
+    src[0] = r1;
+    src[1] = r2;
+    src[2] = r3;
+    case (op)
+      OP_VST, OP_VST_BF16: begin
+        nsrc   = 3'd1;
+        src[0] = r0;
+      end
+      OP_VRELU:                                          nsrc = 3'd1;
+      OP_VADD, OP_VSUB, OP_VMUL, OP_VMAX, OP_VMIN, OP_VCMPLT: nsrc = 3'd2;
+      OP_VSEL:                                           nsrc = 3'd3;
+      default:                                           nsrc = 3'd0;  // vld, vld.bf16, vbcast
+    endcase
+  end
+
+  logic hazard;
+  always_comb begin
+    hazard = 1'b0;
+    if (Latency > 1) begin
+      for (int j = 0; j < PS; j++) begin
+        for (int i = 0; i < 3; i++) begin
+          if (pv_q[j] && i < nsrc && prd_q[j] == src[i]) begin
+            hazard = 1'b1;
+          end
+        end
+      end
+    end
+  end
+
+  // ---- T12, T28: VMEM --------------------------------------------------------------
+  logic is_bf16, is_mem, is_store, issue;
+  assign is_bf16  = (op == OP_VLD_BF16 || op == OP_VST_BF16);
+  assign is_mem   = (op == OP_VLD || op == OP_VST || is_bf16);
+  assign is_store = (op == OP_VST || op == OP_VST_BF16);
+  assign req_o    = head_valid_i && !hazard && is_mem;
+  assign bytes_o  = is_bf16 ? Bytes2 : Bytes4;
+  assign issue    = head_valid_i && !hazard && (!is_mem || grant_i);
+  assign pop_o    = issue;
+  assign raddr_o  = hv[1][VAW-1:0] + hv[2][VAW-1:0];    // rs + imm
+  assign waddr_o  = raddr_o;
+  assign we_o     = issue && is_store;
+  assign whalf_o  = (op == OP_VST_BF16);
+
+  // ---- the elements ------------------------------------------------------------------
+  logic [RW-1:0] a, b, c, s, result;
+  logic [16*Elems-1:0] st_bf16;
+  assign a = vreg_q[r1];
+  assign b = vreg_q[r2];
+  assign c = vreg_q[r3];
+  assign s = vreg_q[r0];
+
+  logic [1:0] cmp_op;
+  always_comb begin
+    case (op)
+      OP_VMIN:   cmp_op = 2'd1;
+      OP_VRELU:  cmp_op = 2'd2;
+      OP_VCMPLT: cmp_op = 2'd3;
+      default:   cmp_op = 2'd0;                          // vmax
+    endcase
+  end
+
+  for (genvar i = 0; i < Elems; i++) begin : g_elem
+    logic [31:0] ea, eb, ec, sum, prod, cmp, widened;
+    logic [15:0] narrowed, h;
+    assign ea = a[32*i +: 32];
+    assign eb = b[32*i +: 32];
+    assign ec = c[32*i +: 32];
+
+    fp32_add u_add (
+      .a_i   (ea),
+      .b_i   ((op == OP_VSUB) ? {~eb[31], eb[30:0]} : eb),  // a - b = a + (-b)
+      .sum_o (sum)
+    );
+    fp32_mul u_mul (
+      .a_i    (ea),
+      .b_i    (eb),
+      .prod_o (prod)
+    );
+    fp32_cmp u_cmp (
+      .a_i   (ea),
+      .b_i   (eb),
+      .op_i  (cmp_op),
+      .res_o (cmp)
+    );
+    // vst.bf16: round to nearest even (numerics.md "fp32 -> bf16")
+    bf16_round u_round (
+      .f32_i  (s[32*i +: 32]),
+      .bf16_o (narrowed)
+    );
+    // vld.bf16: exact widening, except a zero exponent (signed zero) and
+    // NaN (the canonical NaN) (numerics.md "bf16 -> fp32")
+    assign h = rdata_i[16*i +: 16];
+    always_comb begin
+      if (h[14:7] == 8'h00) begin
+        widened = {h[15], 31'd0};
+      end else if (h[14:7] == 8'hff && h[6:0] != 7'd0) begin
+        widened = QNaN;
+      end else begin
+        widened = {h, 16'h0000};
+      end
+    end
+
+    always_comb begin
+      case (op)
+        OP_VLD:      result[32*i +: 32] = rdata_i[32*i +: 32];
+        OP_VLD_BF16: result[32*i +: 32] = widened;
+        OP_VBCAST:   result[32*i +: 32] = hv[1][31:0];
+        OP_VADD, OP_VSUB: result[32*i +: 32] = sum;
+        OP_VMUL:     result[32*i +: 32] = prod;
+        OP_VSEL:     result[32*i +: 32] = (ea[30:23] != 8'h00) ? eb : ec;  // vm != 0.0
+        default:     result[32*i +: 32] = cmp;              // vmax vmin vrelu vcmplt
+      endcase
+    end
+
+    assign st_bf16[16*i +: 16] = narrowed;
+  end
+  // vst writes the register; vst.bf16 its elements rounded, 2 bytes each
+  assign wdata_o = (op == OP_VST_BF16) ? {{(16 * Elems){1'b0}}, st_bf16} : s;
+
+  // ---- the result pipeline and the register file (T27) -----------------------------------
+  logic          wb;
+  logic [4:0]    wb_rd;
+  logic [RW-1:0] wb_data;
+  logic          writes;
+  assign writes = issue && !is_store;
+
+  if (Latency > 1) begin : g_pipe
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        for (int j = 0; j < PS; j++) begin
+          pv_q[j] <= 1'b0;
+        end
+      end else begin
+        pv_q[0] <= writes;
+        for (int j = 1; j < PS; j++) begin
+          pv_q[j] <= pv_q[j-1];
+        end
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      prd_q[0]   <= r0;
+      pdata_q[0] <= result;
+      for (int j = 1; j < PS; j++) begin
+        prd_q[j]   <= prd_q[j-1];
+        pdata_q[j] <= pdata_q[j-1];
+      end
+    end
+    assign wb      = pv_q[PS-1];
+    assign wb_rd   = prd_q[PS-1];
+    assign wb_data = pdata_q[PS-1];
+    always_comb begin
+      busy_o = 1'b0;
+      for (int j = 0; j < PS; j++) begin
+        busy_o = busy_o || pv_q[j];
+      end
+    end
+  end else begin : g_nopipe
+    assign pv_q[0]    = 1'b0;
+    assign prd_q[0]   = 5'd0;
+    assign pdata_q[0] = '0;
+    assign wb         = writes;
+    assign wb_rd      = r0;
+    assign wb_data    = result;
+    assign busy_o     = 1'b0;
+  end
+
+  // Registers are zero after reset, as the C model's.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int r = 0; r < 32; r++) begin
+        vreg_q[r] <= '0;
+      end
+    end else if (wb) begin
+      vreg_q[wb_rd] <= wb_data;
+    end
+  end
+
+  logic unused_vpu;
+  assign unused_vpu = ^{head_i[575:520], head_i[511:256], hv[0][63:5], hv[1][63:32],
+                        hv[2][63:VAW], hv[3][63:5], pdata_q[0], prd_q[0]};
+endmodule

@@ -3,9 +3,9 @@
  * the text and JSON renderings (report.h; docs/tpu-sim.md explains every
  * line).
  *
- * The roofline of a run: T_math = FLOPs / peak FLOP per cycle, T_memory =
- * HBM bytes / HBM bytes per cycle; no run can be faster than
- * max(T_math, T_memory).  The verdict compares the run's cycles with that
+ * The roofline of a run: T_math = the larger of MXU FLOPs / MXU peak and
+ * VPU FLOPs / VPU peak (the units work in parallel), T_memory = HBM bytes
+ * / HBM bytes per cycle; no run can be faster than max(T_math, T_memory).  The verdict compares the run's cycles with that
  * bound: within TPU_ROOFLINE_SLACK (1.25x) it is "compute-bound" when
  * T_math >= T_memory, else "memory-bound"; slower runs are "neither", with
  * the reason (a unit outside the roofline busy nearly all the time, or
@@ -32,6 +32,11 @@ static double peak_flops(const tpu_config *cfg)
     return (double)cfg->num_mxu * 2.0 * (double)cfg->mxu_n * (double)cfg->mxu_n;
 }
 
+static double vpu_peak(const tpu_config *cfg)
+{
+    return (double)cfg->vpu_sublanes * (double)cfg->vpu_lanes;
+}
+
 static double hbm_bw(const tpu_config *cfg)
 {
     return ratio(cfg->hbm_bw, cfg->clock_hz);
@@ -53,7 +58,8 @@ static void verdict(tpu_roofline *r, uint64_t cycles, const char *busiest, doubl
         int math = r->t_math >= r->t_memory;
         r->bound = math ? TPU_BOUND_COMPUTE : TPU_BOUND_MEMORY;
         snprintf(r->why, sizeof r->why, "the run took %.2fx %s, within %.2fx", slow,
-                 math ? "T_math" : "T_memory", TPU_ROOFLINE_SLACK);
+                 !math ? "T_memory" : r->t_math_vpu > r->t_math_mxu ? "T_math (VPU)" : "T_math",
+                 TPU_ROOFLINE_SLACK);
         return;
     }
     r->bound = TPU_BOUND_NEITHER;
@@ -81,11 +87,16 @@ void tpu_roofline_core(const tpu_config *cfg, const tpu_stats *st, tpu_roofline 
     uint64_t hbm = st->hbm_read_bytes + st->hbm_write_bytes;
     r->peak_flops_per_cycle = peak_flops(cfg);
     r->hbm_bw_per_cycle = hbm_bw(cfg);
-    r->flops_per_cycle = ratio((double)st->flops, (double)st->cycles);
+    uint64_t vpu = st->vpu_flops <= st->flops ? st->vpu_flops : st->flops;
+    r->vpu_peak_per_cycle = vpu_peak(cfg);
+    r->flops_per_cycle = ratio((double)(st->flops - vpu), (double)st->cycles);
+    r->vpu_flops_per_cycle = ratio((double)vpu, (double)st->cycles);
     r->hbm_bytes_per_cycle = ratio((double)hbm, (double)st->cycles);
     r->intensity = hbm ? (double)st->flops / (double)hbm : -1;
     r->ridge = ratio(r->peak_flops_per_cycle, r->hbm_bw_per_cycle);
-    r->t_math = ratio((double)st->flops, r->peak_flops_per_cycle);
+    r->t_math_mxu = ratio((double)(st->flops - vpu), r->peak_flops_per_cycle);
+    r->t_math_vpu = ratio((double)vpu, vpu_peak(cfg));
+    r->t_math = r->t_math_mxu > r->t_math_vpu ? r->t_math_mxu : r->t_math_vpu;
     r->t_memory = ratio((double)hbm, r->hbm_bw_per_cycle);
     double share;
     const char *busiest = busiest_other(st, st->cycles, &share);
@@ -101,7 +112,10 @@ void tpu_roofline_system(const tpu_config *cfg, const tpu_stats *core, unsigned 
     uint64_t hbm = total.hbm_read_bytes + total.hbm_write_bytes;
     r->peak_flops_per_cycle = peak_flops(cfg) * ncores;
     r->hbm_bw_per_cycle = hbm_bw(cfg) * ncores;
-    r->flops_per_cycle = ratio((double)total.flops, (double)cycles);
+    uint64_t vpu = total.vpu_flops <= total.flops ? total.vpu_flops : total.flops;
+    r->vpu_peak_per_cycle = vpu_peak(cfg) * ncores;
+    r->flops_per_cycle = ratio((double)(total.flops - vpu), (double)cycles);
+    r->vpu_flops_per_cycle = ratio((double)vpu, (double)cycles);
     r->hbm_bytes_per_cycle = ratio((double)hbm, (double)cycles);
     r->intensity = hbm ? (double)total.flops / (double)hbm : -1;
     r->ridge = ratio(r->peak_flops_per_cycle, r->hbm_bw_per_cycle);
@@ -113,6 +127,10 @@ void tpu_roofline_system(const tpu_config *cfg, const tpu_stats *core, unsigned 
         tpu_roofline_core(cfg, &core[i], &c);
         if (c.t_math > r->t_math)
             r->t_math = c.t_math;
+        if (c.t_math_mxu > r->t_math_mxu)
+            r->t_math_mxu = c.t_math_mxu;
+        if (c.t_math_vpu > r->t_math_vpu)
+            r->t_math_vpu = c.t_math_vpu;
         if (c.t_memory > r->t_memory)
             r->t_memory = c.t_memory;
         double share;
@@ -134,6 +152,7 @@ void tpu_report_total(const tpu_stats *core, unsigned ncores, uint64_t cycles, t
         t->instructions += c->instructions;
         t->flops += c->flops;
         t->macs += c->macs;
+        t->vpu_flops += c->vpu_flops;
         t->hbm_read_bytes += c->hbm_read_bytes;
         t->hbm_write_bytes += c->hbm_write_bytes;
         t->vmem_read_bytes += c->vmem_read_bytes;
@@ -311,8 +330,9 @@ static void text_section(FILE *out, const tpu_report *r, const tpu_stats *st,
     fmt_hz(cfg->clock_hz, hz, sizeof hz);
     fprintf(out, "cycles        %llu  (%s at %s)\n", (unsigned long long)st->cycles, t, hz);
     fprintf(out, "instructions  %llu\n", (unsigned long long)st->instructions);
-    fprintf(out, "flops         %llu  (%.4g; %llu MACs)\n", (unsigned long long)st->flops,
-            (double)st->flops, (unsigned long long)st->macs);
+    fprintf(out, "flops         %llu  (%.4g; MXU %llu MACs, VPU %llu FLOPs)\n",
+            (unsigned long long)st->flops, (double)st->flops, (unsigned long long)st->macs,
+            (unsigned long long)st->vpu_flops);
     fprintf(out, "hbm bytes     %llu  (read %llu, write %llu)\n",
             (unsigned long long)(st->hbm_read_bytes + st->hbm_write_bytes),
             (unsigned long long)st->hbm_read_bytes, (unsigned long long)st->hbm_write_bytes);
@@ -325,11 +345,17 @@ static void text_section(FILE *out, const tpu_report *r, const tpu_stats *st,
                 rl->ridge);
     else
         fprintf(out, "intensity     - (no HBM bytes)  (ridge %.4g)\n", rl->ridge);
-    fprintf(out, "compute       %.1f FLOP/cycle of %.0f peak  (%.1f%%)\n", rl->flops_per_cycle,
-            rl->peak_flops_per_cycle, pct(rl->flops_per_cycle, rl->peak_flops_per_cycle));
+    fprintf(out, "compute       MXU %.1f FLOP/cycle of %.0f peak  (%.1f%%); VPU %.1f of %.0f  "
+            "(%.1f%%)\n", rl->flops_per_cycle, rl->peak_flops_per_cycle,
+            pct(rl->flops_per_cycle, rl->peak_flops_per_cycle), rl->vpu_flops_per_cycle,
+            rl->vpu_peak_per_cycle, pct(rl->vpu_flops_per_cycle, rl->vpu_peak_per_cycle));
     fprintf(out, "hbm bandwidth %.2f B/cycle of %.2f  (%.1f%%)\n", rl->hbm_bytes_per_cycle,
             rl->hbm_bw_per_cycle, pct(rl->hbm_bytes_per_cycle, rl->hbm_bw_per_cycle));
-    if (rl->roofline_cycles > 0)
+    if (rl->roofline_cycles > 0 && rl->t_math_vpu > 0)
+        fprintf(out, "roofline      %.0f cycles = max(T_math %.0f (MXU %.0f, VPU %.0f), T_memory "
+                "%.0f); the run took %.1f%% of it\n", rl->roofline_cycles, rl->t_math,
+                rl->t_math_mxu, rl->t_math_vpu, rl->t_memory, rl->pct);
+    else if (rl->roofline_cycles > 0)
         fprintf(out, "roofline      %.0f cycles = max(T_math %.0f, T_memory %.0f); the run took "
                 "%.1f%% of it\n", rl->roofline_cycles, rl->t_math, rl->t_memory, rl->pct);
     else
@@ -464,6 +490,7 @@ static void json_section(json *j, const tpu_report *r, const tpu_stats *st,
     json_u64(j, "instructions", st->instructions);
     json_u64(j, "flops", st->flops);
     json_u64(j, "macs", st->macs);
+    json_u64(j, "vpu_flops", st->vpu_flops);
     json_u64(j, "hbm_bytes", st->hbm_read_bytes + st->hbm_write_bytes);
     json_u64(j, "hbm_read_bytes", st->hbm_read_bytes);
     json_u64(j, "hbm_write_bytes", st->hbm_write_bytes);
@@ -475,9 +502,13 @@ static void json_section(json *j, const tpu_report *r, const tpu_stats *st,
     json_f64(j, "ridge", rl->ridge);
     json_f64(j, "peak_flops_per_cycle", rl->peak_flops_per_cycle);
     json_f64(j, "flops_per_cycle", rl->flops_per_cycle);
+    json_f64(j, "vpu_peak_flops_per_cycle", rl->vpu_peak_per_cycle);
+    json_f64(j, "vpu_flops_per_cycle", rl->vpu_flops_per_cycle);
     json_f64(j, "hbm_bw_bytes_per_cycle", rl->hbm_bw_per_cycle);
     json_f64(j, "hbm_bytes_per_cycle", rl->hbm_bytes_per_cycle);
     json_f64(j, "t_math_cycles", rl->t_math);
+    json_f64(j, "t_math_mxu_cycles", rl->t_math_mxu);
+    json_f64(j, "t_math_vpu_cycles", rl->t_math_vpu);
     json_f64(j, "t_memory_cycles", rl->t_memory);
     json_f64(j, "roofline_cycles", rl->roofline_cycles);
     json_f64(j, "roofline_pct", rl->roofline_cycles > 0 ? rl->pct : NAN);

@@ -25,13 +25,17 @@ enum tpu_bound { TPU_BOUND_COMPUTE, TPU_BOUND_MEMORY, TPU_BOUND_NEITHER };
 
 /* The roofline of one core (or of a system: see tpu_roofline_system). */
 typedef struct tpu_roofline {
-    double peak_flops_per_cycle;  /* ncores * num_mxu * 2 * N * N */
+    double peak_flops_per_cycle;  /* MXU peak: ncores * num_mxu * 2 * N * N */
     double hbm_bw_per_cycle;      /* ncores * hbm_bw / clock_hz */
-    double flops_per_cycle;       /* achieved: flops / cycles */
+    double vpu_peak_per_cycle;    /* ncores * vpu_sublanes * vpu_lanes */
+    double flops_per_cycle;       /* achieved by the MXUs: MXU FLOPs / cycles */
+    double vpu_flops_per_cycle;   /* achieved by the VPU */
     double hbm_bytes_per_cycle;   /* achieved: HBM bytes / cycles */
     double intensity;             /* FLOPs per HBM byte; -1 when no HBM bytes */
     double ridge;                 /* intensity where T_math = T_memory at peak */
-    double t_math, t_memory;      /* cycles: flops / peak, HBM bytes / bandwidth */
+    double t_math_mxu;            /* MXU FLOPs / MXU peak */
+    double t_math_vpu;            /* VPU FLOPs / (vpu_sublanes * vpu_lanes) per cycle */
+    double t_math, t_memory;      /* cycles: max of the two above; HBM bytes / bandwidth */
     double roofline_cycles;       /* max(t_math, t_memory) */
     double pct;                   /* cycles as a percentage of roofline_cycles; 0 if none */
     enum tpu_bound bound;

@@ -29,6 +29,8 @@ static tpu_config v5e(void)
     c.mxu_n = 128;
     c.num_mxu = 4;
     c.hbm_bw = 8.2e11;
+    c.vpu_sublanes = 8;
+    c.vpu_lanes = 128;       /* VPU peak 1024 FLOP/cycle */
     return c;
 }
 
@@ -41,6 +43,8 @@ static tpu_config tiny(void)
     c.mxu_n = 8;
     c.num_mxu = 1;
     c.hbm_bw = 16e9;         /* 16 B/cycle; peak 128 FLOP/cycle */
+    c.vpu_sublanes = 8;
+    c.vpu_lanes = 8;         /* VPU peak 64 FLOP/cycle */
     return c;
 }
 
@@ -149,6 +153,48 @@ static void test_memory_bound(void **state)
     assert_int_equal(r.bound, TPU_BOUND_MEMORY);
     assert_string_equal(r.why, "the run took 1.10x T_memory, within 1.25x");
     assert_true(fabs(r.hbm_bytes_per_cycle - 16000.0 / 1100) < 1e-9);
+}
+
+/* VPU FLOPs count against the VPU's peak (sublanes x lanes per cycle), in
+ * parallel with the MXUs: T_math is the larger of the two. */
+static void test_vpu_math(void **state)
+{
+    (void)state;
+    tpu_config c = tiny();
+    tpu_stats st = { 0 };
+    st.cycles = 1040;
+    st.vpu_flops = 64 * 1000;                 /* T_math (VPU) 1000 */
+    st.flops = st.vpu_flops + 128 * 300;      /* MXU: T_math 300 */
+    st.hbm_read_bytes = 16 * 500;             /* T_memory 500 */
+    tpu_roofline r;
+    tpu_roofline_core(&c, &st, &r);
+    assert_true(fabs(r.t_math_mxu - 300) < 1e-9);
+    assert_true(fabs(r.t_math_vpu - 1000) < 1e-9);
+    assert_true(fabs(r.t_math - 1000) < 1e-9);
+    assert_true(fabs(r.flops_per_cycle - 128.0 * 300 / 1040) < 1e-9);
+    assert_true(fabs(r.vpu_flops_per_cycle - 64000.0 / 1040) < 1e-9);
+    assert_true(fabs(r.intensity - (64000.0 + 38400) / 8000) < 1e-9);
+    assert_int_equal(r.bound, TPU_BOUND_COMPUTE);
+    assert_string_equal(r.why, "the run took 1.04x T_math (VPU), within 1.25x");
+    tpu_report rep = report_for(&c, &st, 1, 1040);
+    char *t = render(&rep, 0);
+    assert_contains(t, "roofline      1000 cycles = max(T_math 1000 (MXU 300, VPU 1000), T_memory 500); the run took 104.0% of it\n");
+    assert_contains(t, "compute       MXU 36.9 FLOP/cycle of 128 peak  (28.8%); VPU 61.5 of 64  (96.2%)\n");
+    free(t);
+    t = render(&rep, 1);
+    assert_contains(t, "\"vpu_flops\": 64000");
+    assert_contains(t, "\"t_math_vpu_cycles\": 1000");
+    assert_contains(t, "\"t_math_mxu_cycles\": 300");
+    free(t);
+    /* an elementwise add as the book counts it: 1 FLOP per 12 bytes, memory-bound */
+    tpu_stats pw = { 0 };
+    pw.vpu_flops = pw.flops = 4096;
+    pw.hbm_read_bytes = 8 * 4096;
+    pw.hbm_write_bytes = 4 * 4096;
+    pw.cycles = 3100;                         /* T_memory 3072 */
+    tpu_roofline_core(&c, &pw, &r);
+    assert_true(fabs(r.intensity - 1.0 / 12) < 1e-12);
+    assert_int_equal(r.bound, TPU_BOUND_MEMORY);
 }
 
 /* The 1.25x boundary belongs to the bound; just above it is "neither". */
@@ -267,11 +313,11 @@ static void test_text_single_core(void **state)
     assert_contains(t, "stop          halt after 104000 cycles\n");
     assert_contains(t, "cycles        104000  (69.33 us at 1.5 GHz)\n");
     assert_contains(t, "instructions  321\n");
-    assert_contains(t, "flops         13107200000  (1.311e+10; 6553600000 MACs)\n");
+    assert_contains(t, "flops         13107200000  (1.311e+10; MXU 6553600000 MACs, VPU 0 FLOPs)\n");
     assert_contains(t, "hbm bytes     16400000  (read 16400000, write 0)\n");
     assert_contains(t, "vmem bytes    12  (read 5, write 7)\n");
     assert_contains(t, "intensity     799.2 FLOP/byte of HBM  (ridge 239.8)\n");
-    assert_contains(t, "compute       126030.8 FLOP/cycle of 131072 peak  (96.2%)\n");
+    assert_contains(t, "compute       MXU 126030.8 FLOP/cycle of 131072 peak  (96.2%); VPU 0.0 of 1024  (0.0%)\n");
     assert_contains(t, "hbm bandwidth 157.69 B/cycle of 546.67  (28.8%)\n");
     assert_contains(t, "roofline      100000 cycles = max(T_math 100000, T_memory 30000); the run took 104.0% of it\n");
     assert_contains(t, "bound         compute-bound (the run took 1.04x T_math, within 1.25x)\n");
@@ -396,7 +442,7 @@ static void test_text_multi_core(void **state)
     assert_true(c0 < c1 && c1 < tot);
     assert_contains(tot, "roofline      2000 cycles = max(T_math 1500, T_memory 2000); the run took 105.0% of it\n");
     assert_contains(tot, "bound         memory-bound");
-    assert_contains(tot, "compute       91.4 FLOP/cycle of 256 peak  (35.7%)\n");
+    assert_contains(tot, "compute       MXU 91.4 FLOP/cycle of 256 peak  (35.7%); VPU 0.0 of 128  (0.0%)\n");
     assert_contains(c1, "ici bytes     64  (sent)\n");
     assert_contains(c1, "  dma         1050 (50.0%) ");
     assert_contains(tot, "  dma         3150 (75.0%) ");   /* of 2 cores x 2100 cycles */
@@ -573,6 +619,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_compute_bound),
         cmocka_unit_test(test_memory_bound),
+        cmocka_unit_test(test_vpu_math),
         cmocka_unit_test(test_slack_boundary),
         cmocka_unit_test(test_neither),
         cmocka_unit_test(test_system_roofline),

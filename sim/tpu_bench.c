@@ -2,7 +2,8 @@
  * tpu_bench.c - tpu-bench, how fast the C model simulates (`make bench`).
  *
  *   tpu-bench row [--n N] [--seconds S]
- *   tpu-bench run [--config NAME|FILE] [--set KEY=VALUE]... [--max-cycles N] PROG.bin
+ *   tpu-bench run [--config NAME|FILE] [--set KEY=VALUE]... [--max-cycles N]
+ *                 [--repeat R] PROG.bin
  *
  * `row` times tpu_ref_row (the MXU model's inner loop) alone; `run` times
  * tpu_system_run on a program, without loading or result checking, and
@@ -27,14 +28,15 @@ static void usage(FILE *f)
 {
     fputs("usage: tpu-bench row [--n N] [--seconds S]\n"
           "       tpu-bench run [--config NAME|FILE] [--set KEY=VALUE]... [--max-cycles N]\n"
-          "                     PROG.bin\n"
+          "                     [--repeat R] PROG.bin\n"
           "\n"
           "Measure the C model's speed on this host (one thread); `make bench` runs both.\n"
           "  row   time tpu_ref_row, the MXU model's inner loop, on an N x N array\n"
           "        (default N = 128) for about S seconds (default 1): multiply-adds per second\n"
           "  run   run PROG.bin to halt on the model (default config: tiny) and print the\n"
           "        simulated cycles and multiply-adds per host second of the run alone (not\n"
-          "        loading or checking) and the peak memory (max RSS) of the process\n"
+          "        loading or checking) and the peak memory (max RSS) of the process;\n"
+          "        --repeat R runs it R times on fresh systems (default 1) and sums\n"
           "  -h, --help   print this help and exit\n"
           "\n"
           "exit status: 0 measured, 1 the program did not load or halt, 2 bad command line\n", f);
@@ -126,7 +128,7 @@ static int bench_run(int argc, char **argv)
 {
     const char *config = "tiny", *prog = NULL, *sets[MAX_SETS];
     unsigned nsets = 0;
-    double maxc = 0;
+    double maxc = 0, repeat = 1;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--config") && i + 1 < argc) {
@@ -138,6 +140,10 @@ static int bench_run(int argc, char **argv)
         } else if (!strcmp(a, "--max-cycles") && i + 1 < argc) {
             if (parse_number(argv[++i], 0, 1e18, &maxc) || maxc != (double)(uint64_t)maxc)
                 return bad_usage("--max-cycles wants a whole number, not '%s'", argv[i]);
+        } else if (!strcmp(a, "--repeat") && i + 1 < argc) {
+            if (parse_number(argv[++i], 1, 1e6, &repeat) || repeat != (unsigned)repeat)
+                return bad_usage("--repeat wants a whole number from 1 to 1000000, not '%s'",
+                                 argv[i]);
         } else if (a[0] == '-' && a[1]) {
             return bad_usage("run: unknown option or missing value '%s'", a);
         } else if (prog) {
@@ -171,33 +177,42 @@ static int bench_run(int argc, char **argv)
         return 1;
     }
     tpu_system_opts so = { 1, TPU_TOPO_SINGLE, 0, 0 };
-    tpu_system *s = tpu_system_create(&cfg, &so, err, sizeof err);
-    if (!s) {
-        fprintf(stderr, "tpu-bench: %s\n", err);
-        tpu_obj_free(&obj);
-        return 2;
-    }
+    double t = 0, macs = 0;
+    uint64_t cycles = 0;
     int rc = 0;
-    if (tpu_system_load(s, &obj, err, sizeof err)) {
-        fprintf(stderr, "tpu-bench: error: %s: %s\n", prog, err);
-        rc = 1;
-    } else {
-        double t0 = now_seconds();
-        enum tpu_stop stop = tpu_system_run(s, (uint64_t)maxc);
-        double t = now_seconds() - t0;
-        tpu_stats st;
-        tpu_core_stats(tpu_system_core(s, 0), &st);
-        uint64_t cycles = tpu_system_cycle(s);
-        if (stop != TPU_STOP_HALT) {
-            fprintf(stderr, "tpu-bench: error: %s: %s\n", prog, tpu_system_error(s));
-            rc = 1;
+    for (unsigned rep = 0; rc == 0 && rep < (unsigned)repeat; rep++) {
+        tpu_system *s = tpu_system_create(&cfg, &so, err, sizeof err);
+        if (!s) {
+            fprintf(stderr, "tpu-bench: %s\n", err);
+            tpu_obj_free(&obj);
+            return 2;
         }
-        printf("%s on %s: %llu cycles, %.4g MACs in %.3f host s: %.4g cycles/s, "
-               "%.4g MACs/s; max RSS %.1f MiB\n", prog, cfg.name, (unsigned long long)cycles,
-               (double)st.macs, t, t > 0 ? (double)cycles / t : 0,
-               t > 0 ? (double)st.macs / t : 0, max_rss_mib());
+        if (tpu_system_load(s, &obj, err, sizeof err)) {
+            fprintf(stderr, "tpu-bench: error: %s: %s\n", prog, err);
+            rc = 1;
+        } else {
+            double t0 = now_seconds();
+            enum tpu_stop stop = tpu_system_run(s, (uint64_t)maxc);
+            t += now_seconds() - t0;
+            tpu_stats st;
+            tpu_core_stats(tpu_system_core(s, 0), &st);
+            cycles += tpu_system_cycle(s);
+            macs += (double)st.macs;
+            if (stop != TPU_STOP_HALT) {
+                fprintf(stderr, "tpu-bench: error: %s: %s\n", prog, tpu_system_error(s));
+                rc = 1;
+            }
+        }
+        tpu_system_destroy(s);
     }
-    tpu_system_destroy(s);
+    char times[32] = "";
+    if (repeat > 1)
+        snprintf(times, sizeof times, " x %u", (unsigned)repeat);
+    if (cycles)
+        printf("%s on %s%s: %llu cycles, %.4g MACs in %.3f host s: %.4g cycles/s, "
+               "%.4g MACs/s; max RSS %.1f MiB\n", prog, cfg.name, times,
+               (unsigned long long)cycles, macs, t, t > 0 ? (double)cycles / t : 0,
+               t > 0 ? macs / t : 0, max_rss_mib());
     tpu_obj_free(&obj);
     return rc;
 }

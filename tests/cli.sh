@@ -103,6 +103,8 @@ if [ -x "$bin/tpu-bench" ]; then
   check "tpu-bench row"           0 "tpu_ref_row n=8: .* MACs per host second" -- "$bin/tpu-bench" row --n 8 --seconds 0.05
   check "tpu-bench run"           0 "cycles/s, .* MACs/s; max RSS" -- "$bin/tpu-bench" run --config tiny "$tmp/sim_pass.bin"
   check "tpu-bench run failure"   1 "deadlock"                    -- "$bin/tpu-bench" run --config tiny "$tmp/sim_dead.bin"
+  check "tpu-bench run --repeat"  0 "sim_pass.bin on tiny x 3: 3 cycles" -- "$bin/tpu-bench" run --config tiny --repeat 3 "$tmp/sim_pass.bin"
+  check "tpu-bench bad --repeat"  2 "--repeat wants"              -- "$bin/tpu-bench" run --repeat 0 "$tmp/sim_pass.bin"
 fi
 
 echo "cli: $pass passed, $fail failed"

@@ -19,6 +19,10 @@ module core #(
   bd_wdata_i,
   bd_wstrb_i,
   bd_rdata_o,
+  ici_connected_i,
+  ici_link_o,
+  ici_link_i,
+  ici_link_busy_o,
   halted_o,
   error_o,
   error_code_o,
@@ -47,7 +51,15 @@ module core #(
   tr_vpu_we_o,
   tr_vpu_half_o,
   tr_vpu_addr_o,
-  tr_vpu_data_o
+  tr_vpu_data_o,
+  tr_ici_we_o,
+  tr_ici_addr_o,
+  tr_ici_len_o,
+  tr_ici_data_o,
+  tr_ici_send_o,
+  tr_ici_send_bytes_o,
+  tr_ici_recv_o,
+  tr_ici_recv_bytes_o
 );
   `include "tpu_cfg.vh"
 
@@ -64,6 +76,7 @@ module core #(
   localparam integer IciB       = 32'((CFG_ICI_NUM + CFG_ICI_DEN - 64'd1) / CFG_ICI_DEN);
   localparam integer VecB       = 4 * CFG_SUBLANES * CFG_LANES;
   localparam integer NumInc     = DmaEngines + 8 + 3 * CFG_NUM_MXU; // DMA, ICI lsem, rsem, MXUs
+  localparam integer LinkW      = 1 + 1 + 5 + 16 + VAW + 64 + 8 * IciB;  // ici.v link word
 
   // ---- ports (declared here, after the config they depend on) -------------------
   input  logic                          clk_i;
@@ -75,6 +88,11 @@ module core #(
   input  logic [511:0]                  bd_wdata_i;  // byte i at bd_addr_i + i
   input  logic [63:0]                   bd_wstrb_i;  // byte enables (IMEM: bytes 0..7 as one word)
   output logic [511:0]                  bd_rdata_o;
+  // ICI links (rtl/ici.v: one word per port and direction; system2.v wires them)
+  input  logic [3:0]                    ici_connected_i;  // ports with a neighbour
+  output logic [4*LinkW-1:0]            ici_link_o;       // what leaves, after the hop's latency
+  input  logic [4*LinkW-1:0]            ici_link_i;       // what arrives
+  output logic                          ici_link_busy_o;  // bytes on an outgoing link
   // status
   output logic                          halted_o;
   output logic                          error_o;
@@ -110,6 +128,15 @@ module core #(
   output logic                          tr_vpu_half_o;
   output logic [63:0]                   tr_vpu_addr_o;
   output logic [VecB*8-1:0]             tr_vpu_data_o;
+  // ICI: incoming bytes (VMEM writes of class 1), finished sends, receives
+  output logic [3:0]                    tr_ici_we_o;
+  output logic [4*64-1:0]               tr_ici_addr_o;
+  output logic [4*16-1:0]               tr_ici_len_o;
+  output logic [4*IciB*8-1:0]           tr_ici_data_o;
+  output logic [3:0]                    tr_ici_send_o;
+  output logic [4*64-1:0]               tr_ici_send_bytes_o;
+  output logic [3:0]                    tr_ici_recv_o;
+  output logic [4*64-1:0]               tr_ici_recv_bytes_o;
 
   // ---- backdoor ---------------------------------------------------------------
   logic         bd_imem_we, bd_vmem_we, bd_hbm_we;
@@ -135,7 +162,7 @@ module core #(
   logic [6:0]                unit_busy;
   logic [NumInc-1:0]         sem_inc;
   logic [NumInc*5-1:0]       sem_inc_idx;
-  logic                      waiting_sem, dma_busy, vpu_busy, vpu_pop;
+  logic                      waiting_sem, dma_busy, vpu_busy, vpu_pop, ici_busy, ici_pop;
 
   seq #(
     .CoreId     (CoreId),
@@ -155,13 +182,13 @@ module core #(
     .imem_wdata_i  (bd_wdata_i[63:0]),
     .imem_rdata_o  (imem_rdata),
     .unit_busy_i   (unit_busy),
-    .ici_ports_i   (4'd0),
+    .ici_ports_i   (ici_connected_i),
     .dma_head_o    (dma_head),
     .dma_valid_o   (dma_valid),
     .dma_pop_i     (dma_pop),
     .ici_head_o    (ici_head),
     .ici_valid_o   (ici_valid),
-    .ici_pop_i     (1'b0),
+    .ici_pop_i     (ici_pop),
     .vpu_head_o    (vpu_head),
     .vpu_valid_o   (vpu_valid),
     .vpu_pop_i     (vpu_pop),
@@ -187,7 +214,7 @@ module core #(
   );
 
   // T7: which units have work in flight (the queues are the sequencer's).
-  assign unit_busy = {1'b0, dma_busy, vpu_busy, 4'(mxu_busy)};
+  assign unit_busy = {ici_busy, dma_busy, vpu_busy, 4'(mxu_busy)};
 
   // T10: stalled on sem.wait while every unit is idle.
   assign stuck_o = waiting_sem && unit_busy == 7'd0 && !dma_valid && !ici_valid && !vpu_valid
@@ -207,7 +234,11 @@ module core #(
   logic                                vpu_req, vpu_we, vpu_whalf;
   logic [63:0]                         vpu_bytes;
   logic [VAW-1:0]                      vpu_raddr, vpu_waddr;
-  logic [4*IciB*8-1:0]                 ici_rdata;
+  logic [4*IciB*8-1:0]                 ici_rdata, ici_wdata;
+  logic [4*VAW-1:0]                    ici_raddr, ici_waddr;
+  logic [3:0]                          ici_we;
+  logic [4*16-1:0]                     ici_wlen;
+  logic [63:0]                         ici_in_bytes, ici_used;
 
   logic [CFG_NUM_MXU*VAW-1:0]          mxu_w_addr, mxu_x_addr, mxu_acc_addr, mxu_waddr;
   logic [CFG_NUM_MXU-1:0]              mxu_we;
@@ -233,7 +264,7 @@ module core #(
     .bd_wdata_i     (bd_wdata_i),
     .bd_wstrb_i     (bd_wstrb_i),
     .bd_rdata_o     (vmem_bd_rdata),
-    .ici_in_bytes_i (64'd0),
+    .ici_in_bytes_i (ici_in_bytes),
     .mxu_bytes_i    (mxu_bytes),
     .vpu_req_i      (vpu_req),
     .vpu_bytes_i    (vpu_bytes),
@@ -251,12 +282,12 @@ module core #(
     .vpu_rdata_o    (vpu_rdata),
     .dma_raddr_i    (dma_vmem_raddr),
     .dma_rdata_o    (dma_vmem_rdata),
-    .ici_raddr_i    ('0),
+    .ici_raddr_i    (ici_raddr),
     .ici_rdata_o    (ici_rdata),
-    .ici_we_i       (4'd0),
-    .ici_waddr_i    ('0),
-    .ici_wlen_i     ('0),
-    .ici_wdata_i    ('0),
+    .ici_we_i       (ici_we),
+    .ici_waddr_i    (ici_waddr),
+    .ici_wlen_i     (ici_wlen),
+    .ici_wdata_i    (ici_wdata),
     .mxu_we_i       (mxu_we),
     .mxu_waddr_i    (mxu_waddr),
     .mxu_wdata_i    (mxu_wdata),
@@ -406,9 +437,56 @@ module core #(
     .busy_o       (dma_busy)
   );
 
+  // ---- ICI ports ---------------------------------------------------------------------------
+  logic [3:0]  ici_lsem_inc, ici_rsem_inc;
+  logic [19:0] ici_lsem_idx, ici_rsem_idx;
+
+  ici #(
+    .Num     (CFG_ICI_NUM),
+    .Den     (CFG_ICI_DEN),
+    .Latency (CFG_ICI_LATENCY),
+    .VAW     (VAW),
+    .IciB    (IciB),
+    .LinkW   (LinkW)
+  ) u_ici (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .head_i       (ici_head),
+    .head_valid_i (ici_valid),
+    .pop_o        (ici_pop),
+    .connected_i  (ici_connected_i),
+    .vmem_left_i  (ici_left),
+    .vmem_used_o  (ici_used),
+    .raddr_o      (ici_raddr),
+    .rdata_i      (ici_rdata),
+    .link_o       (ici_link_o),
+    .link_i       (ici_link_i),
+    .link_busy_o  (ici_link_busy_o),
+    .we_o         (ici_we),
+    .waddr_o      (ici_waddr),
+    .wlen_o       (ici_wlen),
+    .wdata_o      (ici_wdata),
+    .in_bytes_o   (ici_in_bytes),
+    .lsem_inc_o   (ici_lsem_inc),
+    .lsem_idx_o   (ici_lsem_idx),
+    .rsem_inc_o   (ici_rsem_inc),
+    .rsem_idx_o   (ici_rsem_idx),
+    .send_bytes_o (tr_ici_send_bytes_o),
+    .recv_bytes_o (tr_ici_recv_bytes_o),
+    .busy_o       (ici_busy)
+  );
+  for (genvar p = 0; p < 4; p++) begin : g_tr_ici
+    assign tr_ici_addr_o[64*p +: 64] = 64'(ici_waddr[p*VAW +: VAW]);
+  end
+  assign tr_ici_we_o   = ici_we;
+  assign tr_ici_len_o  = ici_wlen;
+  assign tr_ici_data_o = ici_wdata;
+  assign tr_ici_send_o = ici_lsem_inc;
+  assign tr_ici_recv_o = ici_rsem_inc;
+
   // ---- semaphore increments (T9): DMA engines, ICI lsem and rsem, MXUs -------------
-  assign sem_inc     = {mxu_sem_inc, 8'd0, dma_done};
-  assign sem_inc_idx = {mxu_sem_idx, 40'd0, dma_done_sem};
+  assign sem_inc     = {mxu_sem_inc, ici_rsem_inc, ici_lsem_inc, dma_done};
+  assign sem_inc_idx = {mxu_sem_idx, ici_rsem_idx, ici_lsem_idx, dma_done_sem};
 
   // ---- trace -------------------------------------------------------------------------------
   for (genvar p = 0; p < DmaPorts; p++) begin : g_tr_dma
@@ -422,5 +500,5 @@ module core #(
   assign tr_dma_done_o      = dma_done;
 
   logic unused_core;
-  assign unused_core = ^{ici_head, ici_left, bd_addr_i[2:0], ici_rdata};
+  assign unused_core = ^{bd_addr_i[2:0], ici_used};
 endmodule

@@ -3,10 +3,11 @@
 #
 #   make rtl-lint     verilator --lint-only -Wall on rtl/core.v and
 #                     rtl/system2.v with the tiny config
-#   make rtl-build    the Verilated core and its bench, build/rtl/CFG/rtl-bench
-#                     (RTL_CONFIG=tiny by default; RTL_CONFIG=mid for the
-#                     second build); rebuilt only when rtl/*.v or the config
-#                     changed
+#   make rtl-build    the Verilated core and its bench, build/rtl/CFG/rtl-bench,
+#                     and the two-core system2 with the same bench,
+#                     build/rtl/CFG/rtl-bench2 (RTL_CONFIG=tiny by default;
+#                     RTL_CONFIG=mid for the second build); rebuilt only when
+#                     rtl/*.v or the config changed
 #   make rtl-test     every program (programs/*.s and sim/rtl/progs/*.s) on
 #                     the RTL against the C model, record by record
 #   make synth        Yosys on the tiny config: cells per unit, no latches
@@ -68,7 +69,20 @@ $(RTL_DIR)/rtl-bench: $(RTL_V) $(RTL_WAIVERS) $(RTL_DIR)/tpu_cfg.vh $(RTL_BENCH_
 	  $(RTL_WAIVERS) rtl/core.v $(abspath $(RTL_BENCH_CPP))
 	$(MAKE) --no-print-directory -C $(RTL_DIR)/obj -f Vcore.mk $(RTL_MKFLAGS)
 
-rtl-build: $(RTL_DIR)/rtl-bench
+# The same bench on rtl/system2.v (two cores in a ring) for the multi-core
+# programs.
+$(RTL_DIR)/rtl-bench2: $(RTL_V) $(RTL_WAIVERS) $(RTL_DIR)/tpu_cfg.vh $(RTL_BENCH_CPP) $(LIB) \
+                       sim/rtl/rtl.mk
+	@mkdir -p $(RTL_DIR)/obj2
+	rm -f $@
+	$(VERILATOR) $(RTL_VFLAGS) -I$(RTL_DIR) --top-module system2 --prefix Vsystem2 \
+	  --Mdir $(RTL_DIR)/obj2 -o ../rtl-bench2 \
+	  -CFLAGS "-I$(abspath cmodel) -I$(abspath $(RTL_DIR)) -DRTL_SYSTEM2" \
+	  -LDFLAGS "$(abspath $(LIB)) -lm" \
+	  $(RTL_WAIVERS) rtl/system2.v $(abspath $(RTL_BENCH_CPP))
+	$(MAKE) --no-print-directory -C $(RTL_DIR)/obj2 -f Vsystem2.mk $(RTL_MKFLAGS)
 
-rtl-test: $(RTL_DIR)/rtl-bench $(BIN)/tpu-as
+rtl-build: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2
+
+rtl-test: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(BIN)/tpu-as
 	@bash sim/rtl/run_tests.sh $(BIN) $(RTL_DIR) $(RTL_CONFIG)

@@ -1,14 +1,17 @@
-// rtl_bench: run a program on the Verilated RTL core and on the C model,
-// and check that they agree.
+// rtl_bench: run a program on the Verilated RTL and on the C model, and
+// check that they agree.
 //
 //   rtl-bench [--max-cycles N] [--lockstep] [--verbose] prog.bin
 //
-// The object is loaded into both: into the C model with tpu_system_load(),
-// into the RTL through the core's backdoor port (IMEM words, then the
-// object's DATA and FILL chunks, 64 bytes per clock, during reset).  Both
-// run to halt (or a run-time error, or the cycle limit).  Then the bench
-// compares how the run ended and in which cycle, and every byte of VMEM
-// and HBM, and prints one line.  With --lockstep it also compares, every
+// Built twice by sim/rtl/rtl.mk: rtl-bench on rtl/core.v (one core) and,
+// with RTL_SYSTEM2, rtl-bench2 on rtl/system2.v (two cores in a ring, the
+// C model's tpu_system with --cores 2).  The object is loaded into both
+// sides: into the C model with tpu_system_load(), into the RTL through the
+// backdoor port (IMEM words, then the object's DATA and FILL chunks, 64
+// bytes per clock, during reset; every core gets the same).  Both run to
+// halt (or a run-time error, or the cycle limit).  Then the bench compares
+// how the run ended and in which cycle, each core's halt cycle, and every
+// byte of every core's VMEM and HBM, and prints one line.  With --lockstep it also compares, every
 // cycle, the RTL's trace port with the C model's events of that cycle
 // (docs/rtl.md "Trace port" defines the records) and stops at the first
 // difference.  Exit status 0 when everything matched, 1 otherwise, 2 on
@@ -27,7 +30,17 @@
 #include <algorithm>
 
 #include "verilated.h"
+#ifdef RTL_SYSTEM2
+#include "Vsystem2.h"
+typedef Vsystem2 Top;
+#define RTL_CORES 2
+#define RTL_NAME "rtl-bench2"
+#else
 #include "Vcore.h"
+typedef Vcore Top;
+#define RTL_CORES 1
+#define RTL_NAME "rtl-bench"
+#endif
 
 extern "C" {
 #include "config.h"
@@ -159,44 +172,45 @@ std::string fmt(const char *f, ...)
 struct Model {
     tpu_config cfg;
     tpu_system *sys = nullptr;
-    Cycle cur;                      // events of the cycle being stepped
-    int64_t sreg[32];
+    Cycle cur[RTL_CORES];           // events of the cycle being stepped, per core
+    int64_t sreg[RTL_CORES][32];
 
     ~Model() { tpu_system_destroy(sys); }
 
     static void on_event(void *ctx, const tpu_event *e)
     {
         Model *m = static_cast<Model *>(ctx);
-        m->event(e);
+        if (e->core < RTL_CORES)
+            m->event(m->cur[e->core], e);
     }
 
-    void event(const tpu_event *e)
+    static void event(Cycle &c, const tpu_event *e)
     {
         switch (e->kind) {
         case TPU_EV_ISSUE:
-            cur.simple.push_back(fmt("issue pc %" PRIu64 " word 0x%016" PRIx64, e->pc, e->word));
+            c.simple.push_back(fmt("issue pc %" PRIu64 " word 0x%016" PRIx64, e->pc, e->word));
             break;
         case TPU_EV_SEM:
-            cur.simple.push_back(fmt("sem %u = %u", e->index, e->value));
+            c.simple.push_back(fmt("sem %u = %u", e->index, e->value));
             break;
         case TPU_EV_HALT:
-            cur.simple.push_back("halt");
+            c.simple.push_back("halt");
             break;
         case TPU_EV_ERROR:
-            cur.simple.push_back("error");
+            c.simple.push_back("error");
             break;
         case TPU_EV_DMA_DONE:
-            cur.simple.push_back(fmt("dma done engine %u bytes %" PRIu64, e->index, e->len));
+            c.simple.push_back(fmt("dma done engine %u bytes %" PRIu64, e->index, e->len));
             break;
         case TPU_EV_ICI_SEND:
-            cur.simple.push_back(fmt("ici send port %u bytes %" PRIu64, e->index, e->len));
+            c.simple.push_back(fmt("ici send port %u bytes %" PRIu64, e->index, e->len));
             break;
         case TPU_EV_ICI_RECV:
-            cur.simple.push_back(fmt("ici recv port %u bytes %" PRIu64, e->index, e->len));
+            c.simple.push_back(fmt("ici recv port %u bytes %" PRIu64, e->index, e->len));
             break;
         case TPU_EV_MEM_WRITE:
-            cur.add_write(e->space == TPU_SPACE_VMEM ? cur.vmem : cur.hbm,
-                          tpu_unit_id_name(e->unit), e->addr, e->data, e->len);
+            c.add_write(e->space == TPU_SPACE_VMEM ? c.vmem : c.hbm, tpu_unit_id_name(e->unit),
+                        e->addr, e->data, e->len);
             break;
         default:
             break;
@@ -207,13 +221,16 @@ struct Model {
     // event for them).
     void note_sregs()
     {
-        tpu_seq_view v;
-        tpu_core_seq_view(tpu_system_core(sys, 0), &v);
-        for (unsigned r = 1; r < 31; r++)
-            if (v.sreg[r] != sreg[r]) {
-                cur.simple.push_back(fmt("sreg s%u = 0x%016" PRIx64, r, (uint64_t)v.sreg[r]));
-                sreg[r] = v.sreg[r];
-            }
+        for (unsigned k = 0; k < RTL_CORES; k++) {
+            tpu_seq_view v;
+            tpu_core_seq_view(tpu_system_core(sys, k), &v);
+            for (unsigned r = 1; r < 31; r++)
+                if (v.sreg[r] != sreg[k][r]) {
+                    cur[k].simple.push_back(
+                        fmt("sreg s%u = 0x%016" PRIx64, r, (uint64_t)v.sreg[r]));
+                    sreg[k][r] = v.sreg[r];
+                }
+        }
     }
 };
 
@@ -221,7 +238,7 @@ struct Model {
 
 // The shape of the build, from the config (as rtl/core.v derives it).
 struct Shape {
-    unsigned dma_engines, dma_ports, num_mxu, mxu_n, vec_bytes;
+    unsigned dma_engines, dma_ports, num_mxu, mxu_n, vec_bytes, ici_bytes;
 
     explicit Shape(const tpu_config &c)
     {
@@ -232,17 +249,19 @@ struct Shape {
         num_mxu = (unsigned)c.num_mxu;
         mxu_n = (unsigned)c.mxu_n;
         vec_bytes = 4 * (unsigned)(c.vpu_sublanes * c.vpu_lanes);
+        tpu_config_bytes_per_cycle(c.ici_bw, c.clock_hz, &num, &den);
+        ici_bytes = (unsigned)((num + den - 1) / den);
     }
 };
 
 struct Rtl {
     std::unique_ptr<VerilatedContext> ctx;
-    std::unique_ptr<Vcore> top;
+    std::unique_ptr<Top> top;
     Shape shape;
-    int64_t sreg[32] = {0};
+    int64_t sreg[RTL_CORES][32] = {{0}};
 
     explicit Rtl(const tpu_config &c)
-        : ctx(new VerilatedContext), top(new Vcore(ctx.get(), "core")), shape(c) {}
+        : ctx(new VerilatedContext), top(new Top(ctx.get(), "top")), shape(c) {}
 
     void clock()
     {
@@ -252,10 +271,20 @@ struct Rtl {
         top->eval();
     }
 
+    void select(unsigned core)
+    {
+#ifdef RTL_SYSTEM2
+        top->bd_core_i = core;
+#else
+        (void)core;
+#endif
+    }
+
     // Backdoor: write n <= 64 bytes at addr (IMEM: one word at a byte
     // address that is a multiple of 8).
-    void bd_write(unsigned space, uint64_t addr, const uint8_t *p, unsigned n)
+    void bd_write(unsigned core, unsigned space, uint64_t addr, const uint8_t *p, unsigned n)
     {
+        select(core);
         top->bd_we_i = 1;
         top->bd_space_i = space;
         top->bd_addr_i = addr;
@@ -270,8 +299,9 @@ struct Rtl {
         top->bd_wstrb_i = 0;
     }
 
-    void bd_read(unsigned space, uint64_t addr, uint8_t *p, unsigned n)
+    void bd_read(unsigned core, unsigned space, uint64_t addr, uint8_t *p, unsigned n)
     {
+        select(core);
         top->bd_we_i = 0;
         top->bd_space_i = space;
         top->bd_addr_i = addr;
@@ -280,99 +310,142 @@ struct Rtl {
             p[i] = byte_at(top->bd_rdata_o, i);
     }
 
-    // The trace port of the current cycle (before the clock edge).
-    void records(Cycle &c)
+    int error(unsigned k) const { return (int)bits(top->error_o, k, 1); }
+    int halted(unsigned k) const { return (int)bits(top->halted_o, k, 1); }
+    int halt_now(unsigned k) const { return (int)bits(top->tr_halt_o, k, 1); }
+#ifdef RTL_SYSTEM2
+    int deadlock() const { return top->deadlock_o; }
+    int links_busy() const { return top->links_busy_o; }
+#else
+    int deadlock() const { return top->stuck_o; }
+    int links_busy() const { return top->ici_link_busy_o; }
+#endif
+
+    // The trace port of core k in the current cycle (before the clock edge).
+    // Core k's part of each port is its k-th slice (rtl/system2.v).
+    void records(Cycle &c, unsigned k)
     {
-        Vcore *t = top.get();
-        if (t->tr_issue_o)
+        Top *t = top.get();
+        const Shape &s = shape;
+        if (bits(t->tr_issue_o, k, 1))
             c.simple.push_back(fmt("issue pc %" PRIu64 " word 0x%016" PRIx64,
-                                   (uint64_t)t->tr_pc_o, (uint64_t)t->tr_word_o));
-        if (t->tr_sreg_we_o && sreg[t->tr_sreg_idx_o] != (int64_t)t->tr_sreg_val_o) {
-            sreg[t->tr_sreg_idx_o] = (int64_t)t->tr_sreg_val_o;
-            c.simple.push_back(fmt("sreg s%u = 0x%016" PRIx64, (unsigned)t->tr_sreg_idx_o,
-                                   (uint64_t)t->tr_sreg_val_o));
+                                   bits(t->tr_pc_o, 64 * k, 64), bits(t->tr_word_o, 64 * k, 64)));
+        if (bits(t->tr_sreg_we_o, k, 1)) {
+            unsigned r = (unsigned)bits(t->tr_sreg_idx_o, 5 * k, 5);
+            int64_t v = (int64_t)bits(t->tr_sreg_val_o, 64 * k, 64);
+            if (sreg[k][r] != v) {
+                sreg[k][r] = v;
+                c.simple.push_back(fmt("sreg s%u = 0x%016" PRIx64, r, (uint64_t)v));
+            }
         }
         for (unsigned i = 0; i < 32; i++)
-            if ((t->tr_sem_mask_o >> i) & 1u)
-                c.simple.push_back(fmt("sem %u = %u", i, (unsigned)t->tr_sem_val_o[i]));
-        if (t->tr_halt_o)
+            if (bits(t->tr_sem_mask_o, 32 * k + i, 1))
+                c.simple.push_back(fmt("sem %u = %u", i,
+                                       (unsigned)bits(t->tr_sem_val_o, 1024 * k + 32 * i, 32)));
+        if (bits(t->tr_halt_o, k, 1))
             c.simple.push_back("halt");
+
         // VMEM writes in landing order (T12a): incoming ICI, MXUs, VPU, DMA.
-        // MXU result rows
-        for (unsigned m = 0; m < shape.num_mxu; m++) {
-            if (!bits(t->tr_mxu_we_o, m, 1))
+        for (unsigned p = 0; p < 4; p++) {
+            unsigned q = 4 * k + p;
+            if (!bits(t->tr_ici_we_o, q, 1))
                 continue;
-            unsigned n = 4 * shape.mxu_n;
-            std::vector<uint8_t> row(n);
-            for (unsigned i = 0; i < n; i++)
-                row[i] = byte_at(t->tr_mxu_data_o, m * n + i);
-            c.add_write(c.vmem, fmt("mxu%u", m), bits(t->tr_mxu_addr_o, 64 * m, 64), row.data(),
-                        n);
-        }
-        // VPU store
-        if (t->tr_vpu_we_o) {
-            unsigned n = t->tr_vpu_half_o ? shape.vec_bytes / 2 : shape.vec_bytes;
+            unsigned n = (unsigned)bits(t->tr_ici_len_o, 16 * q, 16);
             std::vector<uint8_t> v(n);
             for (unsigned i = 0; i < n; i++)
-                v[i] = byte_at(t->tr_vpu_data_o, i);
-            c.add_write(c.vmem, "vpu", t->tr_vpu_addr_o, v.data(), n);
+                v[i] = byte_at(t->tr_ici_data_o, q * s.ici_bytes + i);
+            c.add_write(c.vmem, "ici", bits(t->tr_ici_addr_o, 64 * q, 64), v.data(), n);
+        }
+        for (unsigned m = 0; m < s.num_mxu; m++) {
+            unsigned q = s.num_mxu * k + m;
+            if (!bits(t->tr_mxu_we_o, q, 1))
+                continue;
+            unsigned n = 4 * s.mxu_n;
+            std::vector<uint8_t> row(n);
+            for (unsigned i = 0; i < n; i++)
+                row[i] = byte_at(t->tr_mxu_data_o, q * n + i);
+            c.add_write(c.vmem, fmt("mxu%u", m), bits(t->tr_mxu_addr_o, 64 * q, 64), row.data(),
+                        n);
+        }
+        if (bits(t->tr_vpu_we_o, k, 1)) {
+            unsigned n = bits(t->tr_vpu_half_o, k, 1) ? s.vec_bytes / 2 : s.vec_bytes;
+            std::vector<uint8_t> v(n);
+            for (unsigned i = 0; i < n; i++)
+                v[i] = byte_at(t->tr_vpu_data_o, k * s.vec_bytes + i);
+            c.add_write(c.vmem, "vpu", bits(t->tr_vpu_addr_o, 64 * k, 64), v.data(), n);
         }
         // DMA: one byte per port, ports in landing order
-        for (unsigned p = 0; p < shape.dma_ports; p++) {
-            if (bits(t->tr_dma_vmem_we_o, p, 1)) {
-                uint8_t b = byte_at(t->tr_dma_vmem_data_o, p);
-                c.add_write(c.vmem, "dma", bits(t->tr_dma_vmem_addr_o, 64 * p, 64), &b, 1);
+        for (unsigned p = 0; p < s.dma_ports; p++) {
+            unsigned q = s.dma_ports * k + p;
+            if (bits(t->tr_dma_vmem_we_o, q, 1)) {
+                uint8_t b = byte_at(t->tr_dma_vmem_data_o, q);
+                c.add_write(c.vmem, "dma", bits(t->tr_dma_vmem_addr_o, 64 * q, 64), &b, 1);
             }
-            if (bits(t->tr_dma_hbm_we_o, p, 1)) {
-                uint8_t b = byte_at(t->tr_dma_hbm_data_o, p);
-                c.add_write(c.hbm, "dma", bits(t->tr_dma_hbm_addr_o, 64 * p, 64), &b, 1);
+            if (bits(t->tr_dma_hbm_we_o, q, 1)) {
+                uint8_t b = byte_at(t->tr_dma_hbm_data_o, q);
+                c.add_write(c.hbm, "dma", bits(t->tr_dma_hbm_addr_o, 64 * q, 64), &b, 1);
             }
         }
-        for (unsigned e = 0; e < shape.dma_engines; e++)
-            if (bits(t->tr_dma_done_o, e, 1))
+        for (unsigned e = 0; e < s.dma_engines; e++) {
+            unsigned q = s.dma_engines * k + e;
+            if (bits(t->tr_dma_done_o, q, 1))
                 c.simple.push_back(fmt("dma done engine %u bytes %" PRIu64, e,
-                                       bits(t->tr_dma_done_bytes_o, 64 * e, 64)));
-        if (t->error_o || t->stuck_o)
+                                       bits(t->tr_dma_done_bytes_o, 64 * q, 64)));
+        }
+        for (unsigned p = 0; p < 4; p++) {
+            unsigned q = 4 * k + p;
+            if (bits(t->tr_ici_send_o, q, 1))
+                c.simple.push_back(fmt("ici send port %u bytes %" PRIu64, p,
+                                       bits(t->tr_ici_send_bytes_o, 64 * q, 64)));
+            if (bits(t->tr_ici_recv_o, q, 1))
+                c.simple.push_back(fmt("ici recv port %u bytes %" PRIu64, p,
+                                       bits(t->tr_ici_recv_bytes_o, 64 * q, 64)));
+        }
+        if (error(k))
             c.simple.push_back("error");
     }
 };
 
 // ---- loading -------------------------------------------------------------------
 
-// The object's chunks into the RTL, in 64-byte aligned blocks (later
-// chunks over earlier ones, as tpu_system_load does).
+// The object's chunks into every core of the RTL, in 64-byte aligned blocks
+// (later chunks over earlier ones, as tpu_system_load does).
 void load_rtl(Rtl &r, const tpu_object &obj)
 {
-    for (size_t i = 0; i < obj.ntext; i++) {
-        uint8_t w[8];
-        memcpy(w, &obj.text[i], 8);
-        r.bd_write(TPU_SPACE_IMEM, 8 * i, w, 8);
-    }
-    std::vector<uint8_t> buf(kBdBytes);
-    for (size_t k = 0; k < obj.nchunks; k++) {
-        const tpu_obj_chunk &ch = obj.chunks[k];
-        uint64_t off = 0;
-        while (off < ch.size) {
-            uint64_t a = ch.addr + off;
-            unsigned n = kBdBytes - (unsigned)(a % kBdBytes);
-            if (n > ch.size - off)
-                n = (unsigned)(ch.size - off);
-            tpu_obj_chunk_read(&ch, off, buf.data(), n);
-            r.bd_write(ch.space, a, buf.data(), n);
-            off += n;
+    for (unsigned k = 0; k < RTL_CORES; k++) {
+        for (size_t i = 0; i < obj.ntext; i++) {
+            uint8_t w[8];
+            memcpy(w, &obj.text[i], 8);
+            r.bd_write(k, TPU_SPACE_IMEM, 8 * i, w, 8);
+        }
+        std::vector<uint8_t> buf(kBdBytes);
+        for (size_t c = 0; c < obj.nchunks; c++) {
+            const tpu_obj_chunk &ch = obj.chunks[c];
+            uint64_t off = 0;
+            while (off < ch.size) {
+                uint64_t a = ch.addr + off;
+                unsigned n = kBdBytes - (unsigned)(a % kBdBytes);
+                if (n > ch.size - off)
+                    n = (unsigned)(ch.size - off);
+                tpu_obj_chunk_read(&ch, off, buf.data(), n);
+                r.bd_write(k, ch.space, a, buf.data(), n);
+                off += n;
+            }
         }
     }
 }
 
-// Compare a whole memory; prints the first difference.  Returns 0 if equal.
-int compare_mem(Rtl &r, tpu_core *core, unsigned space, uint64_t size, const char *name)
+// Compare a whole memory of core k; prints the first difference.  Returns 0
+// if equal.
+int compare_mem(Rtl &r, unsigned k, tpu_core *core, unsigned space, uint64_t size,
+                const char *name)
 {
     uint8_t a[kBdBytes], b[kBdBytes];
     for (uint64_t addr = 0; addr < size; addr += kBdBytes) {
         unsigned n = size - addr < kBdBytes ? (unsigned)(size - addr) : kBdBytes;
-        r.bd_read(space, addr, a, n);
+        r.bd_read(k, space, addr, a, n);
         if (tpu_mem_read(core, (enum tpu_space)space, addr, b, n) < 0) {
-            fprintf(stderr, "rtl-bench: cannot read the C model's %s at 0x%" PRIx64 "\n", name,
+            fprintf(stderr, RTL_NAME ": cannot read the C model's %s at 0x%" PRIx64 "\n", name,
                     addr);
             return 1;
         }
@@ -381,8 +454,8 @@ int compare_mem(Rtl &r, tpu_core *core, unsigned space, uint64_t size, const cha
             while (a[i] == b[i])
                 i++;
             fprintf(stderr,
-                    "rtl-bench: %s differs at 0x%" PRIx64 ": RTL 0x%02x, C model 0x%02x\n", name,
-                    addr + i, a[i], b[i]);
+                    RTL_NAME ": core %u: %s differs at 0x%" PRIx64 ": RTL 0x%02x, C model 0x%02x\n",
+                    k, name, addr + i, a[i], b[i]);
             return 1;
         }
     }
@@ -392,9 +465,9 @@ int compare_mem(Rtl &r, tpu_core *core, unsigned space, uint64_t size, const cha
 void usage(FILE *f)
 {
     fprintf(f,
-            "usage: rtl-bench [--max-cycles N] [--lockstep] [--verbose] prog.bin\n"
+            "usage: " RTL_NAME " [--max-cycles N] [--lockstep] [--verbose] prog.bin\n"
             "\n"
-            "Run prog.bin on the Verilated RTL core (config %s) and on the C model;\n"
+            "Run prog.bin on the Verilated RTL (%s, config %s) and on the C model;\n"
             "compare the end of the run, its cycle count and all of VMEM and HBM.\n"
             "\n"
             "options:\n"
@@ -402,6 +475,7 @@ void usage(FILE *f)
             "  --lockstep      also compare the trace records of every cycle\n"
             "  --verbose       print the records of every cycle (with --lockstep)\n"
             "  -h, --help      show this help\n",
+            RTL_CORES == 1 ? "one core, rtl/core.v" : "two cores in a ring, rtl/system2.v",
             RTL_CONFIG);
 }
 
@@ -421,7 +495,7 @@ int main(int argc, char **argv)
             char *end;
             max_cycles = strtoull(argv[++i], &end, 0);
             if (*end || !max_cycles) {
-                fprintf(stderr, "rtl-bench: error: bad --max-cycles '%s'\n", argv[i]);
+                fprintf(stderr, RTL_NAME ": error: bad --max-cycles '%s'\n", argv[i]);
                 return 2;
             }
         } else if (!strcmp(a, "--lockstep")) {
@@ -429,17 +503,17 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--verbose")) {
             verbose = 1;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "rtl-bench: error: unknown option '%s' (try --help)\n", a);
+            fprintf(stderr, RTL_NAME ": error: unknown option '%s' (try --help)\n", a);
             return 2;
         } else if (prog) {
-            fprintf(stderr, "rtl-bench: error: more than one program\n");
+            fprintf(stderr, RTL_NAME ": error: more than one program\n");
             return 2;
         } else {
             prog = a;
         }
     }
     if (!prog) {
-        fprintf(stderr, "rtl-bench: error: no program given (try --help)\n");
+        fprintf(stderr, RTL_NAME ": error: no program given (try --help)\n");
         return 2;
     }
 
@@ -455,13 +529,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: error: %s\n", prog, err);
         return 2;
     }
-    m.sys = tpu_system_create(&m.cfg, nullptr, err, sizeof err);
+    tpu_system_opts opts = { RTL_CORES, RTL_CORES == 1 ? TPU_TOPO_SINGLE : TPU_TOPO_RING, 0, 0 };
+    m.sys = tpu_system_create(&m.cfg, &opts, err, sizeof err);
     if (!m.sys || tpu_system_load(m.sys, &obj, err, sizeof err) < 0) {
         fprintf(stderr, "%s: error: %s\n", prog, err);
         tpu_obj_free(&obj);
         return 2;
     }
     memset(m.sreg, 0, sizeof m.sreg);
+    for (unsigned k = 0; k < RTL_CORES; k++)
+        m.sreg[k][31] = k;
     if (lockstep)
         tpu_system_subscribe(m.sys, ~0u & ~((1u << TPU_EV_STALL) | (1u << TPU_EV_BUSY) |
                                             (1u << TPU_EV_IDLE) | (1u << TPU_EV_RETIRE)),
@@ -477,35 +554,57 @@ int main(int argc, char **argv)
     r.top->eval();
 
     // Run both.  RTL: the records of cycle t are on the trace port before
-    // the clock edge that ends t.
+    // the clock edge that ends t; the run has ended when, after the edge,
+    // every core has halted and no link carries bytes (tpu_system_step).
     enum tpu_stop mstop = TPU_RUNNING;
-    uint64_t t = 0;
+    uint64_t t = 0, rhalt[RTL_CORES];
+    for (unsigned k = 0; k < RTL_CORES; k++)
+        rhalt[k] = 0;
     const char *rend = "cycle limit";
     int mismatch = 0;
     for (; t < max_cycles; t++) {
-        Cycle rc;
-        if (lockstep)
-            r.records(rc);
-        int r_halt = r.top->tr_halt_o, r_err = r.top->error_o || r.top->stuck_o;
+        Cycle rc[RTL_CORES];
+        int r_err = r.deadlock();
+        for (unsigned k = 0; k < RTL_CORES; k++) {
+            if (lockstep)
+                r.records(rc[k], k);
+            if (r.halt_now(k))
+                rhalt[k] = t + 1;
+            r_err |= r.error(k);
+        }
+        if (lockstep && r.deadlock()) {
+            for (unsigned k = 0; k < RTL_CORES; k++) {   // the first stuck core fails (system.c)
+                if (!r.halted(k)) {
+                    if (!r.error(k))
+                        rc[k].simple.push_back("error");
+                    break;
+                }
+            }
+        }
         if (lockstep && mstop == TPU_RUNNING) {
-            m.cur = Cycle();
+            for (unsigned k = 0; k < RTL_CORES; k++)
+                m.cur[k] = Cycle();
             mstop = tpu_system_step(m.sys);
             m.note_sregs();
-            std::vector<std::string> a = rc.lines(), b = m.cur.lines();
-            if (verbose)
-                for (const std::string &s : a)
-                    printf("%" PRIu64 ": %s\n", t, s.c_str());
-            if (a != b) {
-                fprintf(stderr, "rtl-bench: %s: cycle %" PRIu64 ": records differ\n", prog, t);
-                for (const std::string &s : a)
-                    if (std::find(b.begin(), b.end(), s) == b.end())
-                        fprintf(stderr, "  RTL only:     %s\n", s.c_str());
-                for (const std::string &s : b)
-                    if (std::find(a.begin(), a.end(), s) == a.end())
-                        fprintf(stderr, "  C model only: %s\n", s.c_str());
+            for (unsigned k = 0; k < RTL_CORES && !mismatch; k++) {
+                std::vector<std::string> a = rc[k].lines(), b = m.cur[k].lines();
+                if (verbose)
+                    for (const std::string &x : a)
+                        printf("%" PRIu64 ": core %u: %s\n", t, k, x.c_str());
+                if (a == b)
+                    continue;
+                fprintf(stderr, RTL_NAME ": %s: cycle %" PRIu64 ": core %u: records differ\n",
+                        prog, t, k);
+                for (const std::string &x : a)
+                    if (std::find(b.begin(), b.end(), x) == b.end())
+                        fprintf(stderr, "  RTL only:     %s\n", x.c_str());
+                for (const std::string &x : b)
+                    if (std::find(a.begin(), a.end(), x) == a.end())
+                        fprintf(stderr, "  C model only: %s\n", x.c_str());
                 mismatch = 1;
-                break;
             }
+            if (mismatch)
+                break;
         }
         r.clock();
         if (r_err) {
@@ -513,7 +612,10 @@ int main(int argc, char **argv)
             t++;
             break;
         }
-        if (r_halt) {
+        int all = !r.links_busy();
+        for (unsigned k = 0; k < RTL_CORES; k++)
+            all &= r.halted(k);
+        if (all) {
             rend = "halt";
             t++;
             break;
@@ -524,27 +626,37 @@ int main(int argc, char **argv)
     if (!lockstep)
         mstop = tpu_system_run(m.sys, max_cycles);
 
-    tpu_core *core = tpu_system_core(m.sys, 0);
-    tpu_stats st;
-    tpu_core_stats(core, &st);
     const char *mend = mstop == TPU_STOP_HALT ? "halt" : mstop == TPU_STOP_ERROR ? "error"
                                                                                  : "cycle limit";
-    uint64_t mcycles = mstop == TPU_STOP_HALT ? st.cycles : tpu_system_cycle(m.sys);
+    uint64_t mcycles = tpu_system_cycle(m.sys);
     int bad = 0;
     if (strcmp(rend, mend) != 0 || t != mcycles) {
         fprintf(stderr,
-                "rtl-bench: %s: RTL ended with %s after %" PRIu64 " cycles, C model with %s after %"
+                RTL_NAME ": %s: RTL ended with %s after %" PRIu64 " cycles, C model with %s after %"
                 PRIu64 " cycles%s%s\n",
                 prog, rend, t, mend, mcycles, mstop == TPU_STOP_ERROR ? ": " : "",
                 mstop == TPU_STOP_ERROR ? tpu_system_error(m.sys) : "");
-        if (r.top->error_o)
-            fprintf(stderr, "rtl-bench: RTL error code %u at pc %" PRIu64 "\n",
-                    (unsigned)r.top->error_code_o, (uint64_t)r.top->tr_pc_o);
+        for (unsigned k = 0; k < RTL_CORES; k++)
+            if (r.error(k))
+                fprintf(stderr, RTL_NAME ": RTL core %u: error code %u at pc %" PRIu64 "\n", k,
+                        (unsigned)bits(r.top->error_code_o, 3 * k, 3),
+                        bits(r.top->tr_pc_o, 64 * k, 64));
         bad = 1;
     }
-    bad |= compare_mem(r, core, TPU_SPACE_VMEM, m.cfg.vmem_bytes, "VMEM");
-    bad |= compare_mem(r, core, TPU_SPACE_HBM, m.cfg.hbm_bytes, "HBM");
-    printf("rtl-bench: %s: %s after %" PRIu64 " cycles: %s\n", prog, rend, t,
+    for (unsigned k = 0; k < RTL_CORES; k++) {
+        tpu_core *core = tpu_system_core(m.sys, k);
+        tpu_stats st;
+        tpu_core_stats(core, &st);
+        if (mstop == TPU_STOP_HALT && !bad && st.cycles != rhalt[k]) {
+            fprintf(stderr, RTL_NAME ": %s: core %u halted after %" PRIu64
+                    " cycles in the RTL, %" PRIu64 " in the C model\n", prog, k, rhalt[k],
+                    st.cycles);
+            bad = 1;
+        }
+        bad |= compare_mem(r, k, core, TPU_SPACE_VMEM, m.cfg.vmem_bytes, "VMEM");
+        bad |= compare_mem(r, k, core, TPU_SPACE_HBM, m.cfg.hbm_bytes, "HBM");
+    }
+    printf(RTL_NAME ": %s: %s after %" PRIu64 " cycles: %s\n", prog, rend, t,
            bad ? "MISMATCH" : lockstep ? "cycles, records, VMEM and HBM match the C model"
                                        : "cycles, VMEM and HBM match the C model");
     return bad;

@@ -1,0 +1,264 @@
+// ici: the four ICI ports of a core (docs/timing.md T30-T31, cmodel/ici.c)
+// and the outgoing half of each link.
+//
+// Sending (T30): the ICI queue's head starts on its port when that port is
+// not sending (at most one start per cycle) and sends from the same cycle.
+// Each port has its own credit, as T15 but per link: while bytes are left,
+// acc + Num (in 1/Den bytes) offers floor((acc + Num) / Den) bytes; the
+// ports take them in port order from what the VMEM arbiter left (class 5),
+// reading them from VMEM.  When the last byte has left, lsem is incremented
+// at the end of that cycle and the port is free from the next one; else acc
+// becomes (acc + Num) mod Den.  As in hbm_port, acc < Den makes both a
+// comparison against the constants Num / Den and Num mod Den.
+//
+// The link (T31): what a port sends in cycle t (a chunk: its bytes, their
+// address in the neighbour's VMEM, and on the last chunk of a transfer its
+// rsem) goes through Latency registers, so the neighbour writes it into its
+// VMEM in cycle t + Latency (class 1) and, on the last chunk, increments
+// rsem at the end of that cycle.  A transfer of 0 bytes sends one empty
+// last chunk.  (Latency 0 is treated as 1: the C model refuses a
+// multi-core system with ici_latency 0, and a single core has no links.)
+//
+// Link word layout (LW bits, see LinkW below), low bits first:
+//   valid, last, rsem[5], len[16], addr[VAW], total[64], data[8*IciB]
+module ici #(
+  parameter logic [63:0] Num     = 64'd4,
+  parameter logic [63:0] Den     = 64'd1,
+  parameter logic [63:0] Latency = 64'd10,
+  parameter integer      VAW     = 18,
+  parameter integer      IciB    = 4,          // ceil(Num / Den)
+  parameter integer      LinkW   = 1 + 1 + 5 + 16 + 18 + 64 + 8 * 4
+) (
+  input  logic                  clk_i,
+  input  logic                  rst_ni,
+  // the ICI queue (entry layout: seq.v)
+  input  logic [575:0]          head_i,
+  input  logic                  head_valid_i,
+  output logic                  pop_o,
+  input  logic [3:0]            connected_i,
+  // VMEM: class 5 reads for sending
+  input  logic [63:0]           vmem_left_i,
+  output logic [63:0]           vmem_used_o,
+  output logic [4*VAW-1:0]      raddr_o,
+  input  logic [4*IciB*8-1:0]   rdata_i,
+  // the links: outgoing (after the latency) and incoming, per port
+  output logic [4*LinkW-1:0]    link_o,
+  input  logic [4*LinkW-1:0]    link_i,
+  output logic                  link_busy_o,  // a chunk is on an outgoing link
+  // VMEM: class 1 writes of what arrives
+  output logic [3:0]            we_o,
+  output logic [4*VAW-1:0]      waddr_o,
+  output logic [4*16-1:0]       wlen_o,
+  output logic [4*IciB*8-1:0]   wdata_o,
+  output logic [63:0]           in_bytes_o,
+  // semaphores: lsem per sending port, rsem per receiving port
+  output logic [3:0]            lsem_inc_o,
+  output logic [19:0]           lsem_idx_o,
+  output logic [3:0]            rsem_inc_o,
+  output logic [19:0]           rsem_idx_o,
+  // trace: transfers finished, bytes of each
+  output logic [4*64-1:0]       send_bytes_o,
+  output logic [4*64-1:0]       recv_bytes_o,
+  // T7: a port is sending (the queue is the sequencer's)
+  output logic                  busy_o
+);
+  localparam logic [63:0] Q0 = Num / Den;
+  localparam logic [63:0] R0 = Num % Den;
+  localparam integer      GW = $clog2(IciB + 1);
+  localparam integer      L  = (Latency == 64'd0) ? 1 : 32'(Latency);
+  // link word fields
+  localparam integer FValid = 0;
+  localparam integer FLast  = 1;
+  localparam integer FRsem  = 2;
+  localparam integer FLen   = 7;
+  localparam integer FAddr  = 23;
+  localparam integer FTotal = 23 + VAW;
+  localparam integer FData  = 87 + VAW;
+
+  // ---- queue head: dma.ici port, rdst, vsrc, bytes, lsem, rsem ------------------
+  logic [63:0] hv [6];
+  always_comb begin
+    for (int i = 0; i < 6; i++) begin
+      hv[i] = head_i[64*i +: 64];
+    end
+  end
+
+  // ---- registers per port --------------------------------------------------------
+  logic [3:0]     sending_q;
+  logic [VAW-1:0] rdst_q  [4];
+  logic [VAW-1:0] src_q   [4];
+  logic [63:0]    bytes_q [4];
+  logic [63:0]    sent_q  [4];
+  logic [4:0]     lsem_q  [4];
+  logic [4:0]     rsem_q  [4];
+  logic [63:0]    acc_q   [4];
+
+  // ---- T30: start ------------------------------------------------------------------
+  logic [1:0] start_p;
+  logic       start;
+  assign start_p = hv[0][1:0];
+  assign start   = head_valid_i && !sending_q[start_p];
+  assign pop_o   = start;
+
+  logic [3:0]     cur_sending;
+  logic [VAW-1:0] cur_rdst  [4];
+  logic [VAW-1:0] cur_src   [4];
+  logic [63:0]    cur_bytes [4];
+  logic [63:0]    cur_sent  [4];
+  logic [4:0]     cur_lsem  [4];
+  logic [4:0]     cur_rsem  [4];
+  logic [63:0]    cur_acc   [4];
+  always_comb begin
+    for (int p = 0; p < 4; p++) begin
+      if (start && start_p == 2'(p)) begin
+        cur_sending[p] = 1'b1;
+        cur_rdst[p]    = hv[1][VAW-1:0];
+        cur_src[p]     = hv[2][VAW-1:0];
+        cur_bytes[p]   = hv[3];
+        cur_sent[p]    = 64'd0;
+        cur_lsem[p]    = hv[4][4:0];
+        cur_rsem[p]    = hv[5][4:0];
+        cur_acc[p]     = 64'd0;
+      end else begin
+        cur_sending[p] = sending_q[p];
+        cur_rdst[p]    = rdst_q[p];
+        cur_src[p]     = src_q[p];
+        cur_bytes[p]   = bytes_q[p];
+        cur_sent[p]    = sent_q[p];
+        cur_lsem[p]    = lsem_q[p];
+        cur_rsem[p]    = rsem_q[p];
+        cur_acc[p]     = acc_q[p];
+      end
+    end
+  end
+
+  // ---- T30: send, ports in order, from what the arbiter left -------------------------
+  logic [63:0]     rem;
+  logic [GW-1:0]   got    [4];
+  logic [3:0]      chunk, last;
+  logic [3:0]      sending_d;
+  logic [63:0]     sent_d [4];
+  logic [63:0]     acc_d  [4];
+  always_comb begin
+    rem = vmem_left_i;
+    for (int p = 0; p < 4; p++) begin
+      logic [63:0] left, sum, avail, want;
+      logic        carry;
+      left  = cur_bytes[p] - cur_sent[p];
+      sum   = cur_acc[p] + R0;
+      carry = (sum >= Den);
+      avail = Q0 + {63'd0, carry};
+      want  = (left < avail) ? left : avail;
+      got[p]       = '0;
+      chunk[p]     = 1'b0;
+      last[p]      = 1'b0;
+      sending_d[p] = cur_sending[p];
+      sent_d[p]    = cur_sent[p];
+      acc_d[p]     = cur_acc[p];
+      if (cur_sending[p] && connected_i[p]) begin
+        if (left != 64'd0) begin
+          got[p] = GW'((want < rem) ? want : rem);
+          rem    = rem - {{(64 - GW){1'b0}}, got[p]};
+        end
+        last[p]   = (cur_sent[p] + {{(64 - GW){1'b0}}, got[p]} == cur_bytes[p]);
+        chunk[p]  = (got[p] != '0) || last[p];
+        sent_d[p] = cur_sent[p] + {{(64 - GW){1'b0}}, got[p]};
+        if (last[p]) begin
+          sending_d[p] = 1'b0;
+          acc_d[p]     = 64'd0;
+        end else begin
+          acc_d[p]     = carry ? sum - Den : sum;
+        end
+      end
+    end
+  end
+  assign vmem_used_o = vmem_left_i - rem;
+
+  // ---- the outgoing links: Latency stages per port ---------------------------------------
+  logic [3:0] link_busy;
+  for (genvar p = 0; p < 4; p++) begin : g_link
+    logic [LinkW-1:0] word;
+    logic [LinkW-1:0] st_q [L];
+    always_comb begin
+      link_busy[p] = 1'b0;
+      for (int j = 0; j < L; j++) begin
+        link_busy[p] = link_busy[p] || st_q[j][FValid];
+      end
+    end
+    assign raddr_o[p*VAW +: VAW] = cur_src[p] + cur_sent[p][VAW-1:0];
+    always_comb begin
+      word = '0;
+      word[FValid]          = chunk[p];
+      word[FLast]           = last[p];
+      word[FRsem +: 5]      = cur_rsem[p];
+      word[FLen +: 16]      = 16'(got[p]);
+      word[FAddr +: VAW]    = cur_rdst[p] + cur_sent[p][VAW-1:0];
+      word[FTotal +: 64]    = cur_bytes[p];
+      word[FData +: 8*IciB] = rdata_i[p*IciB*8 +: IciB*8];
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        for (int j = 0; j < L; j++) begin
+          st_q[j] <= '0;
+        end
+      end else begin
+        st_q[0] <= word;
+        for (int j = 1; j < L; j++) begin
+          st_q[j] <= st_q[j-1];
+        end
+      end
+    end
+    assign link_o[p*LinkW +: LinkW] = st_q[L-1];
+  end
+  assign link_busy_o = (link_busy != 4'd0);
+
+  // ---- T31: what arrives ------------------------------------------------------------------
+  always_comb begin
+    in_bytes_o = 64'd0;
+    for (int p = 0; p < 4; p++) begin
+      logic [LinkW-1:0] w;
+      w = link_i[p*LinkW +: LinkW];
+      we_o[p]                       = w[FValid] && w[FLen +: 16] != 16'd0;
+      waddr_o[p*VAW +: VAW]         = w[FAddr +: VAW];
+      wlen_o[16*p +: 16]            = w[FLen +: 16];
+      wdata_o[p*IciB*8 +: IciB*8]   = w[FData +: 8*IciB];
+      rsem_inc_o[p]                 = w[FValid] && w[FLast];
+      rsem_idx_o[5*p +: 5]          = w[FRsem +: 5];
+      recv_bytes_o[64*p +: 64]      = w[FTotal +: 64];
+      if (w[FValid]) begin
+        in_bytes_o = in_bytes_o + {48'd0, w[FLen +: 16]};
+      end
+    end
+  end
+
+  // ---- completions and registers --------------------------------------------------------------
+  for (genvar p = 0; p < 4; p++) begin : g_done
+    assign lsem_inc_o[p]            = cur_sending[p] && connected_i[p] && last[p];
+    assign lsem_idx_o[5*p +: 5]     = cur_lsem[p];
+    assign send_bytes_o[64*p +: 64] = cur_bytes[p];
+  end
+  assign busy_o = (sending_q != 4'd0);
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      sending_q <= 4'd0;
+    end else begin
+      sending_q <= sending_d;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    for (int p = 0; p < 4; p++) begin
+      rdst_q[p]  <= cur_rdst[p];
+      src_q[p]   <= cur_src[p];
+      bytes_q[p] <= cur_bytes[p];
+      sent_q[p]  <= sent_d[p];
+      lsem_q[p]  <= cur_lsem[p];
+      rsem_q[p]  <= cur_rsem[p];
+      acc_q[p]   <= acc_d[p];
+    end
+  end
+
+  logic unused_ici;
+  assign unused_ici = ^{head_i[575:384], hv[0][63:2], hv[1][63:VAW], hv[2][63:VAW],
+                        hv[4][63:5], hv[5][63:5]};
+endmodule

@@ -1,0 +1,201 @@
+// system2: two cores joined by an ICI link, for multi-core co-simulation
+// (the C model's tpu_system with 2 cores in a ring, cmodel/system.c).
+//
+// Ring of two (docs/timing.md section 6): port 0 of core c leads to core
+// (c + 1) mod 2 and port 1 to core (c - 1) mod 2, so both ports of each core
+// lead to the other core; a word core c sends on port p arrives at the
+// neighbour's port p ^ 1 (system.c: link (c, p) to the neighbour's port
+// p ^ 1).  Ports 2 and 3 are not connected.
+//
+// The backdoor goes to the core bd_core_i names.  Every status and trace
+// output of core.v appears here twice as wide: core c's bits are the c-th
+// slice (for example tr_pc_o[64*c +: 64]).  deadlock_o is T10 across the
+// system: every core that has not halted is stalled on a sem.wait with all
+// its units idle, and no link carries anything; links_busy_o tells whether
+// some link still carries bytes (a run has ended when both cores halted
+// and no link is busy, as tpu_system_step decides).
+module system2 (
+  clk_i,
+  rst_ni,
+  bd_core_i,
+  bd_we_i,
+  bd_space_i,
+  bd_addr_i,
+  bd_wdata_i,
+  bd_wstrb_i,
+  bd_rdata_o,
+  deadlock_o,
+  links_busy_o,
+  halted_o,
+  error_o,
+  error_code_o,
+  tr_issue_o,
+  tr_pc_o,
+  tr_word_o,
+  tr_stall_o,
+  tr_sreg_we_o,
+  tr_sreg_idx_o,
+  tr_sreg_val_o,
+  tr_sem_mask_o,
+  tr_sem_val_o,
+  tr_halt_o,
+  tr_dma_vmem_we_o,
+  tr_dma_vmem_addr_o,
+  tr_dma_vmem_data_o,
+  tr_dma_hbm_we_o,
+  tr_dma_hbm_addr_o,
+  tr_dma_hbm_data_o,
+  tr_dma_done_o,
+  tr_dma_done_bytes_o,
+  tr_mxu_we_o,
+  tr_mxu_addr_o,
+  tr_mxu_data_o,
+  tr_vpu_we_o,
+  tr_vpu_half_o,
+  tr_vpu_addr_o,
+  tr_vpu_data_o,
+  tr_ici_we_o,
+  tr_ici_addr_o,
+  tr_ici_len_o,
+  tr_ici_data_o,
+  tr_ici_send_o,
+  tr_ici_send_bytes_o,
+  tr_ici_recv_o,
+  tr_ici_recv_bytes_o
+);
+  `include "tpu_cfg.vh"
+
+  // ---- derived parameters: the same as core.v's -------------------------------
+  localparam integer VAW        = $clog2(CFG_VMEM_BYTES);
+  localparam integer DmaEngines = CFG_DMA_ENGINES;
+  localparam integer DmaMaxB    = 32'((CFG_HBM_NUM + CFG_HBM_DEN - 64'd1) / CFG_HBM_DEN);
+  localparam integer DmaPorts   = DmaEngines * DmaMaxB;
+  localparam integer IciB       = 32'((CFG_ICI_NUM + CFG_ICI_DEN - 64'd1) / CFG_ICI_DEN);
+  localparam integer VecB       = 4 * CFG_SUBLANES * CFG_LANES;
+  localparam integer LinkW      = 1 + 1 + 5 + 16 + VAW + 64 + 8 * IciB;
+
+  // ---- ports --------------------------------------------------------------------
+  input  logic          clk_i;
+  input  logic          rst_ni;
+  input  logic          bd_core_i;
+  input  logic          bd_we_i;
+  input  logic [1:0]    bd_space_i;
+  input  logic [63:0]   bd_addr_i;
+  input  logic [511:0]  bd_wdata_i;
+  input  logic [63:0]   bd_wstrb_i;
+  output logic [511:0]  bd_rdata_o;
+  output logic          deadlock_o;
+  output logic          links_busy_o;
+  output logic [1:0]                                        halted_o;
+  output logic [1:0]                                        error_o;
+  output logic [5:0]                                        error_code_o;
+  output logic [1:0]                                        tr_issue_o;
+  output logic [127:0]                                      tr_pc_o;
+  output logic [127:0]                                      tr_word_o;
+  output logic [5:0]                                        tr_stall_o;
+  output logic [1:0]                                        tr_sreg_we_o;
+  output logic [9:0]                                        tr_sreg_idx_o;
+  output logic [127:0]                                      tr_sreg_val_o;
+  output logic [63:0]                                       tr_sem_mask_o;
+  output logic [2047:0]                                     tr_sem_val_o;
+  output logic [1:0]                                        tr_halt_o;
+  output logic [2*(DmaPorts)-1:0]                           tr_dma_vmem_we_o;
+  output logic [2*(DmaPorts*64)-1:0]                        tr_dma_vmem_addr_o;
+  output logic [2*(DmaPorts*8)-1:0]                         tr_dma_vmem_data_o;
+  output logic [2*(DmaPorts)-1:0]                           tr_dma_hbm_we_o;
+  output logic [2*(DmaPorts*64)-1:0]                        tr_dma_hbm_addr_o;
+  output logic [2*(DmaPorts*8)-1:0]                         tr_dma_hbm_data_o;
+  output logic [2*(DmaEngines)-1:0]                         tr_dma_done_o;
+  output logic [2*(DmaEngines*64)-1:0]                      tr_dma_done_bytes_o;
+  output logic [2*(CFG_NUM_MXU)-1:0]                        tr_mxu_we_o;
+  output logic [2*(CFG_NUM_MXU*64)-1:0]                     tr_mxu_addr_o;
+  output logic [2*(CFG_NUM_MXU*32*CFG_MXU_N)-1:0]           tr_mxu_data_o;
+  output logic [1:0]                                        tr_vpu_we_o;
+  output logic [1:0]                                        tr_vpu_half_o;
+  output logic [127:0]                                      tr_vpu_addr_o;
+  output logic [2*(VecB*8)-1:0]                             tr_vpu_data_o;
+  output logic [7:0]                                        tr_ici_we_o;
+  output logic [2*(4*64)-1:0]                               tr_ici_addr_o;
+  output logic [2*(4*16)-1:0]                               tr_ici_len_o;
+  output logic [2*(4*IciB*8)-1:0]                           tr_ici_data_o;
+  output logic [7:0]                                        tr_ici_send_o;
+  output logic [2*(4*64)-1:0]                               tr_ici_send_bytes_o;
+  output logic [7:0]                                        tr_ici_recv_o;
+  output logic [2*(4*64)-1:0]                               tr_ici_recv_bytes_o;
+
+  // ---- the link wires: link_o of core c, port p -> link_i of core 1-c, port p^1 --
+  logic [4*LinkW-1:0] link_out [2];
+  logic [4*LinkW-1:0] link_in  [2];
+  logic [1:0]         link_busy, stuck, halted;
+  logic [511:0]       rdata [2];
+  always_comb begin
+    for (int c = 0; c < 2; c++) begin
+      link_in[c] = '0;
+      for (int p = 0; p < 2; p++) begin
+        link_in[c][(p ^ 1)*LinkW +: LinkW] = link_out[1 - c][p*LinkW +: LinkW];
+      end
+    end
+  end
+
+  for (genvar c = 0; c < 2; c++) begin : g_core
+    core #(
+      .CoreId (c)
+    ) u_core (
+      .clk_i           (clk_i),
+      .rst_ni          (rst_ni),
+      .bd_we_i         (bd_we_i && bd_core_i == 1'(c)),
+      .bd_space_i      (bd_space_i),
+      .bd_addr_i       (bd_addr_i),
+      .bd_wdata_i      (bd_wdata_i),
+      .bd_wstrb_i      (bd_wstrb_i),
+      .bd_rdata_o      (rdata[c]),
+      .ici_connected_i (4'b0011),
+      .ici_link_o      (link_out[c]),
+      .ici_link_i      (link_in[c]),
+      .ici_link_busy_o (link_busy[c]),
+      .stuck_o         (stuck[c]),
+      .halted_o            (halted_o[c]),
+      .error_o             (error_o[c]),
+      .error_code_o        (error_code_o[3*c +: 3]),
+      .tr_issue_o          (tr_issue_o[c]),
+      .tr_pc_o             (tr_pc_o[64*c +: 64]),
+      .tr_word_o           (tr_word_o[64*c +: 64]),
+      .tr_stall_o          (tr_stall_o[3*c +: 3]),
+      .tr_sreg_we_o        (tr_sreg_we_o[c]),
+      .tr_sreg_idx_o       (tr_sreg_idx_o[5*c +: 5]),
+      .tr_sreg_val_o       (tr_sreg_val_o[64*c +: 64]),
+      .tr_sem_mask_o       (tr_sem_mask_o[32*c +: 32]),
+      .tr_sem_val_o        (tr_sem_val_o[1024*c +: 1024]),
+      .tr_halt_o           (tr_halt_o[c]),
+      .tr_dma_vmem_we_o    (tr_dma_vmem_we_o[(DmaPorts)*c +: DmaPorts]),
+      .tr_dma_vmem_addr_o  (tr_dma_vmem_addr_o[(DmaPorts*64)*c +: DmaPorts*64]),
+      .tr_dma_vmem_data_o  (tr_dma_vmem_data_o[(DmaPorts*8)*c +: DmaPorts*8]),
+      .tr_dma_hbm_we_o     (tr_dma_hbm_we_o[(DmaPorts)*c +: DmaPorts]),
+      .tr_dma_hbm_addr_o   (tr_dma_hbm_addr_o[(DmaPorts*64)*c +: DmaPorts*64]),
+      .tr_dma_hbm_data_o   (tr_dma_hbm_data_o[(DmaPorts*8)*c +: DmaPorts*8]),
+      .tr_dma_done_o       (tr_dma_done_o[(DmaEngines)*c +: DmaEngines]),
+      .tr_dma_done_bytes_o (tr_dma_done_bytes_o[(DmaEngines*64)*c +: DmaEngines*64]),
+      .tr_mxu_we_o         (tr_mxu_we_o[(CFG_NUM_MXU)*c +: CFG_NUM_MXU]),
+      .tr_mxu_addr_o       (tr_mxu_addr_o[(CFG_NUM_MXU*64)*c +: CFG_NUM_MXU*64]),
+      .tr_mxu_data_o       (tr_mxu_data_o[(CFG_NUM_MXU*32*CFG_MXU_N)*c +: CFG_NUM_MXU*32*CFG_MXU_N]),
+      .tr_vpu_we_o         (tr_vpu_we_o[c]),
+      .tr_vpu_half_o       (tr_vpu_half_o[c]),
+      .tr_vpu_addr_o       (tr_vpu_addr_o[64*c +: 64]),
+      .tr_vpu_data_o       (tr_vpu_data_o[(VecB*8)*c +: VecB*8]),
+      .tr_ici_we_o         (tr_ici_we_o[4*c +: 4]),
+      .tr_ici_addr_o       (tr_ici_addr_o[(4*64)*c +: 4*64]),
+      .tr_ici_len_o        (tr_ici_len_o[(4*16)*c +: 4*16]),
+      .tr_ici_data_o       (tr_ici_data_o[(4*IciB*8)*c +: 4*IciB*8]),
+      .tr_ici_send_o       (tr_ici_send_o[4*c +: 4]),
+      .tr_ici_send_bytes_o (tr_ici_send_bytes_o[(4*64)*c +: 4*64]),
+      .tr_ici_recv_o       (tr_ici_recv_o[4*c +: 4]),
+      .tr_ici_recv_bytes_o (tr_ici_recv_bytes_o[(4*64)*c +: 4*64])
+    );
+    assign halted[c] = halted_o[c];
+  end
+
+  assign bd_rdata_o   = rdata[bd_core_i];
+  assign links_busy_o = (link_busy != 2'b00);
+  // T10 across the system (system.c check_deadlock)
+  assign deadlock_o   = !links_busy_o && (halted | stuck) == 2'b11 && halted != 2'b11;
+endmodule

@@ -87,79 +87,68 @@ Y:      .zero   B*F*4                   # row-major B x F fp32
         li      s25, 4*F                # row stride of Y in HBM
         li      s26, N                  # rows of a W block
 
-# fetch step q's W block into its slot (and in group 0, X's K-tile too)
-        .set    q, 0
-        .rept   P < STEPS ? P : STEPS   # prologue: the first P fetches
-          li      s1, SLOTS + (q%R)*SLOT_BYTES
-          li      s2, W + (q%KT)*N*2*F + (q/KT)*NM*N*2
-          dma.h2v s1, s2, s26, s21, s24, s21, q%R
-          .rept   q < KT && q % XC == 0   # X's K-tiles q .. q+XC-1
-            li      s1, XV + q*2*N
-            li      s2, X + q*2*N
-            li      s3, ((q + XC > KT ? KT : q + XC) - q) * 2*N
-            dma.h2v s1, s2, s20, s3, s22, s22, SEM_X
-          .endr
-          .set    q, q + 1
-        .endr
-
-        .set    j, 0
-        .rept   STEPS
+# One loop does it all: iteration t computes step j = t - P (when there is
+# one), writes a finished group back, and then fetches step t's W block.
+# The first P iterations only fetch (the prologue); the last one only writes
+# the last group back.
+        .equ    WB_STEP, KT > 1 ? 1 : 0 # in which K-step of group g to write g-1 back
+        .set    t, 0
+        .rept   STEPS + P + 1
+          .set    j, t - P
           .set    g, j / KT
           .set    k, j % KT
-          .rept   g == 0 && k % XC == 0
-            sem.wait SEM_X, 1           # X's K-tiles k .. k+XC-1 are in VMEM
-          .endr
-          sem.wait j%R, 1               # block (g, k) is in its slot
-          .rept   k == 0 && g >= 2
-            sem.wait SEM_YWB + g%2, 1   # set g%2 is back in HBM: reuse it
-          .endr
 
-          .set    m, 0
-          .rept   NM                    # ---- the step: every MXU m
-            li      s1, SLOTS + (j%R)*SLOT_BYTES + m*2*N
-            mxu.lw  m, s1, s21, R + j%R           # its tile of the block
-            li      s2, YSET + (g%2)*YSET_BYTES + m*4*N
-            li      s3, XV + k*2*N                # X[0, k*N]
-            .rept   k == 0
-              mxu.mm  m, s2, s3, s20, s22, s23, (k == KT-1) ? SEM_YDONE + g%2 : SEM_NONE
+          .rept   j >= 0 && j < STEPS   # ---- compute step j = (g, k)
+            .rept   g == 0 && k % XC == 0
+              sem.wait SEM_X, 1         # X's K-tiles k .. k+XC-1 are in VMEM
             .endr
-            .rept   k != 0
-              mxu.mma m, s2, s3, s20, s22, s23, (k == KT-1) ? SEM_YDONE + g%2 : SEM_NONE
+            sem.wait j%R, 1             # block (g, k) is in its slot
+            .rept   k == 0 && g >= 2
+              sem.wait SEM_YWB + g%2, 1 # set g%2 is back in HBM: reuse it
             .endr
-            .set    m, m + 1
+            .set    m, 0
+            .rept   NM                  # every MXU m
+              li      s1, SLOTS + (j%R)*SLOT_BYTES + m*2*N
+              mxu.lw  m, s1, s21, R + j%R         # its tile of the block
+              li      s2, YSET + (g%2)*YSET_BYTES + m*4*N
+              li      s3, XV + k*2*N              # X[0, k*N]
+              .rept   k == 0
+                mxu.mm  m, s2, s3, s20, s22, s23, (k == KT-1) ? SEM_YDONE + g%2 : SEM_NONE
+              .endr
+              .rept   k != 0
+                mxu.mma m, s2, s3, s20, s22, s23, (k == KT-1) ? SEM_YDONE + g%2 : SEM_NONE
+              .endr
+              .set    m, m + 1
+            .endr
           .endr
 
-          .rept   g >= 1 && k == (KT > 1 ? 1 : 0)   # ---- write group g-1 back
-            sem.wait SEM_YDONE + (g-1)%2, NM
-            li      s1, Y + (g-1)*NM*N*4
-            li      s2, YSET + ((g-1)%2)*YSET_BYTES
-            dma.v2h s1, s2, s20, s23, s23, s25, SEM_YWB + (g-1)%2
+          # ---- write group wb back: group g-1 during step (g, WB_STEP), the
+          # last group in the last iteration
+          .set    wb, j == STEPS ? GROUPS - 1 : (j < STEPS && g >= 1 && k == WB_STEP ? g - 1 : -1)
+          .rept   wb >= 0
+            sem.wait SEM_YDONE + wb%2, NM
+            li      s1, Y + wb*NM*N*4
+            li      s2, YSET + (wb%2)*YSET_BYTES
+            dma.v2h s1, s2, s20, s23, s23, s25, SEM_YWB + wb%2
           .endr
 
-          .set    q, j + P
-          .rept   q < STEPS             # ---- fetch step j+P into the slot step j-1 used
+          .set    q, t
+          .rept   q < STEPS             # ---- fetch step q into the slot step q-R used
             .rept   q >= R
               sem.wait R + q%R, NM      # every MXU has read that slot
             .endr
             li      s1, SLOTS + (q%R)*SLOT_BYTES
             li      s2, W + (q%KT)*N*2*F + (q/KT)*NM*N*2
             dma.h2v s1, s2, s26, s21, s24, s21, q%R
-            .rept   q < KT && q % XC == 0
+            .rept   q < KT && q % XC == 0   # and X's K-tiles q .. q+XC-1
               li      s1, XV + q*2*N
               li      s2, X + q*2*N
               li      s3, ((q + XC > KT ? KT : q + XC) - q) * 2*N
               dma.h2v s1, s2, s20, s3, s22, s22, SEM_X
             .endr
           .endr
-          .set    j, j + 1
+          .set    t, t + 1
         .endr
-
-        # ---- the last group's write-back
-        .set    g, GROUPS
-        sem.wait SEM_YDONE + (g-1)%2, NM
-        li      s1, Y + (g-1)*NM*N*4
-        li      s2, YSET + ((g-1)%2)*YSET_BYTES
-        dma.v2h s1, s2, s20, s23, s23, s25, SEM_YWB + (g-1)%2
         halt                            # waits for the DMA engines to finish
 
 # ---- check ------------------------------------------------------------------------------

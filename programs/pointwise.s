@@ -63,45 +63,36 @@ Z:      .zero   NELEM*4
         li      s21, CH                 # bytes of a chunk
         li      s22, 0                  # strides (one row)
 
-        .set    q, 0                    # prologue: fetch the first R - 1 chunks
-        .rept   R - 1 < NCHUNK ? R - 1 : NCHUNK
-          li      s1, SLOT + (q%R)*2*CH
-          li      s2, X + q*CH
-          dma.h2v s1, s2, s20, s21, s22, s22, q%R
-          .rept   BINARY
-            li      s1, SLOT + (q%R)*2*CH + CH
-            li      s2, Y + q*CH
-            dma.h2v s1, s2, s20, s21, s22, s22, q%R
+        # Iteration t computes chunk c = t - (R-1) (when there is one), then
+        # fetches chunk t into the slot chunk t-R used.  The first R-1
+        # iterations only fetch.
+        .set    t, 0
+        .rept   NCHUNK + R - 1
+          .set    c, t - (R - 1)
+          .rept   c >= 0                # ---- compute chunk c in slot c%R
+            sem.wait c%R, NIN           # its inputs have landed
+            li      s5, SLOT + (c%R)*2*CH       # its first vector register
+            li      s6, SLOT + (c%R)*2*CH + CH  # the end of its X part
+            jal     s30, vectors        # the VPU over the chunk, back to here
+            sync    vpu                 # every vst has written VMEM
+            li      s1, Z + c*CH
+            li      s2, SLOT + (c%R)*2*CH
+            dma.v2h s1, s2, s20, s21, s22, s22, R + c%R
           .endr
-          .set    q, q + 1
-        .endr
-
-        .set    c, 0
-        .rept   NCHUNK
-          sem.wait c%R, NIN             # chunk c has landed in slot c%R
-          li      s5, SLOT + (c%R)*2*CH # its first vector register
-          li      s6, SLOT + (c%R)*2*CH + CH   # the end of its X part
-          jal     s30, vectors          # the VPU over the chunk, back to here
-          sync    vpu                   # every vst has written VMEM
-          li      s1, Z + c*CH
-          li      s2, SLOT + (c%R)*2*CH
-          dma.v2h s1, s2, s20, s21, s22, s22, R + c%R
-
-          .set    q, c + R - 1          # fetch chunk c+R-1 into the slot of chunk c-1
-          .rept   q < NCHUNK
-            .rept   q >= R
-              sem.wait R + q%R, 1       # chunk c-1's result has left that slot
+          .rept   t < NCHUNK            # ---- fetch chunk t
+            .rept   t >= R
+              sem.wait R + t%R, 1       # chunk t-R's result has left the slot
             .endr
-            li      s1, SLOT + (q%R)*2*CH
-            li      s2, X + q*CH
-            dma.h2v s1, s2, s20, s21, s22, s22, q%R
+            li      s1, SLOT + (t%R)*2*CH
+            li      s2, X + t*CH
+            dma.h2v s1, s2, s20, s21, s22, s22, t%R
             .rept   BINARY
-              li      s1, SLOT + (q%R)*2*CH + CH
-              li      s2, Y + q*CH
-              dma.h2v s1, s2, s20, s21, s22, s22, q%R
+              li      s1, SLOT + (t%R)*2*CH + CH
+              li      s2, Y + t*CH
+              dma.h2v s1, s2, s20, s21, s22, s22, t%R
             .endr
           .endr
-          .set    c, c + 1
+          .set    t, t + 1
         .endr
         halt                            # waits for the last write-backs
 

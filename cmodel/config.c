@@ -7,6 +7,7 @@
  * user's reference.  Errors are gcc-style, "where:line: error: ...".
  */
 #include "config.h"
+#include "strdist.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -128,37 +129,13 @@ static const key_info *find_key(const char *name, size_t n)
     return NULL;
 }
 
-/* Edit distance between a[0..na) and b, ignoring case, for "did you mean". */
-static size_t edit_distance(const char *a, size_t na, const char *b)
-{
-    size_t nb = strlen(b);
-    size_t row[64];
-    if (na >= 63 || nb >= 63)
-        return (size_t)-1;
-    for (size_t j = 0; j <= nb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= na; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= nb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[nb];
-}
-
 /* The known key closest to name[0..n), if close enough to be a typo. */
 static const char *suggest_key(const char *name, size_t n)
 {
     const char *best = NULL;
     size_t best_d = (size_t)-1;
     for (size_t i = 0; i < NKEYS; i++) {
-        size_t d = edit_distance(name, n, keys[i].name);
+        size_t d = tpu_edit_distance(name, n, keys[i].name, strlen(keys[i].name), 1);
         if (d < best_d) {
             best_d = d;
             best = keys[i].name;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "asm_impl.h"
+#include "strdist.h"
 
 /* What an operand kind looks like, for "must be ..." messages. */
 static const char *kind_wanted(unsigned kind)
@@ -39,28 +40,6 @@ static const char *kind_noun(unsigned kind)
     }
 }
 
-static size_t levenshtein(const char *s, size_t n, const char *t, size_t m)
-{
-    size_t row[32];
-    if (n > 30 || m > 30)
-        return 99;
-    for (size_t j = 0; j <= m; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= n; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= m; j++) {
-            size_t up = row[j];
-            size_t best = diag + (s[i - 1] != t[j - 1]);
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[m];
-}
-
 static void unknown_mnemonic(asm_ctx *a, const asm_tok *t)
 {
     char b[ASM_CLIP_BUF];
@@ -68,7 +47,7 @@ static void unknown_mnemonic(asm_ctx *a, const asm_tok *t)
     size_t bestd = t->len <= 3 ? 2 : 3;
     for (size_t k = 0; k < tpu_isa_count; k++) {
         const char *m = tpu_isa_table[k].mnemonic;
-        size_t d = levenshtein(t->s, t->len, m, strlen(m));
+        size_t d = tpu_edit_distance(t->s, t->len, m, strlen(m), 0);
         if (d < bestd)
             bestd = d, best = m;
     }

@@ -16,11 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "expect.h"
 #include "objfile.h"
 #include "report.h"
+#include "stepper.h"
 #include "tpu.h"
 
 #define DEFAULT_MAX_CYCLES 1000000000ull
@@ -50,6 +52,13 @@ static void usage(FILE *f)
           "                       0 = no limit)\n"
           "  --json               print the report as one JSON object\n"
           "  --quiet              print only the result line\n"
+          "  --step               open the interactive stepper instead of running\n"
+          "                       (commands from standard input; docs/stepper.md)\n"
+          "  --echo               with --step: print each command read (transcripts)\n"
+          "  --animate            draw the units and MXU 0 every cycle (colour on a\n"
+          "                       terminal, plain text otherwise), then report\n"
+          "  --delay MS           pause between --animate frames (default 100 on a\n"
+          "                       terminal, else 0)\n"
           "  -h, --help           print this help and exit\n"
           "\n"
           "exit status: 0 halted and results bit-exact (or no .expect), 1 a result differs\n"
@@ -75,6 +84,8 @@ typedef struct options {
     unsigned rows, cols;          /* 0: not given */
     uint64_t max_cycles;
     int json, quiet;
+    int step, echo, animate;      /* the stepper (sim/stepper.c), --animate */
+    int64_t delay_ms;             /* -1: not given */
     const char *prog;
 } options;
 
@@ -130,6 +141,7 @@ static int parse_args(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
     o->max_cycles = DEFAULT_MAX_CYCLES;
+    o->delay_ms = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         int missing = 0;
@@ -141,6 +153,16 @@ static int parse_args(int argc, char **argv, options *o)
             o->json = 1;
         } else if (!strcmp(a, "--quiet")) {
             o->quiet = 1;
+        } else if (!strcmp(a, "--step")) {
+            o->step = 1;
+        } else if (!strcmp(a, "--echo")) {
+            o->echo = 1;
+        } else if (!strcmp(a, "--animate")) {
+            o->animate = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--delay", &missing))) {
+            if (parse_u64(v, 3600000, &n))
+                return bad_usage("--delay wants milliseconds (0 to 3600000), not '%s'", v);
+            o->delay_ms = (int64_t)n;
         } else if ((v = opt_value(argc, argv, &i, "--config", &missing))) {
             o->config = v;
         } else if ((v = opt_value(argc, argv, &i, "--set", &missing))) {
@@ -184,6 +206,8 @@ static int parse_args(int argc, char **argv, options *o)
     }
     if (!o->prog)
         return bad_usage("%s", "no program given");
+    if (o->step && o->animate)
+        return bad_usage("%s", "--step and --animate cannot be used together");
     return 0;
 }
 
@@ -376,7 +400,22 @@ int main(int argc, char **argv)
     if (tpu_system_load(s, &obj, err, sizeof err)) {
         fprintf(stderr, "tpu-sim: error: %s: %s\n", o.prog, err);
         rc = EXIT_RUN;
+    } else if (o.step) {
+        tpu_stepper_opts so = { .sys = s, .obj = &obj, .cfg = &cfg, .program = o.prog,
+                                .topology = topo, .max_cycles = o.max_cycles, .in = stdin,
+                                .out = stdout, .prompt = isatty(0), .echo = o.echo,
+                                .color = isatty(1) };
+        tpu_stepper *st = tpu_stepper_create(&so, err, sizeof err);
+        rc = st ? tpu_stepper_loop(st) : EXIT_RUN;
+        if (!st)
+            fprintf(stderr, "tpu-sim: error: %s\n", err);
+        tpu_stepper_destroy(st);
     } else {
+        int tty = isatty(1);
+        if (o.animate && tpu_animate(s, &obj, &cfg, stdout, tty,
+                                     o.delay_ms >= 0 ? (unsigned)o.delay_ms : tty ? 100 : 0,
+                                     o.max_cycles, err, sizeof err))
+            fprintf(stderr, "tpu-sim: error: %s\n", err);
         rc = run_and_report(&o, &obj, &cfg, s, topo);
     }
     tpu_system_destroy(s);

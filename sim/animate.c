@@ -60,11 +60,16 @@ int tpu_animate(tpu_system *sys, const tpu_object *obj, const tpu_config *cfg, F
             break;                  /* the cycle limit: nothing new to draw */
         char *buf = NULL;
         size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
+        FILE *f = rc ? NULL : open_memstream(&buf, &len);
         if (!f) {
-            snprintf(err, errlen, "out of memory");
+            /* Out of memory: stop drawing but finish the run, since the
+             * stepper must see every event until the system ends. */
+            if (!rc)
+                snprintf(err, errlen, "out of memory: --animate stopped drawing");
             rc = -1;
-            break;
+            if (!going)
+                break;
+            continue;
         }
         tpu_stepper_set_output(st, f);
         tpu_stepper_print_status(st);

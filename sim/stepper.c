@@ -642,13 +642,13 @@ void tpu_stepper_print_units(tpu_stepper *st)
                                       t->stream[m].rows, t->stream[m].start);
                 size_t more = l->n ? l->n - 1 : 0;
                 if (more && n < sizeof what)
-                    snprintf(what + n, sizeof what - n, "; %zu more given", more);
+                    snprintf(what + n, sizeof what - n, "; %zu more unfinished", more);
             } else if (l->n && n < sizeof what) {
                 char p[300];
                 pending_text(st, &l->e[0], p, sizeof p);
                 n += (size_t)snprintf(what + n, sizeof what - n, "%s", p);
                 if (l->n > 1 && n < sizeof what)
-                    snprintf(what + n, sizeof what - n, "; %zu more given", l->n - 1);
+                    snprintf(what + n, sizeof what - n, "; %zu more unfinished", l->n - 1);
             }
         }
         if (st->o.color)

@@ -38,7 +38,9 @@ typedef struct tpu_stepper_opts {
 } tpu_stepper_opts;
 
 /* NULL when out of memory or the system has no room for another event
- * subscriber (message in err). */
+ * subscriber (message in err).  The stepper subscribes to the system's
+ * events and a subscription cannot be undone: once it is destroyed, the
+ * system must not be stepped again (destroy both together). */
 tpu_stepper *tpu_stepper_create(const tpu_stepper_opts *o, char *err, size_t errlen);
 void tpu_stepper_destroy(tpu_stepper *st);
 
@@ -71,7 +73,8 @@ void tpu_stepper_set_output(tpu_stepper *st, FILE *out);
  * color: a terminal, so redraw in place with ANSI colours and wait
  * delay_ms between frames; else plain text, one frame after the other.
  * Returns 0, or -1 when out of memory (message in err).  The caller then
- * reports the run as usual (tpu_system_run returns at once: it ended). */
+ * reports the run as usual (tpu_system_run returns at once: it ended;
+ * on -1 too, since the run is finished even when drawing stops). */
 int tpu_animate(tpu_system *sys, const tpu_object *obj, const tpu_config *cfg, FILE *out,
                 int color, unsigned delay_ms, uint64_t max_cycles, char *err, size_t errlen);
 

@@ -54,7 +54,7 @@ start:  li      s1, WV                  # W: HBM -> VMEM, one copy of N*N*2 byte
         li      s2, X
         li      s4, 2*M*N
         dma.h2v s1, s2, s3, s4, s4, s4, 0
-        sem.wait 0, 2                   # both copies have landed
+landed: sem.wait 0, 2                   # both copies have landed
 
 load:   li      s1, WV
         li      s2, 2*N                 # weight rows are 2N bytes apart

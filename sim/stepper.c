@@ -631,7 +631,7 @@ void tpu_stepper_print_units(tpu_stepper *st)
             }
             size_t n = 0;
             if (why)
-                n += (size_t)snprintf(what, sizeof what, "%s: ", why);
+                n += (size_t)snprintf(what, sizeof what, "(%s): ", why);
             unsigned m = u - TPU_U_MXU0;
             if (is_mxu((enum tpu_unit_id)u) && t->stream[m].on) {
                 char insn[200];

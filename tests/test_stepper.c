@@ -528,7 +528,7 @@ static void test_units_stalled(void **state)
            "units in cycle 9:\n"
            "  seq   stalled at pc 9: sem.wait 2, 2 (sem.wait: sem 2)\n"
            "  dma   idle\n"
-           "  mxu0  stalled stream busy: streaming pc 7 mxu.mm 0, s3, s4, s5, s2, s6, 2: 6 rows "
+           "  mxu0  stalled (stream busy): streaming pc 7 mxu.mm 0, s3, s4, s5, s2, s6, 2: 6 rows "
            "from cycle 8; 2 more unfinished\n"
            "  vpu   idle\n"
            "  ici   idle\n");

@@ -593,8 +593,11 @@ void tpu_stepper_print_units(tpu_stepper *st)
     core_prefix(st, st->core, cp, sizeof cp);
     if (now == UINT64_MAX)
         out(st, "%sunits at reset (no cycle has run yet):\n", cp);
-    else
+    else if (fresh)
         out(st, "%sunits in cycle %" PRIu64 ":\n", cp, now);
+    else    /* just switched cores: its stats are known from the next cycle */
+        out(st, "%sunits in cycle %" PRIu64 " (busy and stalled show from the next cycle of "
+            "this core):\n", cp, now);
     for (unsigned u = 0; u < TPU_U_COUNT; u++) {
         if (is_mxu((enum tpu_unit_id)u) && u - TPU_U_MXU0 >= cfg->num_mxu)
             continue;

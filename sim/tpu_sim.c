@@ -24,6 +24,7 @@
 #include "report.h"
 #include "stepper.h"
 #include "tpu.h"
+#include "trace.h"
 
 #define DEFAULT_MAX_CYCLES 1000000000ull
 #define MAX_SETS 256
@@ -59,6 +60,11 @@ static void usage(FILE *f)
           "                       terminal, plain text otherwise), then report\n"
           "  --delay MS           pause between --animate frames (default 100 on a\n"
           "                       terminal, else 0)\n"
+          "  --timeline FILE      write a Chrome trace-event timeline (Perfetto): a track\n"
+          "                       per unit, a slice per instruction or transfer, counters\n"
+          "                       every 100 cycles; 1 cycle = 1 us on its time axis\n"
+          "  --vcd FILE           write the units' signals as a VCD (GTKWave), under the\n"
+          "                       RTL's names; 10 time units per cycle\n"
           "  -h, --help           print this help and exit\n"
           "\n"
           "exit status: 0 halted and results bit-exact (or no .expect), 1 a result differs\n"
@@ -86,6 +92,7 @@ typedef struct options {
     int json, quiet;
     int step, echo, animate;      /* the stepper (sim/stepper.c), --animate */
     int64_t delay_ms;             /* -1: not given */
+    const char *timeline, *vcd;   /* sim/trace.h: NULL when not given */
     const char *prog;
 } options;
 
@@ -165,6 +172,10 @@ static int parse_args(int argc, char **argv, options *o)
             o->delay_ms = (int64_t)n;
         } else if ((v = opt_value(argc, argv, &i, "--config", &missing))) {
             o->config = v;
+        } else if ((v = opt_value(argc, argv, &i, "--timeline", &missing))) {
+            o->timeline = v;
+        } else if ((v = opt_value(argc, argv, &i, "--vcd", &missing))) {
+            o->vcd = v;
         } else if ((v = opt_value(argc, argv, &i, "--set", &missing))) {
             if (o->nsets == MAX_SETS)
                 return bad_usage("too many --set options (at most %s)", "256");
@@ -208,6 +219,8 @@ static int parse_args(int argc, char **argv, options *o)
         return bad_usage("%s", "no program given");
     if (o->step && o->animate)
         return bad_usage("%s", "--step and --animate cannot be used together");
+    if ((o->step || o->animate) && (o->timeline || o->vcd))
+        return bad_usage("%s", "--timeline and --vcd cannot be used with --step or --animate");
     return 0;
 }
 
@@ -305,9 +318,13 @@ static int read_core_mem(void *ctx, unsigned core, enum tpu_space space, uint64_
 
 /* Run the loaded system and report; returns the exit status. */
 static int run_and_report(const options *o, const tpu_object *obj, const tpu_config *cfg,
-                          tpu_system *s, const char *topo)
+                          tpu_system *s, const char *topo, tpu_trace *tr)
 {
-    enum tpu_stop stop = tpu_system_run(s, o->max_cycles);
+    enum tpu_stop stop = tpu_trace_run(s, o->max_cycles, tr);
+    char terr[512];
+    int trace_failed = tpu_trace_close(tr, terr, sizeof terr) != 0;
+    if (trace_failed)
+        fprintf(stderr, "tpu-sim: error: %s\n", terr);
     unsigned ncores = tpu_system_ncores(s);
     tpu_stats *st = calloc(ncores ? ncores : 1, sizeof *st);
     if (!st) {
@@ -362,7 +379,7 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
     }
     fflush(stdout);
     free(st);
-    if (stop != TPU_STOP_HALT)
+    if (stop != TPU_STOP_HALT || trace_failed)
         return EXIT_RUN;
     if (rep.expect.status == TPU_EXPECT_MISMATCH || rep.expect.status == TPU_EXPECT_ERROR)
         return EXIT_MISMATCH;
@@ -391,6 +408,7 @@ int main(int argc, char **argv)
         tpu_obj_free(&obj);
         return rc;
     }
+    tpu_trace tr = { 0 };
     tpu_system *s = tpu_system_create(&cfg, &so, err, sizeof err);
     if (!s) {
         fprintf(stderr, "tpu-sim: %s\n", err);
@@ -410,15 +428,19 @@ int main(int argc, char **argv)
         if (!st)
             fprintf(stderr, "tpu-sim: error: %s\n", err);
         tpu_stepper_destroy(st);
+    } else if (tpu_trace_open(&tr, s, o.timeline, o.vcd, err, sizeof err)) {
+        fprintf(stderr, "tpu-sim: error: %s\n", err);
+        rc = EXIT_USAGE;
     } else {
         int tty = isatty(1);
         if (o.animate && tpu_animate(s, &obj, &cfg, stdout, tty,
                                      o.delay_ms >= 0 ? (unsigned)o.delay_ms : tty ? 100 : 0,
                                      o.max_cycles, err, sizeof err))
             fprintf(stderr, "tpu-sim: error: %s\n", err);
-        rc = run_and_report(&o, &obj, &cfg, s, topo);
+        rc = run_and_report(&o, &obj, &cfg, s, topo, &tr);
     }
     tpu_system_destroy(s);
+    tpu_trace_free(&tr);
     tpu_obj_free(&obj);
     return rc;
 }

@@ -1,0 +1,56 @@
+/*
+ * trace.c - open, feed and close the timeline and the VCD together
+ * (trace.h).
+ */
+#include "trace.h"
+
+#include <stdio.h>
+
+int tpu_trace_open(tpu_trace *t, tpu_system *s, const char *timeline_path, const char *vcd_path,
+                   char *err, size_t errlen)
+{
+    t->tl = NULL;
+    t->vcd = NULL;
+    if (timeline_path && !(t->tl = tpu_timeline_open(timeline_path, s, NULL, err, errlen)))
+        return -1;
+    if (vcd_path && !(t->vcd = tpu_vcd_open(vcd_path, s, NULL, err, errlen))) {
+        char ignored[64];
+        if (t->tl)      /* closed, but subscribed: tpu_trace_free frees it */
+            tpu_timeline_close(t->tl, ignored, sizeof ignored);
+        return -1;
+    }
+    return 0;
+}
+
+enum tpu_stop tpu_trace_run(tpu_system *s, uint64_t max_cycles, tpu_trace *t)
+{
+    for (;;) {
+        if (max_cycles && tpu_system_cycle(s) >= max_cycles)
+            return tpu_system_run(s, max_cycles);   /* reports the limit, steps nothing */
+        enum tpu_stop r = tpu_system_step(s);
+        if (t && t->tl)
+            tpu_timeline_cycle(t->tl);
+        if (t && t->vcd)
+            tpu_vcd_cycle(t->vcd);
+        if (r != TPU_RUNNING)
+            return r;
+    }
+}
+
+int tpu_trace_close(tpu_trace *t, char *err, size_t errlen)
+{
+    char second[256];
+    int bad_tl = t->tl && tpu_timeline_close(t->tl, err, errlen);
+    int bad_vcd = t->vcd && tpu_vcd_close(t->vcd, second, sizeof second);
+    if (bad_vcd && !bad_tl)
+        snprintf(err, errlen, "%s", second);
+    return bad_tl || bad_vcd ? -1 : 0;
+}
+
+void tpu_trace_free(tpu_trace *t)
+{
+    tpu_timeline_free(t->tl);
+    tpu_vcd_free(t->vcd);
+    t->tl = NULL;
+    t->vcd = NULL;
+}

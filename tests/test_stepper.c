@@ -675,6 +675,51 @@ static void test_help_lists_every_command(void **state)
     close_session(s);
 }
 
+/* --animate: one frame per cycle; plain text has no escape codes, a
+ * terminal gets frames drawn in place. */
+static void test_animate(void **state)
+{
+    (void)state;
+    for (int color = 0; color < 2; color++) {
+        session *s = open_session(tile_int);
+        char *buf = NULL, err[128];
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        assert_non_null(f);
+        assert_int_equal(tpu_animate(s->sys, &s->obj, &s->cfg, f, color, 0, 0, err, sizeof err),
+                         0);
+        fclose(f);
+        assert_int_equal(tpu_system_cycle(s->sys), 24);       /* ran to the halt */
+        unsigned frames = 0;
+        for (const char *p = buf; (p = strstr(p, "units in cycle ")) != NULL; p++)
+            frames++;
+        assert_int_equal(frames, 24);
+        if (!color) {
+            assert_null(strchr(buf, '\033'));
+            assert_non_null(strstr(buf, "cycle 0: issued pc 0 <start>: li s1, 0\n"
+                                        "units in cycle 0:\n"
+                                        "  seq   busy    issued pc 0 <start>: li s1, 0\n"));
+            /* cycle 11 as in test_show_mxu_4x4 */
+            assert_non_null(strstr(buf, "mxu0 in cycle 11 (4x4, all cells): stream pc 7 (mxu.mm "
+                                        "0, s3, s4, s5, s2, s6, 2), 6 rows from cycle 8\n"
+                                        "LHS row in each cell (. = no multiply-add in this "
+                                        "cycle):\n"
+                                        "      c0  c1  c2  c3\n"
+                                        "  k0   2   1   0   .\n"));
+            assert_non_null(strstr(buf, "\ncycle 23: issued pc 9 <done>: halt\n"));
+        } else {
+            assert_memory_equal(buf, "\033[H\033[2J\033[Hcycle 0: issued pc 0 <start>: li s1, "
+                                     "0\033[K\n", 52);
+            unsigned homes = 0;
+            for (const char *p = buf; (p = strstr(p, "\033[H")) != NULL; p++)
+                homes++;
+            assert_int_equal(homes, 25);                /* one clear, one per frame */
+        }
+        free(buf);
+        close_session(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -688,6 +733,7 @@ int main(void)
         cmocka_unit_test(test_run_time_error_and_status),
         cmocka_unit_test(test_loop),
         cmocka_unit_test(test_help_lists_every_command),
+        cmocka_unit_test(test_animate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

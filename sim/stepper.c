@@ -981,22 +981,32 @@ static int parse_place(tpu_stepper *st, int argc, char **argv, int *i, uint8_t *
     uint8_t given = TPU_SPACE_NONE, lab;
     if (*i < argc && parse_space(argv[*i], &given) == 0)
         (*i)++;
-    if (*i >= argc)
-        return fail(st, "missing address"), -1;
-    if (parse_addr(st, argv[(*i)++], addr, &lab))
+    if (*i >= argc) {
+        fail(st, "missing address");
         return -1;
-    if (lab == TPU_SPACE_IMEM)
-        return fail(st, "'%s' is a code label, not data", argv[*i - 1]), -1;
-    if (given != TPU_SPACE_NONE && lab != TPU_SPACE_NONE && given != lab)
-        return fail(st, "'%s' is a %s label, not %s", argv[*i - 1], space_name(lab),
-                    space_name(given)), -1;
+    }
+    const char *arg = argv[(*i)++];
+    if (parse_addr(st, arg, addr, &lab))
+        return -1;
+    if (lab == TPU_SPACE_IMEM) {
+        fail(st, "'%s' is a code label, not data", arg);
+        return -1;
+    }
+    if (given != TPU_SPACE_NONE && lab != TPU_SPACE_NONE && given != lab) {
+        fail(st, "'%s' is a %s label, not %s", arg, space_name(lab), space_name(given));
+        return -1;
+    }
     *space = given != TPU_SPACE_NONE ? given : lab;
-    if (*space == TPU_SPACE_NONE)
-        return fail(st, "say which memory: hbm or vmem"), -1;
+    if (*space == TPU_SPACE_NONE) {
+        fail(st, "say which memory: hbm or vmem");
+        return -1;
+    }
     uint64_t size = *space == TPU_SPACE_HBM ? st->o.cfg->hbm_bytes : st->o.cfg->vmem_bytes;
-    if (*addr >= size)
-        return fail(st, "%s address 0x%" PRIx64 " is outside %s (0x%" PRIx64 " bytes)",
-                    space_name(*space), *addr, space_name(*space), size), -1;
+    if (*addr >= size) {
+        fail(st, "%s address 0x%" PRIx64 " is outside %s (0x%" PRIx64 " bytes)",
+             space_name(*space), *addr, space_name(*space), size);
+        return -1;
+    }
     return 0;
 }
 
@@ -1465,8 +1475,8 @@ static int cmd_help(tpu_stepper *st, int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         const command *c = &commands[i];
         char head[160];
-        snprintf(head, sizeof head, "%s%s%s%s %s", c->name, c->alias ? " (" : "",
-                 c->alias ? c->alias : "", c->alias ? ")" : "", c->args);
+        snprintf(head, sizeof head, "%s%s%s%s%s%s", c->name, c->alias ? " (" : "",
+                 c->alias ? c->alias : "", c->alias ? ")" : "", c->args[0] ? " " : "", c->args);
         out(st, "  %s\n      %s\n", head, c->help);
     }
     return 0;

@@ -132,6 +132,7 @@ test: deps all $(TEST_BINS)
 	@bash tests/roundtrip.sh $(BIN) $(BUILD)/roundtrip
 	@bash tests/programs.sh $(BIN) $(BUILD)/programs
 	@bash tests/cli.sh $(BIN)
+	@bash tests/tutorial.sh $(BIN)
 	@$(MAKE) --no-print-directory rtl-lint-fp rtl-fp-test
 	@$(MAKE) --no-print-directory fuzz-smoke
 

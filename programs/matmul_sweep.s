@@ -1,0 +1,334 @@
+# tpu-as: --config tiny
+#
+# matmul_sweep.s - the tiled bf16 matmul of the roofline sweep (tpu-roofline,
+# docs/roofline.md), pipelined so that HBM and the MXUs both stay busy:
+#
+#   Y[B,F] = X[B,D] . W[D,F]      X bf16 in HBM, Y fp32 to HBM, computed REPS
+#                                 times back to back (each time X and W are
+#                                 read again and Y written again)
+#
+#   W bf16 in HBM, streamed         (default)
+#   W bf16 in VMEM from the start   (-D WVMEM=1: the object places it there,
+#                                    so only X and Y cross HBM)
+#
+# e.g. tpu-as --config v5e -D B=512 -D D=1024 -D F=1024 -D REPS=4 programs/matmul_sweep.s
+# D must be a multiple of N = MXU_N, F of N * NUM_MXU.
+#
+# Why REPS: a run pays the HBM latency before its first byte and its last
+# result must still go back to HBM after the last multiply; repeating the
+# matmul spreads that start and end over REPS runs, as timing a kernel in a
+# loop does.  FLOPs and bytes grow with REPS together, so the arithmetic
+# intensity is that of one matmul: 2BDF / (2BD + 2DF + 4BF) (W streamed) or
+# 2BDF / (2BD + 4BF) (W in VMEM).
+#
+# The plan
+# --------
+# Steps as in matmul.s: block (g, k) of W is rows k*N .. k*N+N-1 and the
+# NUM_MXU*N columns of group g; in step (g, k) MXU m loads its N x N tile of
+# the block (mxu.lw) and streams the B rows of X's K-tile k through it into
+# its tile of Y (mxu.mm for k = 0, else mxu.mma).  The steps of all REPS
+# runs form one sequence j = 0, 1, ... (run r, group g, K-tile k); the
+# groups of all runs are numbered G = r*GROUPS + g.  What keeps HBM busy at
+# an even rate:
+#
+# - W streams through a ring of R slots in VMEM.  A slot holds WK blocks (the
+#   K-tiles k .. k+WK-1 of one group): one DMA of about DMAB bytes, because
+#   every DMA holds an engine for the whole HBM latency, so small copies
+#   waste engines.  Fetches run up to LOOK = (R-1)*WK steps ahead: before
+#   step 0 as many as the DMA queue and engines take (DMAQ), then two per
+#   step until the look-ahead is full, so the sequencer never waits for
+#   DMA queue room while the MXUs could start.
+# - X stays in VMEM, in one of three buffers (run r uses buffer r%3).  Run
+#   0's X comes in chunks of XC K-tiles just ahead of its first use; run
+#   r+1's X comes during run r, its chunks spread evenly over run r's steps
+#   (its buffer was run r-2's, long finished).
+# - Y has three sets of NUM_MXU result tiles: group G accumulates into set
+#   G%3 while group G-1's set goes back to HBM in YP pieces of YPR rows,
+#   spread over KT steps from step YOFF of group G (late enough that the
+#   wait for group G-1's last rows does not leave the MXUs without work),
+#   and group G-2's finishes.
+# - The very last step streams its rows in at most 4 pieces, each going
+#   back to HBM as soon as its rows are in VMEM, so that less is left to
+#   write after the last multiply.
+#
+# Semaphores (R <= 11):
+#   0..R-1       slot r has landed                      (dma.h2v, WVMEM=0)
+#   R..2R-1      slot r has been read by its mxu.lw's   (T20a, WVMEM=0)
+#   2R + r%2     a chunk of X for run r has landed      (dma.h2v)
+#   2R+2 + m     MXU m has finished the last rows of a group, or of a piece
+#                of the last step (T24a); an MXU finishes its streams in
+#                order, so one semaphore per MXU serves every group
+#   2R+6 + G%3   a piece of group G's set is in HBM     (dma.v2h)
+#   31           counts everything nobody waits for
+
+        .equ    B, 16                   # rows of X and Y (the batch)
+        .equ    D, 2 * MXU_N            # inner dimension
+        .equ    F, 2 * MXU_N * NUM_MXU  # columns of W and Y
+        .equ    REPS, 2                 # matmuls back to back
+        .equ    WVMEM, 0                # 1: W in VMEM from the start
+        .equ    DMAB, VMEM_BYTES / 1024 # about this many bytes per DMA
+        .equ    R, 8                    # slots in the ring of W
+        .equ    DMAQ, 8                 # DMAs the prologue may issue (engines + queue)
+
+        .equ    N, MXU_N
+        .equ    NM, NUM_MXU
+        .equ    KT, D / N               # K-tiles
+        .equ    GROUPS, F / (N * NM)    # groups of NM column tiles
+        .equ    STEPS, GROUPS * KT      # steps of one matmul
+        .equ    TOTAL, REPS * STEPS     # steps of the run
+        .equ    BLOCK, 2 * N * N * NM   # bytes of one block of W
+
+        .set    WK, 1                   # blocks per W fetch: the largest divisor
+        .set    d, 1                    # of KT with WK * BLOCK <= about DMAB
+        .rept   KT
+          .rept   KT % d == 0 && (d - 1) * BLOCK < DMAB
+            .set    WK, d
+          .endr
+          .set    d, d + 1
+        .endr
+        .equ    LOOK, (R - 1) * WK      # steps of look-ahead of the fetches
+
+        .equ    XT, 2 * B * N           # bytes of one K-tile of X
+        .equ    XC0, (DMAB + XT - 1) / XT
+        .equ    XC, XC0 < 1 ? 1 : (XC0 > KT ? KT : XC0)   # K-tiles per X chunk
+        .equ    XCH, (KT + XC - 1) / XC # chunks of X
+        .equ    YROW, 4 * N * NM        # bytes of a row of a Y set
+        .equ    YPR0, (DMAB + YROW - 1) / YROW
+        .equ    YPR, YPR0 > B ? B : YPR0          # rows per write-back piece
+        .equ    YP, (B + YPR - 1) / YPR           # pieces per group
+        .equ    YOFF, KT < 3 ? KT : 3             # group H's pieces from step (H+1)*KT + YOFF
+        .equ    LPR0, (2*N + 16 + 2) / 3          # the last step's pieces: rows enough
+        .equ    LPR1, LPR0 > (B + 3) / 4 ? LPR0 : (B + 3) / 4  # to cover the 2N-cycle
+        .equ    LPR, LPR1 > B ? B : LPR1          # wait for a piece's rows, and at most
+        .equ    LP, (B + LPR - 1) / LPR           # 4 pieces (the DMA queue never fills)
+
+        .equ    SEM_SLOT, 0
+        .equ    SEM_READ, R
+        .equ    SEM_X, 2 * R
+        .equ    SEM_YDONE, 2 * R + 2
+        .equ    SEM_YWB, 2 * R + 6
+        .equ    SEM_NONE, 31
+
+# ---- VMEM layout -------------------------------------------------------------------
+        .equ    XBYTES, (2 * B * D + 63) / 64 * 64
+        .equ    XV, 0                   # X of run r at XV + (r%3)*XBYTES
+        .equ    SLOT_ROW, 2 * N * NM    # bytes in a row of a slot
+        .equ    SLOT_BYTES, WK * N * SLOT_ROW
+        .equ    SLOTS, XV + (REPS < 3 ? REPS : 3) * XBYTES
+        .equ    YSET, SLOTS + (WVMEM ? 0 : R * SLOT_BYTES)
+        .equ    YSET_BYTES, B * YROW    # set s at YSET + s*YSET_BYTES, Y_m at + m*4N
+        .equ    WV, YSET + 3 * YSET_BYTES
+
+# ---- the operands -------------------------------------------------------------------
+        .hbm    0
+X:      .random bf16, B*D, 1            # row-major B x D, uniform in [-1, 1)
+        .align  64
+Y:      .zero   B*F*4                   # row-major B x F fp32
+        .align  64
+        .rept   !WVMEM
+W:      .random bf16, D*F, 2            # row-major D x F
+        .endr
+        .rept   WVMEM
+        .vmem   WV
+W:      .random bf16, D*F, 2
+        .endr
+
+# ---- code ------------------------------------------------------------------------------
+        .text
+        li      s20, B                  # rows of every stream and of X's DMAs
+        li      s21, SLOT_ROW           # row stride of a slot (and its DMA row size)
+        li      s22, 2*D                # row stride of X, in HBM and in VMEM
+        li      s23, YROW               # row stride of a Y set
+        li      s24, 2*F                # row stride of W (HBM, or VMEM with WVMEM)
+        li      s25, 4*F                # row stride of Y in HBM
+        li      s26, WK*N               # rows of a W fetch
+        li      s27, YPR                # rows of a write-back piece
+        li      s28, B - (YP-1)*YPR     # rows of the last piece
+
+        .set    q, 0                    # ---- prologue: the first fetches, as many
+        .set    ndma, 0                 # as the DMA queue and engines hold (DMAQ)
+        .rept   LOOK + 1 < TOTAL ? LOOK + 1 : TOTAL
+          .set    qk, (q % STEPS) % KT
+          .set    qg, (q % STEPS) / KT
+          .set    ndma, ndma + (!WVMEM && q % WK == 0) + (q < KT && qk % XC == 0)
+          .rept   q == 0 || ndma <= DMAQ
+          .rept   !WVMEM && q % WK == 0     # W blocks (qg, qk .. qk+WK-1)
+            li      s1, SLOTS + ((q/WK) % R)*SLOT_BYTES
+            li      s2, W + qk*N*2*F + qg*NM*N*2
+            dma.h2v s1, s2, s26, s21, s24, s21, SEM_SLOT + (q/WK) % R
+          .endr
+          .rept   q < KT && qk % XC == 0    # run 0's X: K-tiles qk .. qk+XC-1
+            li      s1, XV + qk*2*N
+            li      s2, X + qk*2*N
+            li      s3, ((qk + XC > KT ? KT : qk + XC) - qk) * 2*N
+            dma.h2v s1, s2, s20, s3, s22, s22, SEM_X
+          .endr
+          .set    nq, q + 1             # the next step to fetch for
+          .endr
+          .set    q, q + 1
+          .set    ndma, ndma > DMAQ ? 1000 : ndma
+        .endr
+
+        .set    j, 0
+        .rept   TOTAL
+          .set    r, j / STEPS
+          .set    g, (j % STEPS) / KT
+          .set    k, (j % STEPS) % KT
+          .set    G, r * GROUPS + g
+          .set    XB, XV + (r % 3)*XBYTES
+          .rept   g == 0 && k % XC == 0
+            sem.wait SEM_X + r%2, 1     # X's K-tiles k .. k+XC-1 are in VMEM
+          .endr
+          .rept   !WVMEM && j % WK == 0
+            sem.wait SEM_SLOT + (j/WK) % R, 1   # the blocks of this slot have landed
+          .endr
+          .rept   k == 0 && G >= 3
+            sem.wait SEM_YWB + G%3, YP  # set G%3 is back in HBM: reuse it
+          .endr
+
+          .set    m, 0
+          .rept   NM                    # ---- the step: every MXU m
+            .rept   !WVMEM
+              li      s1, SLOTS + ((j/WK) % R)*SLOT_BYTES + (j % WK)*N*SLOT_ROW + m*2*N
+              mxu.lw  m, s1, s21, SEM_READ + (j/WK) % R
+            .endr
+            .rept   WVMEM
+              li      s1, W + k*N*2*F + (g*NM + m)*N*2
+              mxu.lw  m, s1, s24, SEM_NONE
+            .endr
+            .rept   j != TOTAL-1
+              li      s2, YSET + (G%3)*YSET_BYTES + m*4*N
+              li      s3, XB + k*2*N
+              .rept   k == 0
+                mxu.mm  m, s2, s3, s20, s22, s23, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
+              .endr
+              .rept   k != 0
+                mxu.mma m, s2, s3, s20, s22, s23, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
+              .endr
+            .endr
+            .set    m, m + 1
+          .endr
+
+          .set    h, 2                  # ---- write-back pieces due now: piece p of
+          .rept   2                     # group H goes in step (H+1)*KT + YOFF + p*KT/YP
+            .set    H, j / KT - h
+            .set    p, 0
+            .rept   H >= 0 ? YP : 0
+              .rept   (H+1)*KT + YOFF + p*KT/YP == j
+                .rept   p == 0                  # group H's last rows are in VMEM
+                  .set    m, 0
+                  .rept   NM
+                    sem.wait SEM_YDONE + m, 1
+                    .set    m, m + 1
+                  .endr
+                .endr
+                li      s1, Y + p*YPR*4*F + (H % GROUPS)*NM*N*4
+                li      s2, YSET + (H%3)*YSET_BYTES + p*YPR*YROW
+                .rept   p < YP-1
+                  dma.v2h s1, s2, s27, s23, s23, s25, SEM_YWB + H%3
+                .endr
+                .rept   p == YP-1
+                  dma.v2h s1, s2, s28, s23, s23, s25, SEM_YWB + H%3
+                .endr
+              .endr
+              .set    p, p + 1
+            .endr
+            .set    h, h - 1
+          .endr
+
+          .set    c, 0                  # ---- run r+1's X: chunk c in step (2c+1)*STEPS/(2*XCH)
+          .rept   r + 1 < REPS ? XCH : 0
+            .rept   (2*c + 1)*STEPS/(2*XCH) == j % STEPS
+              li      s1, XV + ((r+1) % 3)*XBYTES + c*XC*2*N
+              li      s2, X + c*XC*2*N
+              li      s3, ((c*XC + XC > KT ? KT : c*XC + XC) - c*XC) * 2*N
+              dma.h2v s1, s2, s20, s3, s22, s22, SEM_X + (r+1)%2
+            .endr
+            .set    c, c + 1
+          .endr
+
+          .rept   2                     # ---- fetch for steps nq, nq+1 (and run 0's X),
+            .set    q, nq               # at most LOOK steps ahead: the look-ahead grows
+            .rept   q < TOTAL && q <= j + LOOK  # one step per step, so the DMA queue
+            .set    nq, nq + 1          # does not hold up the first steps
+            .set    qk, (q % STEPS) % KT
+            .set    qg, (q % STEPS) / KT
+            .rept   !WVMEM && q % WK == 0
+              .rept   q / WK >= R
+                sem.wait SEM_READ + (q/WK) % R, NM*WK   # that slot has been read
+              .endr
+              li      s1, SLOTS + ((q/WK) % R)*SLOT_BYTES
+              li      s2, W + qk*N*2*F + qg*NM*N*2
+              dma.h2v s1, s2, s26, s21, s24, s21, SEM_SLOT + (q/WK) % R
+            .endr
+            .rept   q < KT && qk % XC == 0
+              li      s1, XV + qk*2*N
+              li      s2, X + qk*2*N
+              li      s3, ((qk + XC > KT ? KT : qk + XC) - qk) * 2*N
+              dma.h2v s1, s2, s20, s3, s22, s22, SEM_X
+            .endr
+            .endr
+          .endr
+          .rept   j == TOTAL-1          # ---- the last step
+            .set    H, G - 1            # group G-1's pieces not yet written
+            .set    p, 0
+            .rept   H >= 0 ? YP : 0
+              .rept   (H+1)*KT + YOFF + p*KT/YP >= TOTAL
+                .rept   p == 0
+                  .set    m, 0
+                  .rept   NM
+                    sem.wait SEM_YDONE + m, 1
+                    .set    m, m + 1
+                  .endr
+                .endr
+                li      s1, Y + p*YPR*4*F + (H % GROUPS)*NM*N*4
+                li      s2, YSET + (H%3)*YSET_BYTES + p*YPR*YROW
+                .rept   p < YP-1
+                  dma.v2h s1, s2, s27, s23, s23, s25, SEM_YWB + H%3
+                .endr
+                .rept   p == YP-1
+                  dma.v2h s1, s2, s28, s23, s23, s25, SEM_YWB + H%3
+                .endr
+              .endr
+              .set    p, p + 1
+            .endr
+            .set    p, 0                # group G piece by piece: the streams run
+            .rept   LP + 3              # three pieces ahead of the write-backs
+              .set    ps, p             # stream piece ps
+              .rept   ps < LP
+                .set    m, 0
+                .rept   NM
+                  li      s2, YSET + (G%3)*YSET_BYTES + ps*LPR*YROW + m*4*N
+                  li      s3, XB + ps*LPR*2*D + k*2*N
+                  li      s4, ps < LP-1 ? LPR : B - (LP-1)*LPR
+                  .rept   k == 0
+                    mxu.mm  m, s2, s3, s4, s22, s23, SEM_YDONE + m
+                  .endr
+                  .rept   k != 0
+                    mxu.mma m, s2, s3, s4, s22, s23, SEM_YDONE + m
+                  .endr
+                  .set    m, m + 1
+                .endr
+              .endr
+              .set    pw, p - 3         # write piece pw back
+              .rept   pw >= 0
+                .set    m, 0
+                .rept   NM
+                  sem.wait SEM_YDONE + m, 1
+                  .set    m, m + 1
+                .endr
+                li      s1, Y + pw*LPR*4*F + (G % GROUPS)*NM*N*4
+                li      s2, YSET + (G%3)*YSET_BYTES + pw*LPR*YROW
+                li      s4, pw < LP-1 ? LPR : B - (LP-1)*LPR
+                dma.v2h s1, s2, s4, s23, s23, s25, SEM_YWB + G%3
+              .endr
+              .set    p, p + 1
+            .endr
+          .endr
+          .set    j, j + 1
+        .endr
+
+        halt                            # waits for the DMA engines to finish
+
+# ---- check --------------------------------------------------------------------------------
+        .expect matmul Y, X, W, B, D, F

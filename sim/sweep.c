@@ -1,0 +1,85 @@
+/*
+ * sweep.c - assemble, run and check one program in-process (sweep.h).
+ */
+#include "sweep.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "expect.h"
+#include "objfile.h"
+
+/* The expect checker reads the core's memory through the backdoor. */
+static int read_mem(void *ctx, unsigned core, enum tpu_space space, uint64_t addr, void *dst,
+                    size_t n)
+{
+    tpu_system *s = ctx;
+    if (core >= tpu_system_ncores(s))
+        return -1;
+    return tpu_mem_read(tpu_system_core(s, core), space, addr, dst, n);
+}
+
+/* The first line of the assembler's messages. */
+static void first_line(const char *msgs, char *dst, size_t len)
+{
+    size_t n = strcspn(msgs, "\n");
+    snprintf(dst, len, "%.*s", (int)(n < len ? n : len - 1), msgs);
+}
+
+int tpu_sweep_run_program(tpu_sweep_run *r)
+{
+    r->assembled = r->ok = 0;
+    r->error[0] = 0;
+    r->ntext = r->cycles = 0;
+    memset(&r->stats, 0, sizeof r->stats);
+
+    tpu_asm_options ao = { .config = r->cfg, .defines = r->defines, .ndefines = r->ndefines };
+    tpu_object obj;
+    tpu_asm_result ar;
+    if (tpu_asm_assemble(r->source, r->source_len, r->filename, &ao, &obj, &ar)) {
+        first_line(ar.messages && ar.messages[0] ? ar.messages : "assembly failed", r->error,
+                   sizeof r->error);
+        tpu_asm_result_free(&ar);
+        return -1;
+    }
+    tpu_asm_result_free(&ar);
+    r->assembled = 1;
+    r->ntext = obj.ntext;
+
+    char err[512];
+    tpu_system_opts so = { .cores = 1, .topology = TPU_TOPO_SINGLE };
+    tpu_system *s = tpu_system_create(r->cfg, &so, err, sizeof err);
+    if (!s) {
+        snprintf(r->error, sizeof r->error, "%s", err);
+        tpu_obj_free(&obj);
+        return -1;
+    }
+    int rc = -1;
+    if (tpu_system_load(s, &obj, err, sizeof err)) {
+        snprintf(r->error, sizeof r->error, "%s", err);
+    } else {
+        enum tpu_stop stop = tpu_system_run(s, r->max_cycles);
+        r->cycles = tpu_system_cycle(s);
+        tpu_core_stats(tpu_system_core(s, 0), &r->stats);
+        r->stats.cycles = r->cycles;
+        if (stop != TPU_STOP_HALT) {
+            const char *e = tpu_system_error(s);
+            snprintf(r->error, sizeof r->error, "%s", e && e[0] ? e : "the run did not halt");
+        } else {
+            tpu_expect_target t = { .ncores = 1, .tile = (unsigned)r->cfg->mxu_n,
+                                    .hbm_bytes = r->cfg->hbm_bytes,
+                                    .vmem_bytes = r->cfg->vmem_bytes, .read = read_mem, .ctx = s };
+            tpu_expect_result er;
+            tpu_expect_check(&obj, &t, &er);
+            if (er.status == TPU_EXPECT_PASS) {
+                r->ok = 1;
+                rc = 0;
+            } else {
+                snprintf(r->error, sizeof r->error, "%s", er.message);
+            }
+        }
+    }
+    tpu_system_destroy(s);
+    tpu_obj_free(&obj);
+    return rc;
+}

@@ -1,0 +1,41 @@
+/*
+ * sweep.h - assemble a program and run it on the C model, in-process, for
+ * the measured roofline (tpu-roofline): one call per point of a sweep.
+ *
+ * The source is assembled with the assembler library (asm.h) for the
+ * config, with the given -D constants, loaded into a one-core system
+ * (tpu.h), run to halt and checked against its .expect records
+ * (expect.h).  Nothing is written to disk.
+ */
+#ifndef TPU_SWEEP_H
+#define TPU_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "asm.h"
+#include "config.h"
+#include "tpu.h"
+
+typedef struct tpu_sweep_run {
+    /* what to run */
+    const tpu_config *cfg;
+    const char *source;           /* the program text (need not end with NUL) */
+    size_t source_len;
+    const char *filename;         /* for messages */
+    const tpu_asm_define *defines;
+    size_t ndefines;
+    uint64_t max_cycles;          /* 0: no limit */
+    /* what happened */
+    int assembled;                /* 0: the assembler refused it (see error) */
+    int ok;                       /* halted and every .expect bit-exact */
+    char error[512];              /* the first assembler message, run-time error or mismatch */
+    uint64_t ntext;               /* instructions */
+    uint64_t cycles;
+    tpu_stats stats;
+} tpu_sweep_run;
+
+/* Assemble, run and check.  Returns 0 when r->ok, else -1 with r->error. */
+int tpu_sweep_run_program(tpu_sweep_run *r);
+
+#endif /* TPU_SWEEP_H */

@@ -428,32 +428,34 @@ tlm_response_status tpu_core_tlm::mem_access(tlm_generic_payload &t, enum tpu_sp
     if (!byte_enables_ok(t, false))
         return tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE;
     tpu_core *c = tpu_system_core(m_sys, 0);
-    if (space == TPU_SPACE_IMEM || space == TPU_SPACE_VMEM)
-        t.set_dmi_allowed(true);
-    else {
-        uint64_t base, n;
-        t.set_dmi_allowed(tpu_sc_mem_ptr(c, space, off, &base, &n) != nullptr);
-    }
-
+    tlm_response_status st = tlm::TLM_OK_RESPONSE;
     bool wr = t.get_command() == tlm::TLM_WRITE_COMMAND;
-    if (!wr && t.get_command() != tlm::TLM_READ_COMMAND)
-        return tlm::TLM_OK_RESPONSE;
     unsigned char *data = t.get_data_ptr();
     const unsigned char *be = t.get_byte_enable_ptr();
-    if (!be && sw >= len) {
+    if (!wr && t.get_command() != tlm::TLM_READ_COMMAND) {
+        // TLM_IGNORE_COMMAND: nothing to move
+    } else if (!be && sw >= len) {
         int r = wr ? tpu_mem_write(c, space, off, data, len) : tpu_mem_read(c, space, off, data, len);
-        return r == 0 ? tlm::TLM_OK_RESPONSE : tlm::TLM_GENERIC_ERROR_RESPONSE;
-    }
-    unsigned bel = t.get_byte_enable_length();
-    for (unsigned i = 0; i < len; i++) {
-        if (be && be[i % bel] == TLM_BYTE_DISABLED)
-            continue;
-        uint64_t a = off + i % sw;
-        int r = wr ? tpu_mem_write(c, space, a, data + i, 1) : tpu_mem_read(c, space, a, data + i, 1);
         if (r != 0)
-            return tlm::TLM_GENERIC_ERROR_RESPONSE;
+            st = tlm::TLM_GENERIC_ERROR_RESPONSE;
+    } else {
+        unsigned bel = t.get_byte_enable_length();
+        for (unsigned i = 0; i < len; i++) {
+            if (be && be[i % bel] == TLM_BYTE_DISABLED)
+                continue;
+            uint64_t a = off + i % sw;
+            int r = wr ? tpu_mem_write(c, space, a, data + i, 1)
+                       : tpu_mem_read(c, space, a, data + i, 1);
+            if (r != 0) {
+                st = tlm::TLM_GENERIC_ERROR_RESPONSE;
+                break;
+            }
+        }
     }
-    return tlm::TLM_OK_RESPONSE;
+    // The DMI hint, after the access: a write may have made an HBM page.
+    uint64_t base, n;
+    t.set_dmi_allowed(space != TPU_SPACE_HBM || tpu_sc_mem_ptr(c, space, off, &base, &n));
+    return st;
 }
 
 // ---- the socket's three entry points -------------------------------------------

@@ -158,7 +158,7 @@ int Host::mem_read(enum tpu_space space, uint64_t addr, void *dst, uint64_t n, s
     return 0;
 }
 
-int Host::load(const tpu_object &obj, bool use_dmi, std::string *err)
+int Host::load(const tpu_object &obj, bool use_dmi, std::string *err, bool memory_is_zero)
 {
     char b[200];
     uint32_t id = 0;
@@ -213,7 +213,7 @@ int Host::load(const tpu_object &obj, bool use_dmi, std::string *err)
         for (uint64_t off = 0; off < ch.size; off += kPiece) {
             size_t k = (size_t)(ch.size - off < kPiece ? ch.size - off : kPiece);
             tpu_obj_chunk_read(&ch, off, buf.data(), k);
-            if (all_zero(buf.data(), k))
+            if (memory_is_zero && all_zero(buf.data(), k))
                 continue;
             if (mem_write((enum tpu_space)ch.space, ch.addr + off, buf.data(), k, use_dmi, err) < 0)
                 return -1;

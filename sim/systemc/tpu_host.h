@@ -53,9 +53,10 @@ public:
 
     // Check that the object was assembled for this core (shape registers)
     // and fits its memories, then write its instructions into IMEM and its
-    // DATA and FILL chunks into VMEM and HBM.  All-zero pieces are skipped:
-    // the memories are zero after reset.  Returns 0, or -1 and a message.
-    int load(const tpu_object &obj, bool use_dmi, std::string *err);
+    // DATA and FILL chunks into VMEM and HBM.  memory_is_zero: the core is
+    // fresh from reset, so pieces of zeros need not be written.  Returns 0,
+    // or -1 and a message.
+    int load(const tpu_object &obj, bool use_dmi, std::string *err, bool memory_is_zero = false);
 
     // Run the object's .expect checks, reading the results over TLM.
     void check(const tpu_object &obj, tpu_expect_result *res);

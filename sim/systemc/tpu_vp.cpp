@@ -205,7 +205,7 @@ struct VpHost : sc_core::sc_module {
     {
         Host host(socket.operator->());
         std::string err;
-        if (host.load(obj, opt.dmi, &err) < 0) {
+        if (host.load(obj, opt.dmi, &err, true) < 0) {   // memories are zero after reset
             fprintf(stderr, "tpu-vp: %s: error: %s\n", opt.prog, err.c_str());
             return EXIT_RUN;
         }

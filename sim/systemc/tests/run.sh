@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# run.sh BIN SC_BUILD - the SystemC tests (make systemc-test):
+#   1. test_tlm: TLM responses, registers, DMI, debug transport, runs (cmocka);
+#   2. tpu-vp on programs/matmul_tile.s, matmul.s and pointwise.s (OP = 0, 1,
+#      2), assembled for tiny: results bit-exact over TLM, and the run takes
+#      exactly the cycles tpu-sim reports, one clock period each;
+#   3. tpu-vp's errors: bad command lines, objects that do not fit, runs that
+#      do not halt;
+#   4. the SystemC lockstep top (RTL and C model on one sc_clock) on the
+#      program regression, when it was built (SC_LOCKSTEP=0 skips it).
+set -uo pipefail
+bin=${1:?usage: run.sh BIN SC_BUILD}
+scb=${2:?usage: run.sh BIN SC_BUILD}
+export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+out=$scb/programs
+mkdir -p "$out"
+pass=0; fail=0; failed=()
+
+ok()   { pass=$((pass+1)); }
+bad()  { fail=$((fail+1)); failed+=("$1"); echo "FAIL: $1${2:+: $2}"; }
+
+# ---- 1. the TLM unit tests ----------------------------------------------------------
+if "$scb/test_tlm"; then ok; else bad test_tlm; fi
+
+# ---- 2. the virtual platform on the example programs --------------------------------
+# name, source, assembler flags
+progs=(
+  "matmul_tile programs/matmul_tile.s"
+  "matmul programs/matmul.s"
+  "pointwise_add programs/pointwise.s -D OP=0"
+  "pointwise_mul programs/pointwise.s -D OP=1"
+  "pointwise_relu programs/pointwise.s -D OP=2"
+)
+for p in "${progs[@]}"; do
+  set -- $p
+  name=$1 src=$2; shift 2
+  obj=$out/$name.bin
+  if ! "$bin/tpu-as" --config tiny "$@" "$src" -o "$obj"; then bad "$name: tpu-as"; continue; fi
+  want=$("$bin/tpu-sim" --json "$obj" | sed -n 's/.*"cycles": \([0-9]*\).*/\1/p')
+  for mode in "" --dmi; do
+    log=$out/$name${mode}.log
+    if ! "$scb/tpu-vp" $mode "$obj" > "$log" 2>&1; then
+      bad "$name tpu-vp $mode" "$(tail -1 "$log")"; continue
+    fi
+    cyc=$(sed -n 's/.*halt after \([0-9]*\) cycles (\([0-9]*\) clock periods.*/\1 \2/p' "$log")
+    if ! grep -q '^result: bit-exact' "$log"; then
+      bad "$name tpu-vp $mode" "$(grep '^result' "$log")"
+    elif [ -z "$want" ] || [ "$cyc" != "$want $want" ]; then
+      bad "$name tpu-vp $mode" "cycles and clock periods '$cyc', tpu-sim says $want"
+    else
+      ok
+      [ -z "$mode" ] && echo "tpu-vp $name: $want cycles as tpu-sim, bit-exact over TLM;" \
+        "$(sed -n 's/.*: \([0-9]* simulated cycles per host second\)/\1/p' "$log")"
+    fi
+  done
+done
+
+# ---- 3. tpu-vp's error handling -------------------------------------------------------
+# expect STATUS PATTERN CMD...: exit status and a line of stderr
+expect() {
+  local want=$1 pat=$2; shift 2
+  local err rc
+  err=$("$@" 2>&1 >/dev/null); rc=$?
+  if [ $rc -ne "$want" ]; then bad "$*" "exit $rc, expected $want ($err)"
+  elif ! grep -q -- "$pat" <<<"$err"; then bad "$*" "no '$pat' in: $err"
+  else ok; fi
+}
+vp=$scb/tpu-vp
+expect 2 "no program given" "$vp"
+expect 2 "unknown option '--bogus'" "$vp" --bogus "$out/matmul.bin"
+expect 2 "more than one program" "$vp" "$out/matmul.bin" "$out/matmul.bin"
+expect 2 "is not a cycle count" "$vp" --max-cycles lots "$out/matmul.bin"
+expect 2 "needs a value" "$vp" --config
+expect 2 "--config nosuch" "$vp" --config nosuch "$out/matmul.bin"
+expect 3 "nosuch.bin" "$vp" "$out/nosuch.bin"
+printf 'not an object' > "$out/garbage.bin"
+expect 3 "garbage.bin: error" "$vp" "$out/garbage.bin"
+"$bin/tpu-as" --config v5e programs/matmul_tile.s -o "$out/matmul_tile_v5e.bin"
+expect 3 "assembled for mxu_n = 128, the core has 8" "$vp" --config tiny "$out/matmul_tile_v5e.bin"
+expect 3 "cycle limit reached (10 cycles)" "$vp" --max-cycles 10 "$out/matmul.bin"
+printf '        li s1, 0x7ffffff0\n        vld v0, s1, 0\n        halt\n' > "$out/bad_vld.s"
+"$bin/tpu-as" --config tiny "$out/bad_vld.s" -o "$out/bad_vld.bin"
+expect 3 "ERROR 1): core 0: cycle 1: pc 1 (vld v0, s1, 0)" "$vp" "$out/bad_vld.bin"
+if "$vp" --help | grep -q '^usage: tpu-vp'; then ok; else bad "tpu-vp --help"; fi
+
+# ---- 4. the SystemC lockstep top --------------------------------------------------------
+if [ "${SC_LOCKSTEP:-1}" != 0 ] && [ -x "$scb/tpu-sc-lockstep" ]; then
+  if bash sim/systemc/tests/lockstep.sh "$bin" "$scb"; then ok; else bad "lockstep"; fi
+fi
+
+echo "systemc tests: $pass passed, $fail failed"
+[ $fail -eq 0 ] || { echo "failed: ${failed[*]}"; exit 1; }

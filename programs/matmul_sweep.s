@@ -47,16 +47,17 @@
 #   spread over KT steps from step YOFF of group G (late enough that the
 #   wait for group G-1's last rows does not leave the MXUs without work),
 #   and group G-2's finishes.
-# - The very last step streams its rows in at most 4 pieces, each going
-#   back to HBM as soon as its rows are in VMEM, so that less is left to
-#   write after the last multiply.
+# - The last group of the run goes over its rows in FP passes (up to 4, each
+#   through all its K-tiles, reloading the weights from the ring), so that
+#   the results of a pass go back to HBM while the next pass computes: what
+#   is left to write after the last multiply is one pass, not a whole set.
 #
 # Semaphores (R <= 11):
 #   0..R-1       slot r has landed                      (dma.h2v, WVMEM=0)
 #   R..2R-1      slot r has been read by its mxu.lw's   (T20a, WVMEM=0)
 #   2R + r%2     a chunk of X for run r has landed      (dma.h2v)
-#   2R+2 + m     MXU m has finished the last rows of a group, or of a piece
-#                of the last step (T24a); an MXU finishes its streams in
+#   2R+2 + m     MXU m has finished the last rows of a group, or of a pass
+#                of the last group (T24a); an MXU finishes its streams in
 #                order, so one semaphore per MXU serves every group
 #   2R+6 + G%3   a piece of group G's set is in HBM     (dma.v2h)
 #   31           counts everything nobody waits for
@@ -97,10 +98,10 @@
         .equ    YPR, YPR0 > B ? B : YPR0          # rows per write-back piece
         .equ    YP, (B + YPR - 1) / YPR           # pieces per group
         .equ    YOFF, KT < 3 ? KT : 3             # group H's pieces from step (H+1)*KT + YOFF
-        .equ    LPR0, (2*N + 16 + 2) / 3          # the last step's pieces: rows enough
-        .equ    LPR1, LPR0 > (B + 3) / 4 ? LPR0 : (B + 3) / 4  # to cover the 2N-cycle
-        .equ    LPR, LPR1 > B ? B : LPR1          # wait for a piece's rows, and at most
-        .equ    LP, (B + LPR - 1) / LPR           # 4 pieces (the DMA queue never fills)
+        .equ    FP0, B / (2*N + 2)                # passes over the rows in the last group:
+        .equ    FP1, FP0 < 1 ? 1 : (FP0 > 4 ? 4 : FP0)    # 1 to 4, each of 2N + 2 rows
+        .equ    FP, WVMEM || KT <= R*WK ? FP1 : 1 # or more; its W blocks must all fit
+        .equ    FPR, (B + FP - 1) / FP            # in the ring.  Rows of a pass
 
         .equ    SEM_SLOT, 0
         .equ    SEM_READ, R
@@ -144,6 +145,7 @@ W:      .random bf16, D*F, 2
         li      s26, WK*N               # rows of a W fetch
         li      s27, YPR                # rows of a write-back piece
         li      s28, B - (YP-1)*YPR     # rows of the last piece
+        li      s29, FPR                # rows of a pass of the last group (pass 0 in the loop)
 
         .set    q, 0                    # ---- prologue: the first fetches, as many
         .set    ndma, 0                 # as the DMA queue and engines hold (DMAQ)
@@ -170,7 +172,7 @@ W:      .random bf16, D*F, 2
         .endr
 
         .set    j, 0
-        .rept   TOTAL
+        .rept   TOTAL                   # ==== step j (the last group: its pass 0)
           .set    r, j / STEPS
           .set    g, (j % STEPS) / KT
           .set    k, (j % STEPS) % KT
@@ -196,15 +198,19 @@ W:      .random bf16, D*F, 2
               li      s1, W + k*N*2*F + (g*NM + m)*N*2
               mxu.lw  m, s1, s24, SEM_NONE
             .endr
-            .rept   j != TOTAL-1
-              li      s2, YSET + (G%3)*YSET_BYTES + m*4*N
-              li      s3, XB + k*2*N
-              .rept   k == 0
-                mxu.mm  m, s2, s3, s20, s22, s23, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
-              .endr
-              .rept   k != 0
-                mxu.mma m, s2, s3, s20, s22, s23, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
-              .endr
+            li      s2, YSET + (G%3)*YSET_BYTES + m*4*N
+            li      s3, XB + k*2*N
+            .rept   k == 0 && j < TOTAL - KT
+              mxu.mm  m, s2, s3, s20, s22, s23, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
+            .endr
+            .rept   k != 0 && j < TOTAL - KT
+              mxu.mma m, s2, s3, s20, s22, s23, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
+            .endr
+            .rept   k == 0 && j >= TOTAL - KT
+              mxu.mm  m, s2, s3, s29, s22, s23, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
+            .endr
+            .rept   k != 0 && j >= TOTAL - KT
+              mxu.mma m, s2, s3, s29, s22, s23, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
             .endr
             .set    m, m + 1
           .endr
@@ -269,65 +275,85 @@ W:      .random bf16, D*F, 2
             .endr
             .endr
           .endr
-          .rept   j == TOTAL-1          # ---- the last step
-            .set    H, G - 1            # group G-1's pieces not yet written
-            .set    p, 0
-            .rept   H >= 0 ? YP : 0
-              .rept   (H+1)*KT + YOFF + p*KT/YP >= TOTAL
-                .rept   p == 0
-                  .set    m, 0
-                  .rept   NM
-                    sem.wait SEM_YDONE + m, 1
-                    .set    m, m + 1
-                  .endr
-                .endr
-                li      s1, Y + p*YPR*4*F + (H % GROUPS)*NM*N*4
-                li      s2, YSET + (H%3)*YSET_BYTES + p*YPR*YROW
-                .rept   p < YP-1
-                  dma.v2h s1, s2, s27, s23, s23, s25, SEM_YWB + H%3
-                .endr
-                .rept   p == YP-1
-                  dma.v2h s1, s2, s28, s23, s23, s25, SEM_YWB + H%3
-                .endr
-              .endr
-              .set    p, p + 1
-            .endr
-            .set    p, 0                # group G piece by piece: the streams run
-            .rept   LP + 3              # three pieces ahead of the write-backs
-              .set    ps, p             # stream piece ps
-              .rept   ps < LP
-                .set    m, 0
-                .rept   NM
-                  li      s2, YSET + (G%3)*YSET_BYTES + ps*LPR*YROW + m*4*N
-                  li      s3, XB + ps*LPR*2*D + k*2*N
-                  li      s4, ps < LP-1 ? LPR : B - (LP-1)*LPR
-                  .rept   k == 0
-                    mxu.mm  m, s2, s3, s4, s22, s23, SEM_YDONE + m
-                  .endr
-                  .rept   k != 0
-                    mxu.mma m, s2, s3, s4, s22, s23, SEM_YDONE + m
-                  .endr
-                  .set    m, m + 1
-                .endr
-              .endr
-              .set    pw, p - 3         # write piece pw back
-              .rept   pw >= 0
-                .set    m, 0
-                .rept   NM
-                  sem.wait SEM_YDONE + m, 1
-                  .set    m, m + 1
-                .endr
-                li      s1, Y + pw*LPR*4*F + (G % GROUPS)*NM*N*4
-                li      s2, YSET + (G%3)*YSET_BYTES + pw*LPR*YROW
-                li      s4, pw < LP-1 ? LPR : B - (LP-1)*LPR
-                dma.v2h s1, s2, s4, s23, s23, s25, SEM_YWB + G%3
-              .endr
-              .set    p, p + 1
-            .endr
-          .endr
           .set    j, j + 1
         .endr
 
+        .set    H, G - 1                # ==== group G-1's pieces not yet written
+        .set    p, 0
+        .rept   H >= 0 ? YP : 0
+          .rept   (H+1)*KT + YOFF + p*KT/YP >= TOTAL
+            .rept   p == 0
+              .set    m, 0
+              .rept   NM
+                sem.wait SEM_YDONE + m, 1
+                .set    m, m + 1
+              .endr
+            .endr
+            li      s1, Y + p*YPR*4*F + (H % GROUPS)*NM*N*4
+            li      s2, YSET + (H%3)*YSET_BYTES + p*YPR*YROW
+            .rept   p < YP-1
+              dma.v2h s1, s2, s27, s23, s23, s25, SEM_YWB + H%3
+            .endr
+            .rept   p == YP-1
+              dma.v2h s1, s2, s28, s23, s23, s25, SEM_YWB + H%3
+            .endr
+          .endr
+          .set    p, p + 1
+        .endr
+
+        .set    pass, 1                 # ==== passes 1 .. FP-1 of the last group G
+        .rept   FP - 1
+          .set    row, pass*FPR
+          li      s29, (pass < FP-1 ? FPR : B - (FP-1)*FPR)
+          .set    k, 0
+          .rept   KT
+            .set    j, TOTAL - KT + k   # the step whose weights these are
+            .set    m, 0
+            .rept   NM
+              .rept   !WVMEM
+                li      s1, SLOTS + ((j/WK) % R)*SLOT_BYTES + (j % WK)*N*SLOT_ROW + m*2*N
+                mxu.lw  m, s1, s21, SEM_NONE
+              .endr
+              .rept   WVMEM
+                li      s1, W + k*N*2*F + (g*NM + m)*N*2
+                mxu.lw  m, s1, s24, SEM_NONE
+              .endr
+              li      s2, YSET + (G%3)*YSET_BYTES + row*YROW + m*4*N
+              li      s3, XB + row*2*D + k*2*N
+              .rept   k == 0
+                mxu.mm  m, s2, s3, s29, s22, s23, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
+              .endr
+              .rept   k != 0
+                mxu.mma m, s2, s3, s29, s22, s23, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
+              .endr
+              .set    m, m + 1
+            .endr
+            .rept   k == (KT > 1 ? 1 : 0)  # the previous pass's rows go back to HBM
+              .set    m, 0
+              .rept   NM
+                sem.wait SEM_YDONE + m, 1
+                .set    m, m + 1
+              .endr
+              li      s1, Y + (row - FPR)*4*F + (G % GROUPS)*NM*N*4
+              li      s2, YSET + (G%3)*YSET_BYTES + (row - FPR)*YROW
+              li      s4, FPR
+              dma.v2h s1, s2, s4, s23, s23, s25, SEM_YWB + G%3
+            .endr
+            .set    k, k + 1
+          .endr
+          .set    pass, pass + 1
+        .endr
+
+        .set    row, (FP-1)*FPR         # ==== the last pass's rows
+        .set    m, 0
+        .rept   NM
+          sem.wait SEM_YDONE + m, 1
+          .set    m, m + 1
+        .endr
+        li      s1, Y + row*4*F + (G % GROUPS)*NM*N*4
+        li      s2, YSET + (G%3)*YSET_BYTES + row*YROW
+        li      s3, B - row
+        dma.v2h s1, s2, s3, s23, s23, s25, SEM_YWB + G%3
         halt                            # waits for the DMA engines to finish
 
 # ---- check --------------------------------------------------------------------------------

@@ -34,10 +34,11 @@
 # - W streams through a ring of R slots in VMEM.  A slot holds WK blocks (the
 #   K-tiles k .. k+WK-1 of one group): one DMA of about DMAB bytes, because
 #   every DMA holds an engine for the whole HBM latency, so small copies
-#   waste engines.  Fetches run up to LOOK = (R-1)*WK steps ahead: before
-#   step 0 as many as the DMA queue and engines take (DMAQ), then two per
-#   step until the look-ahead is full, so the sequencer never waits for
-#   DMA queue room while the MXUs could start.
+#   waste engines.  Before step 0 the prologue issues the fetches of the
+#   first steps, as many DMAs as the queue and the engines take (DMAQ);
+#   then each step issues FR more, at most LOOK = (R-1)*WK steps ahead.  So
+#   the sequencer does not wait for room in the DMA queue while the MXUs
+#   run out of work.
 # - X stays in VMEM, in one of three buffers (run r uses buffer r%3).  Run
 #   0's X comes in chunks of XC K-tiles just ahead of its first use; run
 #   r+1's X comes during run r, its chunks spread evenly over run r's steps
@@ -70,6 +71,7 @@
         .equ    DMAB, VMEM_BYTES / 1024 # about this many bytes per DMA
         .equ    R, 8                    # slots in the ring of W
         .equ    DMAQ, 8                 # DMAs the prologue may issue (engines + queue)
+        .equ    FR, 1                   # fetches per step at most
 
         .equ    N, MXU_N
         .equ    NM, NUM_MXU
@@ -253,10 +255,10 @@ W:      .random bf16, D*F, 2
             .set    c, c + 1
           .endr
 
-          .rept   2                     # ---- fetch for steps nq, nq+1 (and run 0's X),
-            .set    q, nq               # at most LOOK steps ahead: the look-ahead grows
-            .rept   q < TOTAL && q <= j + LOOK  # one step per step, so the DMA queue
-            .set    nq, nq + 1          # does not hold up the first steps
+          .rept   FR                    # ---- fetch for steps nq .. nq+FR-1 (and run 0's X),
+            .set    q, nq               # at most LOOK steps ahead
+            .rept   q < TOTAL && q <= j + LOOK
+            .set    nq, nq + 1
             .set    qk, (q % STEPS) % KT
             .set    qg, (q % STEPS) / KT
             .rept   !WVMEM && q % WK == 0

@@ -1,0 +1,601 @@
+// tpu_sc_lockstep.cpp - the SystemC lockstep top: the Verilated RTL
+// (`verilator --sc`, rtl/core.v) and the C model wrapped as tpu_core_tlm,
+// on one sc_clock, with a checker comparing their trace records every
+// cycle.
+//
+//   tpu-sc-lockstep [--max-cycles N] [--verbose] [--fault SPACE:ADDR] prog.bin
+//
+// The driver loads the object into the RTL through its backdoor port (64
+// bytes per clock, in reset, as rtl-bench does) and into the C model over
+// TLM (tpu_host.h), then, on a falling edge, releases the RTL's reset and
+// writes CTRL_START: the next rising edge ends cycle 0 on both sides.  At
+// every rising edge the core steps the C model once and calls the checker
+// (its step hook), which reads the RTL's trace port (still the values of
+// the cycle that this edge ends) and compares the records of both sides
+// (trace_records.h: the rules and the report of rtl-bench --lockstep).
+// When the C model's run ends the driver compares how and when both runs
+// ended, the halt cycle, and all of VMEM and HBM (read through the RTL's
+// backdoor port and over TLM).  Exit status 0 when everything matched, 1
+// otherwise, 2 on bad usage or input.  --fault flips one byte of the C
+// model's memory after loading: the checker's own test (it must object).
+//
+// One core (rtl/core.v): programs that use dma.ici need rtl-bench2.  The
+// config is the one the RTL was built for (RTL_CONFIG, from systemc.mk).
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "Vcore.h"
+#include "verilated.h"
+
+extern "C" {
+#include "config.h"
+#include "objfile.h"
+#include "tpu.h"
+}
+
+#include "rtl_config.h"     // RTL_CONFIG
+#include "trace_records.h"
+#include "tpu_core_tlm.h"
+#include "tpu_host.h"
+#include "vcore_ports.h"    // VCORE_PORTS(X): every port of Vcore but clk_i
+
+using namespace tpu_sc;
+
+namespace {
+
+const char kTool[] = "tpu-sc-lockstep";
+const unsigned kBdBytes = 64;       // backdoor port width in bytes
+
+// ---- the RTL's pins: one signal per port, of the port's type ------------------------
+
+template <class Port>
+using SignalOf = sc_core::sc_signal<typename std::remove_reference_t<Port>::data_type>;
+
+struct Pins {
+#define TPU_PIN(n) SignalOf<decltype(std::declval<Vcore &>().n)> n{ #n };
+    VCORE_PORTS(TPU_PIN)
+#undef TPU_PIN
+
+    void bind(Vcore &v)
+    {
+#define TPU_BIND(n) v.n(n);
+        VCORE_PORTS(TPU_BIND)
+#undef TPU_BIND
+    }
+};
+
+// A port value as 32-bit words, least significant first.
+void words_of(bool v, std::vector<uint32_t> &w) { w.assign(1, v ? 1u : 0u); }
+void words_of(uint32_t v, std::vector<uint32_t> &w) { w.assign(1, v); }
+void words_of(uint64_t v, std::vector<uint32_t> &w)
+{
+    w.assign({ (uint32_t)v, (uint32_t)(v >> 32) });
+}
+template <int W>
+void words_of(const sc_dt::sc_bv<W> &v, std::vector<uint32_t> &w)
+{
+    w.resize((W + 31) / 32);
+    for (int i = 0; i < (W + 31) / 32; i++)
+        w[i] = (uint32_t)v.get_word(i);
+}
+
+// Bits [lsb, lsb + width) (width <= 64) of a value in words.
+uint64_t bits(const std::vector<uint32_t> &w, unsigned lsb, unsigned width)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < width; i++) {
+        unsigned b = lsb + i;
+        if (b / 32 < w.size())
+            v |= (uint64_t)((w[b / 32] >> (b % 32)) & 1u) << i;
+    }
+    return v;
+}
+
+uint8_t byte_at(const std::vector<uint32_t> &w, unsigned i)
+{
+    return i / 4 < w.size() ? (uint8_t)(w[i / 4] >> (8 * (i % 4))) : 0;
+}
+
+// The shape of the build, from the config (as rtl/core.v derives it).
+struct Shape {
+    unsigned dma_engines, dma_ports, num_mxu, mxu_n, vec_bytes, ici_bytes;
+
+    explicit Shape(const tpu_config &c)
+    {
+        uint64_t num, den;
+        tpu_config_bytes_per_cycle(c.hbm_bw, c.clock_hz, &num, &den);
+        dma_engines = (unsigned)c.dma_engines;
+        dma_ports = dma_engines * (unsigned)((num + den - 1) / den);
+        num_mxu = (unsigned)c.num_mxu;
+        mxu_n = (unsigned)c.mxu_n;
+        vec_bytes = 4 * (unsigned)(c.vpu_sublanes * c.vpu_lanes);
+        tpu_config_bytes_per_cycle(c.ici_bw, c.clock_hz, &num, &den);
+        ici_bytes = (unsigned)((num + den - 1) / den);
+    }
+};
+
+// ---- the top --------------------------------------------------------------------------
+
+struct Lockstep : sc_core::sc_module {
+    tlm_utils::simple_initiator_socket<Lockstep> socket;
+    sc_core::sc_clock clock;
+    sc_core::sc_signal<bool> irq;
+    Pins pins;
+    Vcore rtl;
+    tpu_core_tlm model;
+
+    const tpu_object &obj;
+    const char *prog;
+    uint64_t max_cycles;
+    bool verbose;
+    enum tpu_space fault_space;     // TPU_SPACE_NONE: no fault
+    uint64_t fault_addr;
+    Shape shape;
+
+    Cycle model_cur;                // the C model's records of the cycle being stepped
+    int64_t model_sreg[32] = { 0 }, rtl_sreg[32] = { 0 };
+    uint64_t rtl_halt = 0;          // cycle count at the RTL's halt (0: none)
+    bool rtl_err = false;           // error_o or stuck_o seen
+    bool mismatch = false;
+    sc_core::sc_event mismatch_ev;
+    int exit_code = 2;
+
+    SC_HAS_PROCESS(Lockstep);
+    Lockstep(sc_core::sc_module_name n, const tpu_config &cfg, const tpu_object &o,
+             const char *p, uint64_t maxc, bool verb, enum tpu_space fsp, uint64_t fa)
+        : sc_module(n), socket("socket"),
+          clock("clock", sc_core::sc_time(1.0 / cfg.clock_hz, sc_core::SC_SEC)), irq("irq"),
+          rtl("rtl"), model("model", cfg), obj(o), prog(p), max_cycles(maxc), verbose(verb),
+          fault_space(fsp), fault_addr(fa), shape(cfg)
+    {
+        pins.bind(rtl);
+        rtl.clk_i(clock);
+        model.clk(clock);
+        model.irq(irq);
+        socket.bind(model.socket);
+        model.subscribe(kRecordEvents, on_event, this);
+        model.set_step_hook([this](enum tpu_stop) { check_cycle(); });
+        SC_THREAD(run);
+    }
+
+    static void on_event(void *ctx, const tpu_event *e)
+    {
+        model_event(static_cast<Lockstep *>(ctx)->model_cur, e);
+    }
+
+    // The RTL's trace port now: the records of the cycle this edge ends.
+    void rtl_records(Cycle &c)
+    {
+        const Shape &s = shape;
+        std::vector<uint32_t> w, a, d;
+        auto get = [](const auto &sig, std::vector<uint32_t> &out) { words_of(sig.read(), out); };
+        get(pins.tr_issue_o, w);
+        if (bits(w, 0, 1)) {
+            get(pins.tr_pc_o, a);
+            get(pins.tr_word_o, d);
+            c.simple.push_back(fmt("issue pc %" PRIu64 " word 0x%016" PRIx64, bits(a, 0, 64),
+                                   bits(d, 0, 64)));
+        }
+        get(pins.tr_sreg_we_o, w);
+        if (bits(w, 0, 1)) {
+            get(pins.tr_sreg_idx_o, a);
+            get(pins.tr_sreg_val_o, d);
+            unsigned r = (unsigned)bits(a, 0, 5);
+            int64_t v = (int64_t)bits(d, 0, 64);
+            if (rtl_sreg[r] != v) {
+                rtl_sreg[r] = v;
+                c.simple.push_back(fmt("sreg s%u = 0x%016" PRIx64, r, (uint64_t)v));
+            }
+        }
+        get(pins.tr_sem_mask_o, w);
+        get(pins.tr_sem_val_o, d);
+        for (unsigned i = 0; i < 32; i++)
+            if (bits(w, i, 1))
+                c.simple.push_back(fmt("sem %u = %u", i, (unsigned)bits(d, 32 * i, 32)));
+        if (pins.tr_halt_o.read())
+            c.simple.push_back("halt");
+
+        // VMEM writes in landing order (T12a): incoming ICI, MXUs, VPU, DMA.
+        get(pins.tr_ici_we_o, w);
+        if (bits(w, 0, 4)) {
+            std::vector<uint32_t> len;
+            get(pins.tr_ici_len_o, len);
+            get(pins.tr_ici_addr_o, a);
+            get(pins.tr_ici_data_o, d);
+            for (unsigned p = 0; p < 4; p++) {
+                if (!bits(w, p, 1))
+                    continue;
+                unsigned n = (unsigned)bits(len, 16 * p, 16);
+                std::vector<uint8_t> v(n);
+                for (unsigned i = 0; i < n; i++)
+                    v[i] = byte_at(d, p * s.ici_bytes + i);
+                c.add_write(c.vmem, "ici", bits(a, 64 * p, 64), v.data(), n);
+            }
+        }
+        get(pins.tr_mxu_we_o, w);
+        if (bits(w, 0, s.num_mxu)) {
+            get(pins.tr_mxu_addr_o, a);
+            get(pins.tr_mxu_data_o, d);
+            for (unsigned m = 0; m < s.num_mxu; m++) {
+                if (!bits(w, m, 1))
+                    continue;
+                unsigned n = 4 * s.mxu_n;
+                std::vector<uint8_t> row(n);
+                for (unsigned i = 0; i < n; i++)
+                    row[i] = byte_at(d, m * n + i);
+                c.add_write(c.vmem, fmt("mxu%u", m), bits(a, 64 * m, 64), row.data(), n);
+            }
+        }
+        if (pins.tr_vpu_we_o.read()) {
+            get(pins.tr_vpu_addr_o, a);
+            get(pins.tr_vpu_data_o, d);
+            unsigned n = pins.tr_vpu_half_o.read() ? s.vec_bytes / 2 : s.vec_bytes;
+            std::vector<uint8_t> v(n);
+            for (unsigned i = 0; i < n; i++)
+                v[i] = byte_at(d, i);
+            c.add_write(c.vmem, "vpu", bits(a, 0, 64), v.data(), n);
+        }
+        // DMA: one byte per port, ports in landing order
+        std::vector<uint32_t> vwe, hwe;
+        get(pins.tr_dma_vmem_we_o, vwe);
+        get(pins.tr_dma_hbm_we_o, hwe);
+        if (bits(vwe, 0, s.dma_ports) || bits(hwe, 0, s.dma_ports)) {
+            std::vector<uint32_t> va, vd, ha, hd;
+            get(pins.tr_dma_vmem_addr_o, va);
+            get(pins.tr_dma_vmem_data_o, vd);
+            get(pins.tr_dma_hbm_addr_o, ha);
+            get(pins.tr_dma_hbm_data_o, hd);
+            for (unsigned p = 0; p < s.dma_ports; p++) {
+                if (bits(vwe, p, 1)) {
+                    uint8_t b = byte_at(vd, p);
+                    c.add_write(c.vmem, "dma", bits(va, 64 * p, 64), &b, 1);
+                }
+                if (bits(hwe, p, 1)) {
+                    uint8_t b = byte_at(hd, p);
+                    c.add_write(c.hbm, "dma", bits(ha, 64 * p, 64), &b, 1);
+                }
+            }
+        }
+        get(pins.tr_dma_done_o, w);
+        if (bits(w, 0, s.dma_engines)) {
+            get(pins.tr_dma_done_bytes_o, d);
+            for (unsigned e = 0; e < s.dma_engines; e++)
+                if (bits(w, e, 1))
+                    c.simple.push_back(fmt("dma done engine %u bytes %" PRIu64, e,
+                                           bits(d, 64 * e, 64)));
+        }
+        get(pins.tr_ici_send_o, w);
+        get(pins.tr_ici_recv_o, a);
+        if (bits(w, 0, 4) || bits(a, 0, 4)) {
+            std::vector<uint32_t> sb, rb;
+            get(pins.tr_ici_send_bytes_o, sb);
+            get(pins.tr_ici_recv_bytes_o, rb);
+            for (unsigned p = 0; p < 4; p++) {
+                if (bits(w, p, 1))
+                    c.simple.push_back(fmt("ici send port %u bytes %" PRIu64, p,
+                                           bits(sb, 64 * p, 64)));
+                if (bits(a, p, 1))
+                    c.simple.push_back(fmt("ici recv port %u bytes %" PRIu64, p,
+                                           bits(rb, 64 * p, 64)));
+            }
+        }
+        bool err = pins.error_o.read();
+        if (err)
+            c.simple.push_back("error");
+        // T10 on one core: stuck_o is the deadlock; the core fails
+        if (pins.stuck_o.read() && !pins.halted_o.read() && !err)
+            c.simple.push_back("error");
+    }
+
+    // The step hook: the C model has just stepped cycle t; the RTL's trace
+    // port still shows its cycle t.  Compare.
+    void check_cycle()
+    {
+        if (mismatch)
+            return;
+        uint64_t t = tpu_system_cycle(model.system()) - 1;
+        Cycle rc;
+        rtl_records(rc);
+        if (pins.tr_halt_o.read())
+            rtl_halt = t + 1;
+        rtl_err |= pins.error_o.read() || pins.stuck_o.read();
+        tpu_seq_view v;
+        tpu_core_seq_view(tpu_system_core(model.system(), 0), &v);
+        model_sregs(model_cur, v, model_sreg);
+        if (!compare_cycle(kTool, prog, t, 0, rc, model_cur, verbose)) {
+            mismatch = true;
+            mismatch_ev.notify(sc_core::SC_ZERO_TIME);
+        }
+        model_cur.clear();
+    }
+
+    // ---- the RTL's backdoor port -------------------------------------------------------
+
+    void bd_set(unsigned space, uint64_t addr)
+    {
+        pins.bd_space_i.write(space);
+        pins.bd_addr_i.write(addr);
+    }
+
+    // Write n <= 64 bytes at the next rising edge (the RTL is in reset).
+    void bd_write(unsigned space, uint64_t addr, const uint8_t *p, unsigned n)
+    {
+        bd_set(space, addr);
+        typename std::remove_reference_t<decltype(rtl.bd_wdata_i)>::data_type data;
+        data = 0;
+        uint64_t strb = 0;
+        for (unsigned i = 0; i < n; i++) {
+            data.range(8 * i + 7, 8 * i) = p[i];
+            strb |= 1ull << i;
+        }
+        pins.bd_wdata_i.write(data);
+        pins.bd_wstrb_i.write(strb);
+        pins.bd_we_i.write(true);
+        wait(clock.posedge_event());
+        pins.bd_we_i.write(false);
+        pins.bd_wstrb_i.write(0);
+    }
+
+    // Read n <= 64 bytes (combinational: two delta cycles, no clock edge).
+    void bd_read(unsigned space, uint64_t addr, uint8_t *p, unsigned n)
+    {
+        bd_set(space, addr);
+        wait(sc_core::SC_ZERO_TIME);    // the inputs change, the model evaluates
+        wait(sc_core::SC_ZERO_TIME);    // its outputs change
+        std::vector<uint32_t> w;
+        words_of(pins.bd_rdata_o.read(), w);
+        for (unsigned i = 0; i < n; i++)
+            p[i] = byte_at(w, i);
+    }
+
+    // The object into the RTL, as rtl-bench loads it: IMEM words, then the
+    // chunks in 64-byte aligned blocks (later chunks over earlier ones).
+    void load_rtl()
+    {
+        for (size_t i = 0; i < obj.ntext; i++) {
+            uint8_t w[8];
+            memcpy(w, &obj.text[i], 8);
+            bd_write(TPU_SPACE_IMEM, 8 * i, w, 8);
+        }
+        uint8_t buf[kBdBytes];
+        for (size_t c = 0; c < obj.nchunks; c++) {
+            const tpu_obj_chunk &ch = obj.chunks[c];
+            for (uint64_t off = 0; off < ch.size;) {
+                uint64_t a = ch.addr + off;
+                unsigned n = kBdBytes - (unsigned)(a % kBdBytes);
+                if (n > ch.size - off)
+                    n = (unsigned)(ch.size - off);
+                tpu_obj_chunk_read(&ch, off, buf, n);
+                bd_write(ch.space, a, buf, n);
+                off += n;
+            }
+        }
+    }
+
+    // Compare a whole memory: RTL backdoor against TLM reads of the model.
+    bool compare_mem(Host &host, enum tpu_space space, uint64_t size, const char *name)
+    {
+        std::vector<uint8_t> mine(kBdBytes * 1024);
+        std::string err;
+        uint8_t r[kBdBytes];
+        for (uint64_t base = 0; base < size; base += mine.size()) {
+            uint64_t k = size - base < mine.size() ? size - base : mine.size();
+            if (host.mem_read(space, base, mine.data(), k, &err) < 0) {
+                fprintf(stderr, "%s: the C model's %s: %s\n", kTool, name, err.c_str());
+                return false;
+            }
+            for (uint64_t off = 0; off < k; off += kBdBytes) {
+                unsigned n = k - off < kBdBytes ? (unsigned)(k - off) : kBdBytes;
+                bd_read(space, base + off, r, n);
+                if (memcmp(r, mine.data() + off, n)) {
+                    unsigned i = 0;
+                    while (r[i] == mine[off + i])
+                        i++;
+                    fprintf(stderr, "%s: core 0: %s differs at 0x%" PRIx64
+                            ": RTL 0x%02x, C model 0x%02x\n", kTool, name, base + off + i, r[i],
+                            mine[off + i]);
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    void run()
+    {
+        exit_code = session();
+        sc_core::sc_stop();
+    }
+
+    int session()
+    {
+        Host host(socket.operator->());
+        std::string err;
+        pins.rst_ni.write(false);
+        if (host.load(obj, false, &err, true) < 0) {
+            fprintf(stderr, "%s: %s: error: %s\n", kTool, prog, err.c_str());
+            return 2;
+        }
+        load_rtl();
+        if (fault_space != TPU_SPACE_NONE) {
+            uint8_t b = 0;
+            if (host.mem_read(fault_space, fault_addr, &b, 1, &err) < 0) {
+                fprintf(stderr, "%s: --fault: %s\n", kTool, err.c_str());
+                return 2;
+            }
+            b ^= 0xff;
+            host.mem_write(fault_space, fault_addr, &b, 1, false, &err);
+        }
+        if (host.write64(REG_MAX_CYCLES, max_cycles) != tlm::TLM_OK_RESPONSE
+            || host.write32(REG_IRQ_ENABLE, IRQ_DONE) != tlm::TLM_OK_RESPONSE) {
+            fprintf(stderr, "%s: the core's registers refused a write\n", kTool);
+            return 2;
+        }
+
+        // Release both between two edges: the next rising edge ends cycle 0.
+        wait(clock.negedge_event());
+        pins.rst_ni.write(true);
+        auto h0 = std::chrono::steady_clock::now();
+        if (host.write32(REG_CTRL, CTRL_START) != tlm::TLM_OK_RESPONSE) {
+            fprintf(stderr, "%s: the core refused to start\n", kTool);
+            return 2;
+        }
+        wait(model.done_event() | mismatch_ev);
+        double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - h0)
+                            .count();
+        if (mismatch)
+            return 1;
+        wait(clock.negedge_event());    // the RTL's outputs after the last edge
+
+        uint64_t t = host.reg64(REG_CYCLE);
+        uint32_t state = host.reg32(REG_STATUS) & STATUS_STATE_MASK;
+        uint32_t error = host.reg32(REG_ERROR);
+        const char *mend = state == STATE_HALTED ? "halt"
+                         : state == STATE_ERROR && error == ERR_CYCLE_LIMIT ? "cycle limit"
+                                                                            : "error";
+        const char *rend = rtl_err ? "error"
+                         : pins.halted_o.read() && !pins.ici_link_busy_o.read() ? "halt"
+                                                                               : "cycle limit";
+        int bad = 0;
+        if (strcmp(rend, mend) != 0) {
+            char text[ERROR_TEXT_SIZE] = "";
+            host.access(tlm::TLM_READ_COMMAND, REG_ERROR_TEXT, text, ERROR_TEXT_SIZE);
+            text[ERROR_TEXT_SIZE - 1] = 0;
+            fprintf(stderr, "%s: %s: RTL ended with %s after %" PRIu64
+                    " cycles, C model with %s after %" PRIu64 " cycles%s%s\n", kTool, prog, rend,
+                    t, mend, t, text[0] ? ": " : "", text);
+            if (pins.error_o.read())
+                fprintf(stderr, "%s: RTL core 0: error code %u\n", kTool,
+                        (unsigned)pins.error_code_o.read());
+            bad = 1;
+        }
+        tpu_stats st;
+        tpu_core_stats(tpu_system_core(model.system(), 0), &st);
+        if (state == STATE_HALTED && !bad && st.cycles != rtl_halt) {
+            fprintf(stderr, "%s: %s: core 0 halted after %" PRIu64
+                    " cycles in the RTL, %" PRIu64 " in the C model\n", kTool, prog, rtl_halt,
+                    st.cycles);
+            bad = 1;
+        }
+        // At a cycle limit the RTL's clock ran one edge further than the
+        // model: its memories are not comparable.
+        bool mem = strcmp(mend, "cycle limit") != 0;
+        if (mem) {
+            const tpu_config &c = model.config();
+            bad |= !compare_mem(host, TPU_SPACE_VMEM, c.vmem_bytes, "VMEM");
+            bad |= !compare_mem(host, TPU_SPACE_HBM, c.hbm_bytes, "HBM");
+        }
+        printf("%s: %s: %" PRIu64 " cycles in %.3g s of host time: %.0f lockstep cycles per "
+               "host second\n", kTool, prog, t, host_s, host_s > 0 ? (double)t / host_s : 0.0);
+        printf("%s: %s: %s after %" PRIu64 " cycles: %s\n", kTool, prog, rend, t,
+               bad ? "MISMATCH"
+               : mem ? "cycles, records, VMEM and HBM match the C model"
+                     : "cycles and records match the C model");
+        return bad;
+    }
+};
+
+void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: %s [--max-cycles N] [--verbose] [--fault SPACE:ADDR] prog.bin\n"
+            "\n"
+            "Run prog.bin on the Verilated RTL (rtl/core.v, verilator --sc, config %s)\n"
+            "and on the C model wrapped as a TLM-2.0 module (tpu_core_tlm), both on one\n"
+            "sc_clock; compare their trace records every cycle (docs/rtl.md, the rules\n"
+            "of rtl-bench --lockstep), how and when the runs end, and all of VMEM and\n"
+            "HBM (docs/systemc.md).\n"
+            "\n"
+            "options:\n"
+            "  --max-cycles N  stop both after N cycles (default 10000000)\n"
+            "  --verbose       print the records of every cycle\n"
+            "  --fault SPACE:ADDR  flip the byte at ADDR of the C model's vmem or hbm\n"
+            "                  after loading (a test of the checker: it must object)\n"
+            "  -h, --help      show this help\n",
+            kTool, RTL_CONFIG);
+}
+
+}  // namespace
+
+int sc_main(int argc, char **argv)
+{
+    sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
+                                            sc_core::SC_DO_NOTHING);
+    uint64_t max_cycles = 10000000;
+    bool verbose = false;
+    const char *prog = nullptr;
+    enum tpu_space fault_space = TPU_SPACE_NONE;
+    uint64_t fault_addr = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--max-cycles") && i + 1 < argc) {
+            char *end;
+            max_cycles = strtoull(argv[++i], &end, 0);
+            if (*end || !max_cycles || argv[i][0] == '-') {
+                fprintf(stderr, "%s: error: bad --max-cycles '%s'\n", kTool, argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--verbose")) {
+            verbose = true;
+        } else if (!strcmp(a, "--fault") && i + 1 < argc) {
+            const char *v = argv[++i];
+            char *end;
+            fault_space = !strncmp(v, "vmem:", 5) ? TPU_SPACE_VMEM
+                        : !strncmp(v, "hbm:", 4) ? TPU_SPACE_HBM : TPU_SPACE_NONE;
+            const char *num = strchr(v, ':');
+            if (fault_space != TPU_SPACE_NONE)
+                fault_addr = strtoull(num + 1, &end, 0);
+            if (fault_space == TPU_SPACE_NONE || !num[1] || *end || num[1] == '-') {
+                fprintf(stderr, "%s: error: bad --fault '%s' (vmem:ADDR or hbm:ADDR)\n", kTool, v);
+                return 2;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "%s: error: unknown option '%s' (try --help)\n", kTool, a);
+            return 2;
+        } else if (prog) {
+            fprintf(stderr, "%s: error: more than one program\n", kTool);
+            return 2;
+        } else {
+            prog = a;
+        }
+    }
+    if (!prog) {
+        fprintf(stderr, "%s: error: no program given (try --help)\n", kTool);
+        return 2;
+    }
+
+    char err[600];
+    tpu_config cfg;
+    if (tpu_config_load(&cfg, RTL_CONFIG, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: %s\n", kTool, err);
+        return 2;
+    }
+    tpu_object obj;
+    tpu_obj_init(&obj);
+    if (tpu_obj_read(prog, &obj, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: %s: error: %s\n", kTool, prog, err);
+        return 2;
+    }
+    int code;
+    {
+        Lockstep top("top", cfg, obj, prog, max_cycles, verbose, fault_space, fault_addr);
+        sc_core::sc_start();
+        code = top.exit_code;
+    }
+    tpu_obj_free(&obj);
+    return code;
+}

@@ -117,7 +117,8 @@ static void usage(FILE *f)
           "                       largest of 4096, 2048, ... whose program fits the IMEM)\n"
           "  --batches LIST       batches of the matmul with W in HBM, e.g. 64,256,1024\n"
           "                       (default: 1/16 to 4 times the predicted crossover)\n"
-          "  --vmem-batches LIST  batches of the matmul with W in VMEM (default: N/8 to 4N)\n"
+          "  --vmem-batches LIST  batches of the matmul with W in VMEM (default: N/8 to 4N;\n"
+          "                       none: leave that sweep out)\n"
           "  --chunks N           chunks of the pointwise runs (default: enough that their\n"
           "                       start and end cost under 3%)\n"
           "  --reps N             matmuls per run (default: per point, enough that the\n"
@@ -399,15 +400,26 @@ static int64_t matmul_reps(const sweep *sw, double b, int wvmem)
     return (int64_t)reps;
 }
 
-/* Chunks of a pointwise run (programs/pointwise.s: chunks of CH bytes). */
+/* Bytes of one array in one chunk of programs/pointwise.s: its own choice
+ * (VMEM / 32, at most 256 KiB), or the DMA size the engines need if that
+ * is more (a faster HBM: see machine()). */
+static int64_t pointwise_ch(const sweep *sw)
+{
+    const tpu_config *c = &sw->cfg;
+    int64_t vbytes = (int64_t)(c->vpu_sublanes * c->vpu_lanes * 4);
+    int64_t ch0 = (int64_t)c->vmem_bytes / 32 < 262144 ? (int64_t)c->vmem_bytes / 32 : 262144;
+    int64_t ch = ch0 > sw->dmab ? ch0 : sw->dmab;
+    return ch / vbytes * vbytes;
+}
+
+/* Chunks of a pointwise run. */
 static int64_t pointwise_chunks(const sweep *sw, int op)
 {
     if (sw->o->chunks)
         return sw->o->chunks;
     const tpu_config *c = &sw->cfg;
     double vbytes = (double)(c->vpu_sublanes * c->vpu_lanes * 4);
-    double ch0 = (double)c->vmem_bytes / 32 < 262144 ? (double)c->vmem_bytes / 32 : 262144;
-    double ch = floor(ch0 / vbytes) * vbytes;
+    double ch = (double)pointwise_ch(sw);
     double nin = op == S_RELU ? 1 : 2;
     double t_chunk = (nin + 1) * ch / sw->bw;
     double over = 2.0 * sw->lat + 2.0 * ch / sw->bw + 6.0 * ch / vbytes;
@@ -455,6 +467,7 @@ static void run_point(const sweep *sw, point *p, outcome *out)
         } else {
             snprintf(text[nd++], sizeof text[0], "OP=%d", p->series - S_ADD);
             snprintf(text[nd++], sizeof text[0], "NCHUNK=%lld", (long long)p->nchunk);
+            snprintf(text[nd++], sizeof text[0], "CH=%lld", (long long)pointwise_ch(sw));
         }
         for (size_t i = 0; i < nd; i++)
             if (tpu_asm_parse_define(text[i], &defs[i], err, sizeof err)) {
@@ -1016,7 +1029,9 @@ static int plan(sweep *sw)
     for (size_t i = 0; i < n; i++)
         if (matmul_vmem_need(sw, (double)list[i], 0, 1) <= (double)sw->cfg.vmem_bytes)
             add_point(sw, S_HBM, list[i], 0);
-    if (o->vmem_batches) {
+    if (o->vmem_batches && !strcmp(o->vmem_batches, "none")) {
+        n = 0;
+    } else if (o->vmem_batches) {
         if (parse_list(o->vmem_batches, list, 24, &n, "--vmem-batches"))
             return EXIT_USAGE;
     } else {

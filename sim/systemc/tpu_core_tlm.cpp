@@ -132,12 +132,15 @@ int tpu_core_tlm::subscribe(uint32_t kind_mask, tpu_event_fn fn, void *ctx)
 
 // ---- the clock ------------------------------------------------------------------
 
-// One cycle of the model per rising edge while running.  A cycle limit
+// One cycle of the model per rising edge while running.  The first cycle
+// of a run is the first rising edge strictly after the START (or RESUME):
+// an edge at the very time of the write does not count, whichever delta
+// cycle the write came in, so the start is deterministic.  A cycle limit
 // stops the run at the edge that would start cycle MAX_CYCLES, as
 // tpu_system_run does (and with its message).
 void tpu_core_tlm::on_clock()
 {
-    if (m_state != STATE_RUNNING)
+    if (m_state != STATE_RUNNING || sc_core::sc_time_stamp() == m_go_time)
         return;
     if (m_max_cycles && tpu_system_cycle(m_sys) >= m_max_cycles) {
         tpu_system_run(m_sys, m_max_cycles);
@@ -261,6 +264,7 @@ tlm_response_status tpu_core_tlm::command(uint32_t v)
         break;
     }
     m_state = STATE_RUNNING;
+    m_go_time = sc_core::sc_time_stamp();
     m_error = ERR_NONE;
     m_error_text.clear();
     m_irq_status &= ~IRQ_DONE;

@@ -73,6 +73,7 @@ private:
     uint32_t m_irq_enable = 0, m_irq_status = 0;
     uint64_t m_max_cycles = 0;
     uint64_t m_steps = 0;
+    sc_core::sc_time m_go_time;     // time of the last START/RESUME: no step at that time
     std::vector<Listener> m_listeners;
     std::function<void(enum tpu_stop)> m_step_hook;
     sc_core::sc_event m_irq_ev, m_done_ev;

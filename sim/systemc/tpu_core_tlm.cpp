@@ -492,9 +492,16 @@ bool tpu_core_tlm::get_direct_mem_ptr(tlm_generic_payload &t, tlm::tlm_dmi &dmi)
     uint64_t off;
     dmi.set_read_latency(sc_core::SC_ZERO_TIME);
     dmi.set_write_latency(sc_core::SC_ZERO_TIME);
-    if (!decode(addr, &space, &off)) {
-        dmi.set_start_address(addr < IMEM_BASE ? REG_SIZE : MAP_END);
-        dmi.set_end_address(addr < IMEM_BASE ? IMEM_BASE - 1 : ~0ull);
+    if (!decode(addr, &space, &off)) {     // the gap between two regions
+        const uint64_t ends[] = { REG_BASE + REG_SIZE, IMEM_BASE + IMEM_WINDOW,
+                                  VMEM_BASE + VMEM_WINDOW, MAP_END };
+        const uint64_t starts[] = { IMEM_BASE, VMEM_BASE, HBM_BASE, 0 };
+        for (unsigned i = 0; i < 4; i++) {
+            if (addr >= ends[i] && (i == 3 || addr < starts[i])) {
+                dmi.set_start_address(ends[i]);
+                dmi.set_end_address(i == 3 ? ~0ull : starts[i] - 1);
+            }
+        }
         return false;
     }
     if (space == TPU_SPACE_NONE) {

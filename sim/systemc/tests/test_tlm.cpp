@@ -609,9 +609,18 @@ void test_dmi(void **state)
     assert_int_equal(dmi.get_start_address(), REG_BASE);
     assert_int_equal(dmi.get_end_address(), REG_BASE + REG_SIZE - 1);
     assert_false(ask(REG_CTRL, WR));
-    assert_false(ask(REG_SIZE + 8, RD));                   // outside the map
-    assert_true(dmi.get_start_address() <= REG_SIZE + 8 && dmi.get_end_address() >= REG_SIZE + 8);
+    assert_false(ask(REG_SIZE + 8, RD));                   // outside the map: the gap
+    assert_int_equal(dmi.get_start_address(), REG_SIZE);
+    assert_int_equal(dmi.get_end_address(), IMEM_BASE - 1);
+    assert_false(ask(IMEM_BASE + IMEM_WINDOW + 8, RD));
+    assert_int_equal(dmi.get_start_address(), IMEM_BASE + IMEM_WINDOW);
+    assert_int_equal(dmi.get_end_address(), VMEM_BASE - 1);
+    assert_false(ask(HBM_BASE - 1, WR));
+    assert_int_equal(dmi.get_start_address(), VMEM_BASE + VMEM_WINDOW);
+    assert_int_equal(dmi.get_end_address(), HBM_BASE - 1);
     assert_false(ask(MAP_END + 1, RD));
+    assert_int_equal(dmi.get_start_address(), MAP_END);
+    assert_int_equal(dmi.get_end_address(), ~0ull);
 
     // IMEM: read-only, even when write access is asked for
     assert_true(ask(IMEM_BASE + 16, WR));

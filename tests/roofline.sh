@@ -84,7 +84,7 @@ predict() {  # predict HBM_BW: the crossover batch for D = F = 1024
 }
 
 # 1. the preset
-if run v5e --batches 100,200,400,560,690,806,930,1290,1610,2420 --vmem-batches 16,64,96,129,192,256,512; then
+if run v5e --batches 100,250,480,690,806,1050,1610,2420 --vmem-batches 32,96,129,192,384; then
   s=$work/v5e/roofline-v5e.txt
   rows v5e
   want=$(predict 8.2e11)
@@ -106,7 +106,7 @@ else
 fi
 
 # 2. twice the HBM bandwidth: halving it back to the preset doubles the ridge
-if run v5e-2x --set hbm_bw=1.64e12 --batches 24,48,96,140,185,230,400,600,900 --vmem-batches none; then
+if run v5e-2x --set hbm_bw=1.64e12 --batches 24,60,120,185,260,450,900 --vmem-batches none; then
   s=$work/v5e-2x/roofline-v5e.txt
   rows v5e-2x
   want=$(predict 1.64e12)

@@ -586,8 +586,8 @@ int sc_main(int argc, char **argv)
     }
     tpu_object obj;
     tpu_obj_init(&obj);
-    if (tpu_obj_read(prog, &obj, err, sizeof err) < 0) {
-        fprintf(stderr, "%s: %s: error: %s\n", kTool, prog, err);
+    if (tpu_obj_read(prog, &obj, err, sizeof err) < 0) {     // err names the file
+        fprintf(stderr, "%s: error: %s\n", kTool, err);
         return 2;
     }
     int code;

@@ -307,8 +307,8 @@ int sc_main(int argc, char **argv)
     char err[600];
     tpu_object obj;
     tpu_obj_init(&obj);
-    if (tpu_obj_read(opt.prog, &obj, err, sizeof err) < 0) {
-        fprintf(stderr, "tpu-vp: %s: error: %s\n", opt.prog, err);
+    if (tpu_obj_read(opt.prog, &obj, err, sizeof err) < 0) {     // err names the file
+        fprintf(stderr, "tpu-vp: error: %s\n", err);
         return EXIT_RUN;
     }
     tpu_config cfg;

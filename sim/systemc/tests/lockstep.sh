@@ -69,5 +69,21 @@ fault matmul_tile vmem:0x2 "cycle 27: core 0: records differ"
 fault matmul_tile vmem:0x30000 "VMEM differs at 0x30000: RTL 0x00, C model 0xff"
 fault matmul hbm:0xfffff0 "HBM differs at 0xfffff0: RTL 0x00, C model 0xff"
 
+# Bad command lines: exit 2 and a message.
+usage() {
+  local pat=$1; shift
+  local err rc
+  err=$("$top" "$@" 2>&1 >/dev/null); rc=$?
+  if [ $rc -eq 2 ] && grep -q -- "$pat" <<<"$err"; then pass=$((pass + 1))
+  else echo "FAIL  tpu-sc-lockstep $*: exit $rc: $err"; fail=$((fail + 1)); fi
+}
+usage "no program given"
+usage "unknown option '--bogus'" --bogus "$work/matmul.bin"
+usage "bad --max-cycles 'x'" --max-cycles x "$work/matmul.bin"
+usage "bad --fault 'rom:1'" --fault rom:1 "$work/matmul.bin"
+usage "error: $work/nosuch.bin: No such file" "$work/nosuch.bin"
+if "$top" --help | grep -q '^usage: tpu-sc-lockstep'; then pass=$((pass + 1))
+else echo "FAIL  tpu-sc-lockstep --help"; fail=$((fail + 1)); fi
+
 echo "systemc lockstep: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

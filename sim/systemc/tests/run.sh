@@ -74,7 +74,7 @@ expect 2 "needs a value" "$vp" --config
 expect 2 "--config nosuch" "$vp" --config nosuch "$out/matmul.bin"
 expect 3 "nosuch.bin" "$vp" "$out/nosuch.bin"
 printf 'not an object' > "$out/garbage.bin"
-expect 3 "garbage.bin: error" "$vp" "$out/garbage.bin"
+expect 3 "tpu-vp: error: .*garbage.bin: bad magic" "$vp" "$out/garbage.bin"
 "$bin/tpu-as" --config v5e programs/matmul_tile.s -o "$out/matmul_tile_v5e.bin"
 expect 3 "assembled for mxu_n = 128, the core has 8" "$vp" --config tiny "$out/matmul_tile_v5e.bin"
 expect 3 "cycle limit reached (10 cycles)" "$vp" --max-cycles 10 "$out/matmul.bin"

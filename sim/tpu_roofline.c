@@ -838,9 +838,15 @@ static int write_gp(const sweep *sw, const summary *s, const char *path, const c
     fprintf(f, "set ytics nomirror\nset y2tics\nset y2range [%g*clk/1e12:%g*clk/1e12]\n"
             "set logscale y2\n", ymin, ymax);
     fprintf(f, "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\n");
-    fprintf(f, "set key left top box opaque\n");
-    fprintf(f, "set title sprintf('Roofline of %s, measured on the C model (D = F = %lld)')\n",
-            sw->cfg.name, (long long)sw->d);
+    fprintf(f, "set key right bottom box opaque\n");
+    if (s->cross_meas > 0)
+        fprintf(f, "set title sprintf(\"Roofline of %s, measured on the C model (matmul D = %lld, "
+                "F = %lld)\\nW streamed: measured crossover B = %%.0f, the exact byte count "
+                "predicts %%.0f\", %.10g, %.10g)\n", sw->cfg.name, (long long)sw->d,
+                (long long)sw->f, s->cross_meas, s->cross_pred);
+    else
+        fprintf(f, "set title \"Roofline of %s, measured on the C model (matmul D = %lld, "
+                "F = %lld)\"\n", sw->cfg.name, (long long)sw->d, (long long)sw->f);
     fprintf(f, "set arrow 1 from %.10g, %g to %.10g, peak nohead dt 2 lc rgb '#1f77b4'\n", ridge,
             ymin, ridge);
     fprintf(f, "set label 1 sprintf('HBM ridge %%.4g', %.10g) at %.10g, peak*1.5 center "
@@ -853,10 +859,12 @@ static int write_gp(const sweep *sw, const summary *s, const char *path, const c
             sw->peak / sw->wl_bw, ymin, sw->peak / sw->wl_bw);
     fprintf(f, "set label 3 sprintf('weight-load ridge %%.4g', %.10g) at %.10g, peak/2.2 "
             "center tc rgb '#9467bd'\n", sw->peak / sw->wl_bw, sw->peak / sw->wl_bw);
-    if (s->cross_meas > 0)
-        fprintf(f, "set label 4 sprintf('matmul: measured crossover B = %%.0f (exact bytes "
-                "predict %%.0f)', %.10g, %.10g) at graph 0.98, graph 0.06 right\n", s->cross_meas,
-                s->cross_pred);
+    if (s->ridge_meas > 0) {
+        fprintf(f, "set arrow 4 from %.10g, %g to %.10g, peak nohead dt 3 lc rgb '#d62728'\n",
+                s->ridge_meas, ymin, s->ridge_meas);
+        fprintf(f, "set label 4 sprintf('measured ridge %%.4g', %.10g) at %.10g, peak/5 left "
+                "offset 0.5, 0 tc rgb '#d62728'\n", s->ridge_meas, s->ridge_meas);
+    }
     fprintf(f, "common = 'every ::1'\n");
     fprintf(f, "sel(k) = strcol(1) eq k ? column(12) : NaN\n");
     fprintf(f, "do for [t in '%s'] {\n", "png svg");

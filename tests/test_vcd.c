@@ -495,6 +495,71 @@ static void test_max_cycles(void **state)
     run_free(&r);
 }
 
+/* The saved GTKWave views name signals the VCD has (on v5e: 4 MXUs, 4
+ * DMA engines), as GTKWave writes them: NAME plus [W-1:0] for vectors.
+ * rtl.gtkw lists the same RTL names without the C model's own. */
+static void check_view(const vcd *d, const char *path, int cmodel_only_allowed)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        fail_msg("cannot open %s (run the tests from the repository root)", path);
+    char line[512];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        if (!line[0] || strchr("@[*-", line[0]))
+            continue;
+        int found = 0;
+        for (size_t i = 0; i < d->nv && !found; i++) {
+            char full[200];
+            if (d->v[i].width > 1)
+                snprintf(full, sizeof full, "%s[%u:0]", d->v[i].name, d->v[i].width - 1);
+            else
+                snprintf(full, sizeof full, "%s", d->v[i].name);
+            found = !strcmp(full, line);
+        }
+        if (!found)
+            fail_msg("%s: no signal %s in the C model's VCD", path, line);
+        if (!cmodel_only_allowed && strstr(line, ".cmodel."))
+            fail_msg("%s: %s is not an RTL signal", path, line);
+        n++;
+    }
+    fclose(f);
+    assert_true(n > 40);
+}
+
+static void test_gtkwave_views(void **state)
+{
+    (void)state;
+    run r;
+    memset(&r, 0, sizeof r);
+    char err[512];
+    tpu_config cfg;
+    tpu_config_defaults(&cfg);
+    assert_int_equal(tpu_config_load(&cfg, "v5e", err, sizeof err), 0);
+    r.cfg = cfg;
+    tpu_asm_options ao = { .config = &r.cfg };
+    tpu_asm_result ar;
+    assert_int_equal(tpu_asm_assemble(dma_prog, strlen(dma_prog), "t.s", &ao, &r.obj, &ar), 0);
+    tpu_asm_result_free(&ar);
+    tpu_system_opts so = { .cores = 1 };
+    r.sys = tpu_system_create(&r.cfg, &so, err, sizeof err);
+    assert_non_null(r.sys);
+    assert_int_equal(tpu_system_load(r.sys, &r.obj, err, sizeof err), 0);
+    snprintf(r.path, sizeof r.path, "/tmp/test_vcd_XXXXXX");
+    int fd = mkstemp(r.path);
+    assert_true(fd >= 0);
+    close(fd);
+    r.tr.vcd = tpu_vcd_open(r.path, r.sys, NULL, err, sizeof err);
+    assert_non_null(r.tr.vcd);
+    assert_int_equal(tpu_trace_run(r.sys, 100000, &r.tr), TPU_STOP_HALT);
+    assert_int_equal(tpu_trace_close(&r.tr, err, sizeof err), 0);
+    read_vcd(r.path, &r.d);
+    check_view(&r.d, "sim/gtkwave/cmodel.gtkw", 1);
+    check_view(&r.d, "sim/gtkwave/rtl.gtkw", 0);
+    run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -505,6 +570,7 @@ int main(void)
         cmocka_unit_test(test_error_and_stuck),
         cmocka_unit_test(test_two_cores),
         cmocka_unit_test(test_max_cycles),
+        cmocka_unit_test(test_gtkwave_views),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

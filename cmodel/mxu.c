@@ -339,6 +339,30 @@ static int mark_at(const tpu_mxu_mark *h, unsigned nh, int base, uint64_t delay,
     return tile;
 }
 
+/* Load-chain register (k, c) at the end of cycle t (T20).  Element c of
+ * row N-1-i of the mxu.lw started in l enters in l + i + 1 + c, so the
+ * newest load with l + c < t has shifted column c j = min(N, t - l - c)
+ * times: cell k < j holds its row N - j + k, cell k >= j what was at row
+ * k - j before, the whole previous tile (loads start >= N apart, T19, so
+ * the previous load's last shift of the column, in l' + N + c, came
+ * first).  Pruned marks are complete: with no load shifting the column
+ * yet, the chain holds the base tile. */
+static uint16_t chain_at(const tpu_mxu *m, uint64_t t, unsigned k, unsigned c)
+{
+    unsigned n = m->n, i = m->nloads;
+    while (i > 0 && m->loads[i - 1].at + c >= t)
+        i--;
+    if (i == 0)
+        return m->tile[m->base_shadow][(size_t)k * n + c];
+    uint64_t j = t - m->loads[i - 1].at - c;
+    if (j > n)
+        j = n;
+    if (k < j)
+        return m->tile[m->loads[i - 1].tile][(size_t)(n - j + k) * n + c];
+    int prev = i >= 2 ? m->loads[i - 2].tile : m->base_shadow;
+    return m->tile[prev][(size_t)(k - j) * n + c];
+}
+
 void tpu_mxu_cell_view(const tpu_mxu *m, uint64_t t, unsigned k, unsigned c, tpu_cell_view *v)
 {
     unsigned n = m->n;
@@ -349,6 +373,7 @@ void tpu_mxu_cell_view(const tpu_mxu *m, uint64_t t, unsigned k, unsigned c, tpu
     int sh = mark_at(m->loads, m->nloads, m->base_shadow, (uint64_t)n + c, t);
     v->weight = m->tile[act][(size_t)k * n + c];
     v->shadow = m->tile[sh][(size_t)k * n + c];
+    v->chain = chain_at(m, t, k, c);
     if (t < 1ull + k + c)
         return;
     uint64_t r = t - 1 - k - c;             /* the row in this cell: read in r */

@@ -87,6 +87,7 @@ void tpu_core_seq_view(const tpu_core *c, tpu_seq_view *v);
 typedef struct tpu_cell_view {
     uint16_t weight;        /* active weight (bf16 bits) */
     uint16_t shadow;        /* shadow weight */
+    uint16_t chain;         /* load-chain register (T20): the tile mxu.lw shifts down */
     int      active;        /* a multiply-add happened in this cell this cycle */
     int64_t  row;           /* the LHS row index in its stream, when active */
     uint16_t x;             /* activation that passed through (bf16), when active */

@@ -54,7 +54,7 @@ void tpu_fmt_bf16(uint16_t bits, char *buf, size_t len)
     tpu_fmt_f32((uint32_t)bits << 16, buf, len);
 }
 
-/* The text of one line of a cell: 'w', 's', 'x' or 'y'. */
+/* The text of one line of a cell: 'w', 's', 'c', 'x' or 'y'. */
 static void cell_text(const tpu_cell_view *v, char what, char *buf, size_t len)
 {
     char num[32];
@@ -62,6 +62,7 @@ static void cell_text(const tpu_cell_view *v, char what, char *buf, size_t len)
     switch (what) {
     case 'w': tpu_fmt_bf16(v->weight, num, sizeof num); break;
     case 's': tpu_fmt_bf16(v->shadow, num, sizeof num); break;
+    case 'c': tpu_fmt_bf16(v->chain, num, sizeof num); break;
     case 'x':
         if (!v->active)
             return;
@@ -117,14 +118,16 @@ int tpu_mxu_view_print(FILE *out, const tpu_core *c, unsigned mxu, unsigned n,
     int klab = 1 + (int)digits(lastk);
     int mapw = 1 + (int)digits(lastc);
     int cellw = 1 + (int)digits(lastc);
-    int shadows = 0;
+    int shadows = 0, chains = 0;
     for (size_t i = 0; i < ncell; i++) {
         char t[48];
         if (cell[i].active && (int)digits((uint64_t)cell[i].row) > mapw)
             mapw = (int)digits((uint64_t)cell[i].row);
         if (cell[i].shadow != cell[i].weight)
             shadows = 1;
-        for (const char *p = "wsxy"; *p; p++) {
+        if (cell[i].chain != cell[i].shadow)
+            chains = 1;
+        for (const char *p = "wscxy"; *p; p++) {
             cell_text(&cell[i], *p, t, sizeof t);
             if ((int)strlen(t) > cellw)
                 cellw = (int)strlen(t);
@@ -166,8 +169,17 @@ int tpu_mxu_view_print(FILE *out, const tpu_core *c, unsigned mxu, unsigned n,
     }
 
     /* The cells. */
-    fprintf(out, "cells: w weight, %sx activation passing through, y partial sum out:\n",
-            shadows ? "s shadow weight, " : "");
+    fprintf(out, "cells: w weight, %s%sx activation passing through, y partial sum out:\n",
+            shadows ? "s shadow weight, " : "", chains ? "c load chain, " : "");
+    char lines[8], *lp = lines;     /* the lines of each cell: w [s] [c] x y */
+    *lp++ = 'w';
+    if (shadows)
+        *lp++ = 's';
+    if (chains)
+        *lp++ = 'c';
+    *lp++ = 'x';
+    *lp++ = 'y';
+    *lp = 0;
     n0 = snprintf(line, linemax, "  %*s", klab, "");
     for (unsigned j = 0; j < w.cols; j++) {
         char t[16];
@@ -179,7 +191,7 @@ int tpu_mxu_view_print(FILE *out, const tpu_core *c, unsigned mxu, unsigned n,
         int busy = 0;               /* x and y lines only for a row with work */
         for (unsigned j = 0; j < w.cols; j++)
             busy |= cell[k * w.cols + j].active;
-        for (const char *p = shadows ? "wsxy" : "wxy"; *p; p++) {
+        for (const char *p = lines; *p; p++) {
             if (!busy && (*p == 'x' || *p == 'y'))
                 continue;
             int m = *p == 'w' ? snprintf(line, linemax, "  k%-*u", klab - 1, w.row + k)
@@ -194,7 +206,8 @@ int tpu_mxu_view_print(FILE *out, const tpu_core *c, unsigned mxu, unsigned n,
                     m += snprintf(line + m, linemax - (size_t)m, "   %-*s", cellw - 3, t);
                 } else {
                     const char *on = v->active ? GREEN
-                                   : (*p == 's' && v->shadow != v->weight) ? YELLOW : NULL;
+                                   : (*p == 's' && v->shadow != v->weight) ? YELLOW
+                                   : (*p == 'c' && v->chain != v->shadow) ? YELLOW : NULL;
                     if (on)
                         fprintf(out, "   %s%-*s" RESET, on, cellw - 3, t);
                     else

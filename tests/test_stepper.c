@@ -182,7 +182,10 @@ static void test_show_mxu_4x4(void **state)
            "breakpoint 1: mxu0 starts pc 7 (mxu.mm 0, s3, s4, s5, s2, s6, 2): 6 rows\n"
            "cycle 8: stalled at pc 8 <wait>: sem.wait 2, 1 (sem.wait: sem 2)\n");
     /* Cycle 8: no row has entered yet; columns 0 and 1 hold the new
-     * weights in their shadows (7 + c <= 8), the active weights are zero. */
+     * weights in their shadows (7 + c <= 8), the active weights are zero.
+     * Columns 2 and 3 are still loading: column c has had 8 - l - c = 3
+     * and 2 shifts (T20), so its chain holds rows 4-j .. 3 of the tile on
+     * top and the zero weights below. */
     EXPECT(s, "show mxu",
            "mxu0 in cycle 8 (4x4, all cells): stream pc 7 (mxu.mm 0, s3, s4, s5, s2, s6, 2), "
            "6 rows from cycle 8\n"
@@ -192,16 +195,21 @@ static void test_show_mxu_4x4(void **state)
            "  k1   .   .   .   .\n"
            "  k2   .   .   .   .\n"
            "  k3   .   .   .   .\n"
-           "cells: w weight, s shadow weight, x activation passing through, y partial sum out:\n"
+           "cells: w weight, s shadow weight, c load chain, x activation passing through, "
+           "y partial sum out:\n"
            "       c0     c1     c2     c3\n"
            "  k0   w 0    w 0    w 0    w 0\n"
            "       s 10   s 11   s 0    s 0\n"
+           "       c 10   c 11   c 22   c 33\n"
            "  k1   w 0    w 0    w 0    w 0\n"
            "       s 20   s 21   s 0    s 0\n"
+           "       c 20   c 21   c 32   c 43\n"
            "  k2   w 0    w 0    w 0    w 0\n"
            "       s 30   s 31   s 0    s 0\n"
+           "       c 30   c 31   c 42   c 0\n"
            "  k3   w 0    w 0    w 0    w 0\n"
-           "       s 40   s 41   s 0    s 0\n");
+           "       s 40   s 41   s 0    s 0\n"
+           "       c 40   c 41   c 0    c 0\n");
     EXPECT(s, "step 3", "cycle 11: stalled at pc 8 <wait>: sem.wait 2, 1 (sem.wait: sem 2)\n");
     /* Cycle 11: row b in cell (k, c) when 9 + b + k + c = 11; the swap
      * rides with row 0, so the active weights are new where k + c <= 2.

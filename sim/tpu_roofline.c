@@ -39,7 +39,7 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_FILES = 3 };
 #define MAX_POINTS 64
 /* A run's fixed start and end cost (HBM latency, pipeline fill and drain)
  * is kept under 1/OVERHEAD_FACTOR of its length by repeating it (REPS). */
-#define OVERHEAD_FACTOR 30.0
+#define OVERHEAD_FACTOR 40.0
 #define MAX_REPS 64
 /* Points within this factor of a side's bound take part in that side's fit. */
 #define SIDE_MARGIN 1.1

@@ -9,7 +9,7 @@
  * deliver it at the bottom (T24: written in s + b + 2N).  Every value still
  * enters and leaves at the cycle the cell-by-cell array would use, and the
  * ring keeps each in-flight row's activations and tile, so
- * tpu_mxu_cell_view() can show any cell's weight, activation and partial
+ * tpu_mxu_cell_view() can show any cell's weight, shadow, load chain, activation and partial
  * sum for the current cycle.  Per cycle the work is one row kernel per MXU
  * (N*N multiply-adds) plus O(N) copies; nothing else grows with N*N.
  *

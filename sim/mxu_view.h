@@ -6,8 +6,9 @@
  * a map of the LHS row in each cell (the wavefront: rows enter skewed, so
  * row b sits on the anti-diagonal k + c = t - s - b - 1, docs/timing.md
  * T22), then each cell's weight, shadow weight (only while a shadow
- * differs from its weight somewhere in the window), the activation that
- * passed through and the partial sum it produced.  A large array is shown
+ * differs from its weight somewhere in the window), load chain (only
+ * while a chain differs from its shadow, i.e. during an mxu.lw), the
+ * activation that passed through and the partial sum it produced.  A large array is shown
  * through a window of at most rows x cols cells.  docs/stepper.md shows
  * the output.
  */

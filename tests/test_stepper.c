@@ -318,15 +318,23 @@ static void test_cells_against_tpu_mac(void **state)
         for (int k = 0; k < N; k++)
             for (int c = 0; c < N; c++) {
                 char line[64], a[32], b2[32];
+
                 snprintf(line, sizeof line, "show cell %d %d", k, c);
                 got = cmd(s, line);
                 uint16_t wk = t >= (unsigned)(S + 1 + k + c) ? w[k][c] : 0;  /* swap with row 0 */
                 uint16_t sh = t >= (unsigned)(S - 1 + c) ? w[k][c] : 0;      /* l + N + c */
+                /* T20: the load started in l = S - 1 - N; column c has had
+                 * j shifts by the end of t; cell k < j holds row N - j + k. */
+                int j = (int)t - (S - 1 - N) - c;
+                j = j < 0 ? 0 : j > N ? N : j;
+                uint16_t chn = k < j ? w[N - j + k][c] : 0;
+                char c3[32];
                 tpu_fmt_bf16(wk, a, sizeof a);
                 tpu_fmt_bf16(sh, b2, sizeof b2);
+                tpu_fmt_bf16(chn, c3, sizeof c3);
                 int r = snprintf(want, sizeof want,
-                                 "mxu0 cell (%d, %d): weight %s (0x%04x), shadow %s (0x%04x)\n",
-                                 k, c, a, wk, b2, sh);
+                                 "mxu0 cell (%d, %d): weight %s (0x%04x), shadow %s (0x%04x), "
+                                 "load chain %s (0x%04x)\n", k, c, a, wk, b2, sh, c3, chn);
                 int b = (int)t - S - 1 - k - c;
                 if (b >= 0 && b < M) {
                     uint32_t psum = 0;

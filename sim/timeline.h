@@ -16,7 +16,7 @@
  * memory stays small.  Big runs stay bounded too: after max_slices slices
  * only the counters go on, and the counter window doubles whenever
  * max_counter_samples samples have been written at the current window.
- * docs/tpu-sim.md, "Timelines and waveforms", is the user's page.
+ * docs/timeline.md is the user's page.
  */
 #ifndef TPU_TIMELINE_H
 #define TPU_TIMELINE_H

@@ -24,7 +24,8 @@
  * 10t + 5).  At 10t, registers (`*_q`, counts, busy_o, unit_busy) show
  * their values at the start of cycle t, and the per-cycle outputs
  * (tr_issue_o, tr_stall_o, pop_o, we_o, the stalls) what happened in
- * cycle t, as an RTL dump sampled after the rising edge shows them.
+ * cycle t, as an RTL dump sampled after the rising edge shows them
+ * (docs/timeline.md).
  * Dumping stops after max_cycles cycles (default 1,000,000) so that a long
  * run cannot fill the disk; the file then ends with a $comment saying so.
  */

@@ -74,6 +74,7 @@ struct tpu_timeline {
     uint64_t slices, max_slices;
     int truncated;
     uint64_t every, max_samples, samples_at_every, last_sample;
+    char path[1024];                /* for messages */
 };
 
 /* ---- writing -------------------------------------------------------------- */
@@ -431,6 +432,7 @@ tpu_timeline *tpu_timeline_open(const char *path, tpu_system *s, const tpu_timel
         free(t);
         return NULL;
     }
+    snprintf(t->path, sizeof t->path, "%s", path);
     t->f = fopen(path, "w");
     if (!t->f) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -503,7 +505,7 @@ int tpu_timeline_close(tpu_timeline *t, char *err, size_t errlen)
         bad = 1;
     t->f = NULL;
     if (bad) {
-        snprintf(err, errlen, "writing the timeline failed");
+        snprintf(err, errlen, "%s: writing the timeline failed", t->path);
         return -1;
     }
     return 0;

@@ -63,6 +63,7 @@ struct tpu_vcd {
     uint64_t max_cycles;
     int closed, truncated, oom;
     unsigned depth;         /* scope nesting while writing the header */
+    char path[1024];        /* for messages */
 };
 
 /* ---- the header ------------------------------------------------------------ */
@@ -424,6 +425,7 @@ tpu_vcd *tpu_vcd_open(const char *path, tpu_system *s, const tpu_vcd_opts *opts,
     v->ncores = ncores;
     v->max_cycles = opts && opts->max_cycles ? opts->max_cycles : TPU_VCD_DEFAULT_MAX_CYCLES;
     make_id(0, v->clk_id);
+    snprintf(v->path, sizeof v->path, "%s", path);
     v->f = fopen(path, "w");
     if (!v->f) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -493,7 +495,7 @@ int tpu_vcd_close(tpu_vcd *v, char *err, size_t errlen)
         bad = 1;
     v->f = NULL;
     if (bad) {
-        snprintf(err, errlen, "writing the VCD failed");
+        snprintf(err, errlen, "%s: writing the VCD failed", v->path);
         return -1;
     }
     return 0;

@@ -17,9 +17,13 @@ SC_DIR       := sim/systemc
 SC_BUILD     := $(BUILD)/systemc
 SC_CCACHE    := $(if $(shell command -v ccache 2>/dev/null),ccache,)
 SC_CXX       := $(SC_CCACHE) $(CXX)
-SC_CXXFLAGS  := -std=c++17 -Wall -Wextra -Werror -g $(OPT) $(SANFLAGS) -Icmodel -Isim \
-                -I$(SC_DIR) $(shell pkg-config --cflags systemc 2>/dev/null)
-SC_LIBS      := $(shell pkg-config --libs systemc 2>/dev/null || echo -lsystemc) -lpthread -lm
+# $(shell) results are computed on first use only, so that a make run that
+# builds nothing of this does not pay for pkg-config and verilator -V.
+SC_PKG_CFLAGS = $(eval SC_PKG_CFLAGS := $(shell pkg-config --cflags systemc 2>/dev/null))$(SC_PKG_CFLAGS)
+SC_PKG_LIBS   = $(eval SC_PKG_LIBS := $(shell pkg-config --libs systemc 2>/dev/null || echo -lsystemc))$(SC_PKG_LIBS)
+SC_CXXFLAGS  = -std=c++17 -Wall -Wextra -Werror -g $(OPT) $(SANFLAGS) -Icmodel -Isim \
+               -I$(SC_DIR) $(SC_PKG_CFLAGS)
+SC_LIBS      = $(SC_PKG_LIBS) -lpthread -lm
 
 SC_CORE_OBJS := $(SC_BUILD)/tpu_core_tlm.o $(SC_BUILD)/tpu_host.o $(SC_BUILD)/tpu_sc_mem.o
 
@@ -61,7 +65,8 @@ SC_RTL_CONFIG ?= tiny
 SC_RTL       := $(SC_BUILD)/rtl-$(basename $(notdir $(SC_RTL_CONFIG)))
 SC_RTL_V     := $(wildcard rtl/*.v) rtl/tpu_isa.vh
 SC_VERILATOR ?= verilator
-SC_VINC      := $(shell $(SC_VERILATOR) -V 2>/dev/null | sed -n 's/^ *VERILATOR_ROOT *= *//p' | head -n 1)/include
+SC_VINC       = $(eval SC_VINC := $(shell $(SC_VERILATOR) -V 2>/dev/null \
+                  | sed -n 's/^ *VERILATOR_ROOT *= *//p' | head -n 1)/include)$(SC_VINC)
 SC_VFLAGS    := --sc -O3 --x-assign fast -Wall -Wno-fatal --unroll-count 65536 -Irtl -y rtl
 SC_VMKFLAGS  := OBJCACHE=$(SC_CCACHE) OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 SC_VOBJS     := $(SC_RTL)/obj/Vcore__ALL.a $(SC_RTL)/obj/verilated.o \

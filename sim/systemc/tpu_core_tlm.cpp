@@ -472,8 +472,11 @@ void tpu_core_tlm::b_transport(tlm_generic_payload &t, sc_core::sc_time &delay)
     enum tpu_space space;
     uint64_t off;
     tlm_response_status st;
+    bool moves = t.get_command() != tlm::TLM_IGNORE_COMMAND && t.get_data_length();
     if (!decode(t.get_address(), &space, &off))
         st = tlm::TLM_ADDRESS_ERROR_RESPONSE;
+    else if (moves && !t.get_data_ptr())     // a malformed payload: no data buffer
+        st = tlm::TLM_GENERIC_ERROR_RESPONSE;
     else if (space == TPU_SPACE_NONE)
         st = reg_access(t, off);
     else
@@ -546,7 +549,7 @@ unsigned tpu_core_tlm::transport_dbg(tlm_generic_payload &t)
     unsigned len = t.get_data_length();
     unsigned char *data = t.get_data_ptr();
     bool wr = t.get_command() == tlm::TLM_WRITE_COMMAND;
-    if (!decode(t.get_address(), &space, &off) || !len)
+    if (!decode(t.get_address(), &space, &off) || !len || !data)
         return 0;
     if (space == TPU_SPACE_NONE) {
         if (wr || t.get_command() != tlm::TLM_READ_COMMAND)

@@ -333,6 +333,24 @@ void test_burst_errors(void **state)
     assert_int_equal(t.get_response_status(), E_BURST);
 }
 
+// A read or write without a data buffer: TLM_GENERIC_ERROR_RESPONSE (and
+// debug transport moves nothing), not a crash.
+void test_no_data_pointer(void **state)
+{
+    Bench *b = bench(state);
+    quiesce(b);
+    assert_int_equal(acc(b, RD, VMEM_BASE, nullptr, 8), E_GEN);
+    assert_int_equal(acc(b, WR, REG_IRQ_ENABLE, nullptr, 4), E_GEN);
+    assert_int_equal(acc(b, tlm::TLM_IGNORE_COMMAND, HBM_BASE, nullptr, 8), OK);
+    assert_int_equal(acc(b, RD, REG_SIZE, nullptr, 4), E_ADDR);
+    tlm::tlm_generic_payload t;
+    t.set_command(RD);
+    t.set_address(VMEM_BASE);
+    t.set_data_ptr(nullptr);
+    t.set_data_length(8);
+    assert_int_equal(b->fw()->transport_dbg(t), 0);
+}
+
 // Byte enables: registers take none or all enabled; memories take 0x00
 // and 0xff per byte; anything else, or a pointer with length 0, is
 // TLM_BYTE_ENABLE_ERROR_RESPONSE.
@@ -731,6 +749,7 @@ int sc_main(int argc, char **argv)
         cmocka_unit_test_prestate(test_address_errors, st),
         cmocka_unit_test_prestate(test_command_errors, st),
         cmocka_unit_test_prestate(test_burst_errors, st),
+        cmocka_unit_test_prestate(test_no_data_pointer, st),
         cmocka_unit_test_prestate(test_byte_enable_errors, st),
         cmocka_unit_test_prestate(test_memory_byte_enables_and_streaming, st),
         cmocka_unit_test_prestate(test_control_errors, st),

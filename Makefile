@@ -101,6 +101,9 @@ $(BUILD)/tests/%: tests/%.c $(LIB)
 # The RTL floating-point units and their Verilator check against cmodel/fp.c.
 include sim/rtl_fp/rtl_fp.mk
 
+# SystemC: the core as a TLM-2.0 target, the virtual platform, the SystemC lockstep top.
+include sim/systemc/systemc.mk
+
 # ---- generated files (from cmodel/isa.def) -----------------------------
 GENERATED := docs/isa.md rtl/tpu_isa.vh
 
@@ -134,6 +137,7 @@ test: deps all $(TEST_BINS)
 	@bash tests/cli.sh $(BIN)
 	@bash tests/tutorial.sh $(BIN)
 	@$(MAKE) --no-print-directory rtl-lint-fp rtl-fp-test
+	@$(MAKE) --no-print-directory systemc-test
 	@$(MAKE) --no-print-directory fuzz-smoke
 
 roundtrip: all

@@ -3,13 +3,15 @@
  *
  *   tpu-sim [--config NAME|FILE] [--set k=v]... [--cores K --topology
  *           ring|torus2d|mesh2d [--grid RxC]] [--max-cycles N] [--json]
- *           [--quiet] [--step [--echo] | --animate [--delay MS]] prog.bin
+ *           [--quiet] [--step [--echo] | --animate [--delay MS]]
+ *           [--timeline FILE] [--vcd FILE] prog.bin
  *
  * Loads the object, builds the system, runs it to halt, checks the
  * object's .expect records (cmodel/expect.c) and prints the report
  * (sim/report.c).  docs/tpu-sim.md is the user's page.  --step hands the
  * system to the stepper (sim/stepper.c) instead, --animate draws each
- * cycle first (sim/animate.c); docs/stepper.md.
+ * cycle first (sim/animate.c); docs/stepper.md.  --timeline and --vcd
+ * write the run as it goes (sim/trace.c; docs/timeline.md).
  * Exit status: 0 halted and bit-exact (or nothing to check), 1 a result
  * differs or cannot be checked, 2 bad command line or configuration,
  * 3 the program could not be loaded or did not halt (run-time error,

@@ -27,8 +27,8 @@
 #include "tpu.h"
 
 #define TPU_TIMELINE_DEFAULT_EVERY       100        /* cycles per counter sample */
-#define TPU_TIMELINE_DEFAULT_MAX_SLICES  2000000
-#define TPU_TIMELINE_DEFAULT_MAX_SAMPLES 100000
+#define TPU_TIMELINE_DEFAULT_MAX_SLICES  1000000
+#define TPU_TIMELINE_DEFAULT_MAX_SAMPLES 10000
 
 typedef struct tpu_timeline tpu_timeline;
 

@@ -6,6 +6,8 @@
 #   make deps       install missing Debian packages (as root) or print the command
 #   make generate   refresh the files generated from cmodel/isa.def
 #   make fuzz       run the fuzz targets for longer (FUZZ_SECONDS per target)
+#   make roofline   measure the roofline of tiny and v5e (CSV, PNG and SVG plots)
+#   make bench      simulator speed
 #
 # Object files go to build/ (build-san/ with SAN=1); nothing is rebuilt that
 # has not changed.
@@ -52,13 +54,18 @@ TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 PROGRAMS   := $(wildcard programs/*.s)
 
+.PHONY: roofline
+roofline: $(BIN)/tpu-roofline
+	$(BIN)/tpu-roofline --config tiny --out $(BUILD)/roofline --img docs
+	$(BIN)/tpu-roofline --config v5e --out $(BUILD)/roofline --img docs
+
 .PHONY: all deps demo test test-unit check-generated generate roundtrip fuzz fuzz-smoke clean help bench
 .DEFAULT_GOAL := all
 
 all: $(TOOLS)
 
 help:
-	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
 
 # ---- build ----------------------------------------------------------------
 $(BUILD)/%.o: %.c
@@ -134,6 +141,7 @@ test: deps all $(TEST_BINS)
 	@bash tests/run-unit.sh $(BUILD)/tests
 	@bash tests/roundtrip.sh $(BIN) $(BUILD)/roundtrip
 	@bash tests/programs.sh $(BIN) $(BUILD)/programs
+	@bash tests/roofline.sh $(BIN) $(BUILD)/roofline-test
 	@bash tests/cli.sh $(BIN)
 	@bash tests/tutorial.sh $(BIN)
 	@$(MAKE) --no-print-directory rtl-lint-fp rtl-fp-test

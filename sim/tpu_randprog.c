@@ -1,0 +1,864 @@
+/*
+ * tpu_randprog.c - tpu-randprog: constrained-random test programs for the
+ * co-simulation of the C model and the RTL (docs/cosim.md).
+ *
+ *   tpu-randprog [--config NAME|FILE] [--seed N] [--length N] [--errors]
+ *                [-o OUT.s] [--coverage]
+ *
+ * One seed makes one program, printed as assembly text for tpu-as.  The
+ * program is a weighted mix of every instruction class the config has
+ * (scalar ALU, branches and bounded loops, DMA, MXU, VPU, semaphores,
+ * sync) plus directed hazard streams (back-to-back weight swaps, DMA into
+ * a tile the MXU is reading, full queues, reused semaphores, extreme
+ * strides, special fp values).  The instructions come from the table in
+ * cmodel/isa.def: an instruction this file knows nothing about is still
+ * generated when its operands are plain registers and immediates.
+ *
+ * Every program terminates: loops are counted, every sem.wait takes no
+ * more than the increments already dispatched before it, every memory
+ * footprint is checked here against the config as T5 checks it, and the
+ * program ends with halt.  --errors inserts one run-time error on purpose
+ * (out-of-range or misaligned access, illegal word, deadlock, bad pc, no
+ * such MXU); the C model and the RTL must then stop at the same cycle.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "isa.h"
+
+/* Register roles: operands of dispatched instructions are loaded into
+ * s1..s9 right before them; random ALU code works on s10..s25; s26..s29
+ * are loop counters and jump addresses. */
+#define REG_OPD_FIRST 1
+#define REG_SCRATCH_FIRST 10
+#define REG_SCRATCH_LAST 25
+#define REG_LINK 26
+#define REG_JR 27
+#define REG_LOOP 28
+
+/* Data laid out in VMEM and HBM at the start of the program (bytes). */
+#define DATA_BF16 0x0000     /* random bf16, 8 KiB */
+#define DATA_SPECIAL 0x2000  /* special bf16 and fp32 values, 1 KiB */
+#define DATA_F32 0x2400      /* random fp32, 4 KiB */
+
+typedef struct gen {
+    uint64_t rng;
+    tpu_config cfg;
+    FILE *out;
+    char cfgname[256];
+    unsigned n, nmxu, elems, qdepth;
+    uint64_t vwin, hwin;      /* windows most accesses stay in */
+    uint64_t pending[TPU_NUM_SEMS];
+    int errors, error_done;
+    unsigned labels;
+    long budget;              /* instructions still to emit */
+    long emitted;
+    unsigned loop_depth;
+} gen;
+
+/* ---- random numbers (splitmix64: small and the same everywhere) ---------- */
+
+static uint64_t rnd(gen *g)
+{
+    uint64_t z = (g->rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* A number in 0..n-1 (n > 0). */
+static uint64_t below(gen *g, uint64_t n) { return rnd(g) % n; }
+
+/* A number in lo..hi inclusive. */
+static int64_t range(gen *g, int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)below(g, (uint64_t)(hi - lo) + 1);
+}
+
+/* True with probability 1/n. */
+static int one_in(gen *g, unsigned n) { return below(g, n) == 0; }
+
+/* ---- output ------------------------------------------------------------- */
+
+/* One instruction line; counts it against the budget. */
+static void insn(gen *g, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static void insn(gen *g, const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    fputs("        ", g->out);
+    vfprintf(g->out, f, ap);
+    fputc('\n', g->out);
+    va_end(ap);
+    g->budget--;
+    g->emitted++;
+}
+
+static void line(gen *g, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static void line(gen *g, const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    vfprintf(g->out, f, ap);
+    fputc('\n', g->out);
+    va_end(ap);
+}
+
+static void li(gen *g, unsigned reg, int64_t v)
+{
+    if (v == 0 && one_in(g, 2)) {
+        insn(g, "add     s%u, zero, zero", reg);
+        return;
+    }
+    if (v >= INT32_MIN && v <= INT32_MAX) {
+        int64_t d = range(g, -64, 64);
+        if (one_in(g, 6) && v - d >= INT32_MIN && v - d <= INT32_MAX) {
+            /* made by an ALU op the cycle before its use */
+            insn(g, "li      s%u, %" PRId64, reg, v - d);
+            insn(g, "addi    s%u, s%u, %" PRId64, reg, reg, d);
+        } else {
+            insn(g, "li      s%u, %" PRId64, reg, v);
+        }
+        return;
+    }
+    insn(g, "li      s%u, %" PRId64, reg, (int64_t)(int32_t)(v >> 32));
+    insn(g, "slli    s%u, s%u, 32", reg, reg);
+    insn(g, "li      s%u, %" PRId64, REG_JR, (int64_t)(uint32_t)v);
+    insn(g, "slli    s%u, s%u, 32", REG_JR, REG_JR);
+    insn(g, "srli    s%u, s%u, 32", REG_JR, REG_JR);
+    insn(g, "or      s%u, s%u, s%u", reg, reg, REG_JR);
+}
+
+/* ---- semaphores --------------------------------------------------------- */
+
+/* A semaphore to increment: mostly a few reused ones. */
+static unsigned pick_sem(gen *g)
+{
+    return one_in(g, 4) ? (unsigned)below(g, TPU_NUM_SEMS) : (unsigned)below(g, 3);
+}
+
+/* Wait on some of what has been dispatched (never more: no deadlock). */
+static void sem_wait_some(gen *g)
+{
+    unsigned s = (unsigned)below(g, TPU_NUM_SEMS);
+    for (unsigned i = 0; i < TPU_NUM_SEMS && !g->pending[s]; i++)
+        s = (s + 1) % TPU_NUM_SEMS;
+    if (!g->pending[s]) {
+        insn(g, "sem.wait %u, 0", s);
+        return;
+    }
+    uint64_t k = one_in(g, 2) ? g->pending[s] : 1 + below(g, g->pending[s]);
+    insn(g, "sem.wait %u, %" PRIu64, s, k);
+    g->pending[s] -= k;
+}
+
+/* ---- memory footprints -------------------------------------------------- */
+
+/* A stride for `rows` rows of `width` bytes, a multiple of `align`: 0,
+ * the row width, small, negative or large (up to the window). */
+static int64_t pick_stride(gen *g, uint64_t rows, uint64_t width, uint64_t align, uint64_t win)
+{
+    int64_t s;
+    switch (below(g, 7)) {
+    case 0: s = 0; break;
+    case 1: s = (int64_t)width; break;
+    case 2: s = -(int64_t)width; break;
+    case 3: s = range(g, 0, 64); break;
+    case 4: s = -range(g, 0, 64); break;
+    case 5: s = rows > 1 ? (int64_t)((win - width) / (rows - 1)) : 0; break;   /* large */
+    default: s = -(rows > 1 ? (int64_t)((win - width) / (rows - 1)) : 0); break;
+    }
+    s -= s % (int64_t)align;
+    return s;
+}
+
+/* A base address so that rows x width at stride fits in [0, win): returns
+ * 0 and sets *base, or -1 when no base fits (the caller shrinks). */
+static int place(gen *g, uint64_t rows, uint64_t width, int64_t stride, uint64_t align,
+                 uint64_t win, uint64_t *base)
+{
+    if (rows == 0 || width == 0) {
+        *base = below(g, win / align) * align;
+        return 0;
+    }
+    int64_t span = (int64_t)(rows - 1) * stride;
+    int64_t lo = span < 0 ? -span : 0;                      /* smallest base */
+    int64_t hi = (int64_t)win - (int64_t)width - (span > 0 ? span : 0);
+    lo = (lo + (int64_t)align - 1) / (int64_t)align * (int64_t)align;
+    if (hi < lo)
+        return -1;
+    uint64_t slots = (uint64_t)(hi - lo) / align + 1;
+    uint64_t k = below(g, slots);
+    if (one_in(g, 8))
+        k = one_in(g, 2) ? 0 : slots - 1;                     /* at an edge */
+    *base = (uint64_t)lo + k * align;
+    return 0;
+}
+
+/* Chooses stride and base for a 2-D operand; far ones use all of memory. */
+static void region(gen *g, uint64_t rows, uint64_t width, uint64_t align, uint64_t win,
+                   uint64_t memsize, int64_t *stride, uint64_t *base)
+{
+    if (one_in(g, 12))
+        win = memsize;
+    *stride = pick_stride(g, rows, width, align, win);
+    while (place(g, rows, width, *stride, align, win, base) != 0)
+        *stride /= 2, *stride -= *stride % (int64_t)align;
+}
+
+/* ---- instruction classes ------------------------------------------------ */
+
+/* An instruction of the sequencer that writes a register from registers
+ * and numbers only (so "jr", which reads one and writes none, is not). */
+static int is_alu(const tpu_insn_desc *d)
+{
+    int writes = 0;
+    for (unsigned i = 0; i < d->noperands; i++) {
+        unsigned k = d->op[i].kind;
+        if (k == TPU_K_SREGW)
+            writes = 1;
+        else if (k != TPU_K_SREG && k != TPU_K_SIMM && k != TPU_K_UIMM && k != TPU_K_SHAMT)
+            return 0;
+    }
+    return d->unit == TPU_UNIT_SEQ && writes;
+}
+
+static void gen_alu(gen *g)
+{
+    const tpu_insn_desc *d;
+    for (;;) {   /* a table entry of the sequencer whose operands are registers and numbers */
+        d = &tpu_isa_table[below(g, tpu_isa_count)];
+        if (d->unit != TPU_UNIT_SEQ || d->noperands == 0)
+            continue;
+        if (is_alu(d))
+            break;
+    }
+    char buf[160];
+    int len = snprintf(buf, sizeof buf, "%-8s", d->mnemonic);
+    for (unsigned i = 0; i < d->noperands; i++) {
+        const char *sep = i ? ", " : "";
+        unsigned r = (unsigned)range(g, REG_SCRATCH_FIRST, REG_SCRATCH_LAST);
+        int64_t v;
+        switch (d->op[i].kind) {
+        case TPU_K_SREGW:
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%ss%u", sep, r);
+            break;
+        case TPU_K_SREG:
+            if (one_in(g, 8))
+                len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%s", sep,
+                                one_in(g, 2) ? "zero" : "cid");
+            else
+                len += snprintf(buf + len, sizeof buf - (size_t)len, "%ss%u", sep, r);
+            break;
+        case TPU_K_SHAMT:
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%u", sep,
+                            (unsigned)below(g, 64));
+            break;
+        default:   /* SIMM, UIMM */
+            switch (below(g, 4)) {
+            case 0: v = range(g, -8, 8); break;
+            case 1: v = one_in(g, 2) ? INT32_MIN : INT32_MAX; break;
+            default: v = (int32_t)rnd(g); break;
+            }
+            if (d->op[i].kind == TPU_K_UIMM)
+                v = (uint32_t)v;
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%" PRId64, sep, v);
+            break;
+        }
+    }
+    insn(g, "%s", buf);
+}
+
+/* Control flow: a forward jump or branch over ALU code, jal/jr, or a
+ * counted loop around random work. */
+static void gen_random_block(gen *g, unsigned n, int in_loop);
+
+static void gen_control(gen *g)
+{
+    unsigned l = g->labels++;
+    switch (below(g, 5)) {
+    case 0:
+        insn(g, "jmp     L%u", l);
+        for (unsigned i = 0; i < 1 + below(g, 3); i++)
+            gen_alu(g);
+        line(g, "L%u:", l);
+        break;
+    case 1: {
+        static const char *const br[] = {"beq", "bne", "blt", "bge", "bltu", "bgeu"};
+        insn(g, "%-8s s%u, s%u, L%u", br[below(g, 6)],
+             (unsigned)range(g, REG_SCRATCH_FIRST, REG_SCRATCH_LAST),
+             (unsigned)range(g, REG_SCRATCH_FIRST, REG_SCRATCH_LAST), l);
+        for (unsigned i = 0; i < 1 + below(g, 3); i++)
+            gen_alu(g);
+        line(g, "L%u:", l);
+        break;
+    }
+    case 2:
+        insn(g, "jal     s%u, L%u", REG_LINK, l);
+        gen_alu(g);
+        line(g, "L%u:", l);
+        break;
+    case 3:
+        insn(g, "li      s%u, L%u", REG_JR, l);
+        insn(g, "jr      s%u", REG_JR);
+        gen_alu(g);
+        line(g, "L%u:", l);
+        break;
+    default:
+        if (g->loop_depth >= 2 || g->budget < 40) {
+            insn(g, "nop");
+            break;
+        }
+        /* A counted loop: its body's semaphores are waited for inside the
+         * body or left pending (times the count). */
+        {
+            unsigned count = (unsigned)range(g, 1, 4);
+            uint64_t before[TPU_NUM_SEMS];
+            memcpy(before, g->pending, sizeof before);
+            memset(g->pending, 0, sizeof g->pending);
+            g->loop_depth++;
+            insn(g, "li      s%u, %u", REG_LOOP + g->loop_depth - 1, count);
+            line(g, "L%u:", l);
+            gen_random_block(g, (unsigned)range(g, 2, 8), 1);
+            insn(g, "addi    s%u, s%u, -1", REG_LOOP + g->loop_depth - 1,
+                 REG_LOOP + g->loop_depth - 1);
+            insn(g, "bne     s%u, zero, L%u", REG_LOOP + g->loop_depth - 1, l);
+            g->loop_depth--;
+            for (unsigned s = 0; s < TPU_NUM_SEMS; s++)
+                g->pending[s] = before[s] + count * g->pending[s];
+        }
+        break;
+    }
+}
+
+static void gen_dma(gen *g)
+{
+    int to_hbm = one_in(g, 2);
+    uint64_t rows = one_in(g, 8) ? 0 : (uint64_t)range(g, 1, 12);
+    uint64_t width = one_in(g, 8) ? 0 : (uint64_t)(one_in(g, 3) ? range(g, 1, 8) : range(g, 1, 160));
+    int64_t vs, hs;
+    uint64_t vb, hb;
+    region(g, rows, width, 1, g->vwin, g->cfg.vmem_bytes, &vs, &vb);
+    region(g, rows, width, 1, g->hwin, g->cfg.hbm_bytes, &hs, &hb);
+    unsigned sem = pick_sem(g);
+    li(g, 1, (int64_t)(to_hbm ? hb : vb));
+    li(g, 2, (int64_t)(to_hbm ? vb : hb));
+    li(g, 3, (int64_t)rows);
+    li(g, 4, (int64_t)width);
+    li(g, 5, to_hbm ? vs : hs);
+    li(g, 6, to_hbm ? hs : vs);
+    insn(g, "%s s1, s2, s3, s4, s5, s6, %u", to_hbm ? "dma.v2h" : "dma.h2v", sem);
+    g->pending[sem]++;
+}
+
+static void gen_mxu_lw(gen *g, unsigned m)
+{
+    int64_t st;
+    uint64_t b;
+    region(g, g->n, 2 * g->n, 2, g->vwin, g->cfg.vmem_bytes, &st, &b);
+    if (one_in(g, 3)) {     /* a tile of the special values */
+        b = DATA_SPECIAL;
+        st = 2 * (int64_t)g->n;
+    }
+    unsigned sem = pick_sem(g);
+    li(g, 1, (int64_t)b);
+    li(g, 2, st);
+    insn(g, "mxu.lw  %u, s1, s2, %u", m, sem);
+    g->pending[sem]++;
+}
+
+static void gen_mxu_mm(gen *g, unsigned m)
+{
+    uint64_t rows = one_in(g, 10) ? 0 : (uint64_t)range(g, 1, 2 * g->n + 4);
+    int64_t ss, ds;
+    uint64_t sb, db;
+    region(g, rows, 2 * g->n, 2, g->vwin, g->cfg.vmem_bytes, &ss, &sb);
+    region(g, rows, 4 * g->n, 4, g->vwin, g->cfg.vmem_bytes, &ds, &db);
+    unsigned sem = pick_sem(g);
+    li(g, 1, (int64_t)db);
+    li(g, 2, (int64_t)sb);
+    li(g, 3, (int64_t)rows);
+    li(g, 4, ss);
+    li(g, 5, ds);
+    insn(g, "%s %u, s1, s2, s3, s4, s5, %u", one_in(g, 3) ? "mxu.mma" : "mxu.mm ", m, sem);
+    g->pending[sem]++;
+}
+
+static void gen_mxu(gen *g)
+{
+    unsigned m = (unsigned)below(g, g->nmxu);
+    if (one_in(g, 2))
+        gen_mxu_lw(g, m);
+    else
+        gen_mxu_mm(g, m);
+}
+
+/* A VPU instruction; memory ones split the address between rs and imm. */
+static void gen_vpu(gen *g)
+{
+    const tpu_insn_desc *d = &tpu_isa_table[below(g, tpu_isa_count)];
+    while (d->unit != TPU_UNIT_VPU)
+        d = &tpu_isa_table[below(g, tpu_isa_count)];
+    int is_mem = strncmp(d->mnemonic, "vld", 3) == 0 || strncmp(d->mnemonic, "vst", 3) == 0;
+    if (is_mem) {
+        int bf16 = strstr(d->mnemonic, ".bf16") != NULL;
+        uint64_t bytes = (bf16 ? 2 : 4) * (uint64_t)g->elems, align = bf16 ? 2 : 4;
+        int64_t st;
+        uint64_t a;
+        region(g, 1, bytes, align, g->vwin, g->cfg.vmem_bytes, &st, &a);
+        if (d->mnemonic[2] == 'd' && one_in(g, 3))
+            a = DATA_SPECIAL;
+        int64_t imm = one_in(g, 3) ? 0 : range(g, -4096, 4096);
+        li(g, 8, (int64_t)a - imm);
+        insn(g, "%-8s v%u, s8, %" PRId64, d->mnemonic, (unsigned)below(g, TPU_NUM_VREGS), imm);
+        return;
+    }
+    char buf[160];
+    int len = snprintf(buf, sizeof buf, "%-8s", d->mnemonic);
+    for (unsigned i = 0; i < d->noperands; i++) {
+        const char *sep = i ? ", " : "";
+        if (d->op[i].kind == TPU_K_VREG) {
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%sv%u", sep,
+                            (unsigned)(one_in(g, 2) ? below(g, 4) : below(g, TPU_NUM_VREGS)));
+        } else {   /* a scalar register: a random fp32 pattern, often special */
+            static const uint32_t special[] = {0x7fc00000u, 0x7f800000u, 0xff800000u, 0x80000000u,
+                                               0x00000001u, 0x807fffffu, 0x3f800000u, 0x7f7fffffu};
+            int64_t v = one_in(g, 2) ? (int32_t)special[below(g, 8)] : (int32_t)rnd(g);
+            li(g, 9, v);
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%ss9", sep);
+        }
+    }
+    insn(g, "%s", buf);
+}
+
+static void gen_sync(gen *g)
+{
+    static const char *const units[] = {"mxu", "vpu", "dma", "ici", "all", "mxu0", "mxu0|vpu",
+                                        "dma|vpu"};
+    if (g->nmxu > 1 && one_in(g, 4)) {
+        insn(g, "sync    mxu%u", (unsigned)below(g, g->nmxu));
+        return;
+    }
+    insn(g, "sync    %s", units[below(g, 8)]);
+}
+
+/* ---- directed hazard streams --------------------------------------------- */
+
+/* mxu.lw, mxu.mm, mxu.lw, mxu.mm, ... back to back, operands preloaded. */
+static void hazard_weight_swaps(gen *g)
+{
+    unsigned m = (unsigned)below(g, g->nmxu), n = g->n;
+    uint64_t rows = (uint64_t)range(g, 1, 2 * n + 2);
+    li(g, 1, DATA_BF16 + 2 * (int64_t)below(g, 512));     /* W0 */
+    li(g, 2, 2 * (int64_t)n);
+    li(g, 3, DATA_SPECIAL);                                   /* W1 */
+    li(g, 4, 0x4000 + 4 * (int64_t)below(g, 256));           /* dst */
+    li(g, 5, DATA_BF16 + 2 * (int64_t)below(g, 1024));       /* src */
+    li(g, 6, (int64_t)rows);
+    li(g, 7, 4 * (int64_t)n);
+    unsigned sem = pick_sem(g), k = (unsigned)range(g, 2, 5);
+    for (unsigned i = 0; i < k; i++) {
+        insn(g, "mxu.lw  %u, s%u, s2, %u", m, i % 2 ? 3 : 1, sem);
+        insn(g, "%s %u, s4, s5, s6, s2, s7, %u", i % 2 ? "mxu.mma" : "mxu.mm ", m, sem);
+        g->pending[sem] += 2;
+    }
+}
+
+/* A DMA (or vst) into the tile or rows the MXU is reading right now. */
+static void hazard_dma_into_mxu(gen *g)
+{
+    unsigned m = (unsigned)below(g, g->nmxu), n = g->n;
+    uint64_t w = DATA_BF16 + 2 * below(g, 1024), x = DATA_BF16 + 4 * below(g, 512);
+    unsigned sem = pick_sem(g);
+    li(g, 1, (int64_t)w);
+    li(g, 2, 2 * (int64_t)n);
+    li(g, 3, 0x5000 + 4 * (int64_t)below(g, 256));
+    li(g, 4, (int64_t)x);
+    li(g, 5, (int64_t)range(g, 1, 2 * n));
+    li(g, 6, 4 * (int64_t)n);
+    li(g, 7, DATA_F32 + (int64_t)below(g, 2048));
+    li(g, 8, (int64_t)range(g, 1, 4 * n * n));
+    li(g, 9, 1);
+    insn(g, "mxu.lw  %u, s1, s2, %u", m, sem);
+    if (one_in(g, 2))
+        insn(g, "dma.h2v s1, s7, s9, s8, zero, zero, %u", sem);   /* into the weights */
+    else
+        insn(g, "dma.h2v s4, s7, s9, s8, zero, zero, %u", sem);   /* into the activations */
+    insn(g, "mxu.mm  %u, s3, s4, s5, s2, s6, %u", m, sem);
+    if (one_in(g, 2))
+        insn(g, "vst     v%u, s4, 0", (unsigned)below(g, 4));
+    insn(g, "dma.v2h s7, s3, s9, s8, zero, zero, %u", sem);      /* out of the results */
+    g->pending[sem] += 4;
+}
+
+/* More dispatches to one unit than its queue holds. */
+static void hazard_full_queue(gen *g)
+{
+    unsigned k = g->qdepth * 2 + (unsigned)below(g, 3);
+    switch (below(g, 3)) {
+    case 0: {
+        unsigned sem = pick_sem(g);
+        li(g, 1, (int64_t)below(g, g->vwin - 64));
+        li(g, 2, (int64_t)below(g, g->hwin - 64));
+        li(g, 3, 1);
+        li(g, 4, (int64_t)range(g, 1, 64));
+        for (unsigned i = 0; i < k; i++)
+            insn(g, "%s s1, s2, s3, s4, zero, zero, %u", i % 2 ? "dma.v2h" : "dma.h2v", sem);
+        g->pending[sem] += k;
+        break;
+    }
+    case 1:
+        for (unsigned i = 0; i < k; i++)
+            insn(g, "vadd    v%u, v%u, v%u", i % 4, (i + 3) % 4, (i + 2) % 4);
+        break;
+    default: {
+        unsigned m = (unsigned)below(g, g->nmxu), sem = pick_sem(g);
+        li(g, 1, DATA_BF16);
+        li(g, 2, 2 * (int64_t)g->n);
+        li(g, 3, 0x6000);
+        li(g, 4, 1);
+        for (unsigned i = 0; i < k; i++)
+            insn(g, "%s %u, s3, s1, s4, s2, zero, %u", i % 2 ? "mxu.mma" : "mxu.mm ", m, sem);
+        g->pending[sem] += k;
+        break;
+    }
+    }
+}
+
+/* One semaphore counted up by several units and taken in pieces. */
+static void hazard_sem_reuse(gen *g)
+{
+    unsigned sem = (unsigned)below(g, 2);
+    for (unsigned i = 0; i < 3; i++) {
+        switch (below(g, 2)) {
+        case 0: gen_dma(g); break;
+        default: gen_mxu(g); break;
+        }
+    }
+    /* gen_dma/gen_mxu picked their own semaphores; add one on `sem` */
+    li(g, 1, 0);
+    insn(g, "dma.h2v s1, s1, zero, zero, zero, zero, %u", sem);
+    g->pending[sem]++;
+    insn(g, "sem.wait %u, 1", sem);
+    g->pending[sem]--;
+    sem_wait_some(g);
+    sem_wait_some(g);
+}
+
+/* Special values through the VPU: load, compute, store as fp32 and bf16. */
+static void hazard_special_vpu(gen *g)
+{
+    static const char *const ops[] = {"vadd", "vsub", "vmul", "vmax", "vmin", "vcmplt"};
+    li(g, 8, DATA_SPECIAL);
+    insn(g, "vld     v1, s8, 0");
+    insn(g, "vld     v2, s8, %u", 4 * (unsigned)below(g, 8));
+    insn(g, "vld.bf16 v3, s8, %u", 2 * (unsigned)below(g, 8));
+    for (unsigned i = 0; i < 3; i++)
+        insn(g, "%-8s v%u, v%u, v%u", ops[below(g, 6)], 4 + i, 1 + (unsigned)below(g, 3),
+             1 + (unsigned)below(g, 3));
+    li(g, 9, 0x7000 + 4 * (int64_t)below(g, 256));
+    insn(g, "vst     v4, s9, 0");
+    insn(g, "vst.bf16 v5, s9, %u", 4 * g->elems);
+    insn(g, "vrelu   v6, v6");
+}
+
+static void gen_hazard(gen *g)
+{
+    switch (below(g, 5)) {
+    case 0: hazard_weight_swaps(g); break;
+    case 1: hazard_dma_into_mxu(g); break;
+    case 2: hazard_full_queue(g); break;
+    case 3: hazard_sem_reuse(g); break;
+    default: hazard_special_vpu(g); break;
+    }
+}
+
+/* ---- deliberate errors (--errors) --------------------------------------- */
+
+static void gen_error(gen *g)
+{
+    const char *what;
+    switch (below(g, 8)) {
+    case 0:
+        what = "DMA past the end of VMEM";
+        li(g, 1, (int64_t)g->cfg.vmem_bytes - (int64_t)range(g, 1, 16));
+        li(g, 2, 0);
+        li(g, 3, 2);
+        li(g, 4, 32);
+        insn(g, "dma.h2v s1, s2, s3, s4, s4, s4, 0");
+        break;
+    case 1:
+        what = "misaligned MXU result rows";
+        li(g, 1, 0x4002);
+        li(g, 2, 0);
+        li(g, 3, 2);
+        li(g, 4, 2 * (int64_t)g->n);
+        insn(g, "mxu.mm  0, s1, s2, s3, s4, s4, 0");
+        break;
+    case 2:
+        what = "VPU load past the end of VMEM";
+        li(g, 8, (int64_t)g->cfg.vmem_bytes - 4);
+        insn(g, "vld     v0, s8, 0");
+        break;
+    case 3:
+        what = "illegal instruction word";
+        insn(g, ".insn   0x%" PRIx64, one_in(g, 2) ? (uint64_t)0 : (uint64_t)0xff);
+        break;
+    case 4:
+        what = "deadlock on sem.wait";
+        insn(g, "sem.wait 31, %" PRIu64, g->pending[31] + 1);
+        break;
+    case 5:
+        what = "jump past the instruction memory";
+        li(g, REG_JR, (int64_t)g->cfg.imem_words + range(g, 0, 100));
+        insn(g, "jr      s%u", REG_JR);
+        break;
+    case 6: {
+        what = "negative DMA row count";
+        li(g, 1, -1);
+        insn(g, "dma.v2h zero, zero, s1, s1, zero, zero, 0");
+        break;
+    }
+    default: {
+        what = "an MXU the config does not have";
+        if (g->nmxu >= TPU_MAX_MXUS) {
+            insn(g, ".insn   0");
+            break;
+        }
+        const tpu_insn_desc *d = tpu_isa_by_mnemonic("mxu.lw", 6);
+        int64_t v[TPU_MAX_OPERANDS] = {g->nmxu, 0, 0, 0};
+        uint64_t w = 0;
+        int bad;
+        if (d && tpu_encode(d, v, &w, &bad) == 0)
+            insn(g, ".insn   0x%" PRIx64 "    # mxu.lw %u, zero, zero, 0", w, g->nmxu);
+        else
+            insn(g, ".insn   0");
+        break;
+    }
+    }
+    line(g, "# ^ deliberate run-time error: %s", what);
+    g->error_done = 1;
+}
+
+/* ---- the program --------------------------------------------------------- */
+
+/* n items of the weighted mix; in a loop body no hazard stream, error or
+ * nested loop beyond depth 2, and every semaphore taken is one given in
+ * the body (g->pending was cleared by the caller). */
+static void gen_random_block(gen *g, unsigned n, int in_loop)
+{
+    for (unsigned i = 0; i < n && g->budget > 30; i++) {
+        unsigned w = (unsigned)below(g, 100);
+        if (w < 25)
+            gen_alu(g);
+        else if (w < 32)
+            gen_control(g);
+        else if (w < 44)
+            gen_dma(g);
+        else if (w < 58)
+            gen_mxu(g);
+        else if (w < 78)
+            gen_vpu(g);
+        else if (w < 86)
+            sem_wait_some(g);
+        else if (w < 90)
+            gen_sync(g);
+        else if (w < 91)
+            insn(g, "nop");
+        else if (!in_loop)
+            gen_hazard(g);
+        else
+            gen_alu(g);
+        if (!in_loop && g->errors && !g->error_done && one_in(g, 40))
+            gen_error(g);
+    }
+}
+
+static void gen_data(gen *g)
+{
+    line(g, "        .vmem   0x%x", DATA_BF16);
+    line(g, "        .random bf16, 4096, %u", (unsigned)below(g, 1u << 30));
+    line(g, "        .vmem   0x%x", DATA_SPECIAL);
+    line(g, "        .rept   16");
+    line(g, "        .bf16   nan, inf, -inf, -0.0, 0.0, bits(0x0001), bits(0x8050), 1.0078125");
+    line(g, "        .bf16   bits(0x7f7f), bits(0xff7f), 1.0, -1.0, 3.0e38, 1.0e-38, bits(0x7fc1), 0.5");
+    line(g, "        .endr");
+    line(g, "        .rept   8");
+    line(g, "        .f32    nan, -inf, inf, -0.0, bits(0x00000001), bits(0x807fffff), 1.0, -2.5");
+    line(g, "        .f32    bits(0x3f808000), bits(0x3f818000), bits(0x7f7fffff), bits(0x00800000), "
+            "bits(0xff800001), bits(0x3f80ffff), bits(0x80008000), bits(0x4b7f8000)");
+    line(g, "        .endr");
+    line(g, "        .vmem   0x%x", DATA_F32);
+    line(g, "        .random f32, 1024, %u, -1e3, 1e3", (unsigned)below(g, 1u << 30));
+    line(g, "        .hbm    0");
+    line(g, "        .random f32, 2048, %u", (unsigned)below(g, 1u << 30));
+    line(g, "        .hbm    0x%x", 0x2000);
+    line(g, "        .rept   32");
+    line(g, "        .bf16   nan, inf, -inf, -0.0, 0.0, bits(0x0001), bits(0x8050), 1.0078125");
+    line(g, "        .endr");
+    fputc('\n', g->out);
+    line(g, "        .text");
+}
+
+static void generate(gen *g, uint64_t seed, long length)
+{
+    g->rng = seed * 0x2545f4914f6cdd1dull + 1;
+    g->budget = length;
+    fprintf(g->out, "# randprog seed %" PRIu64 "%s\n", seed, g->errors ? " (--errors)" : "");
+    fprintf(g->out, "# tpu-as: --config %s\n", g->cfgname);
+    gen_data(g);
+    /* Scratch registers start with a mix of values. */
+    for (unsigned r = REG_SCRATCH_FIRST; r <= REG_SCRATCH_LAST; r += 3)
+        li(g, r, (int32_t)rnd(g));
+    while (g->budget > 30)
+        gen_random_block(g, 1, 0);
+    if (g->errors && !g->error_done)
+        gen_error(g);
+    if (one_in(g, 2))
+        sem_wait_some(g);
+    insn(g, "halt");
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: tpu-randprog [--config NAME|FILE] [--seed N] [--length N] [--errors]\n"
+            "                    [-o OUT.s] [--coverage]\n"
+            "\n"
+            "Print a constrained-random test program (assembly for tpu-as) made from\n"
+            "one seed: every instruction class of the config plus directed hazard\n"
+            "streams.  It always terminates with halt and never stops with a\n"
+            "run-time error, unless --errors is given (then it has exactly one on\n"
+            "its path, which the C model and the RTL must report alike).\n"
+            "\n"
+            "options:\n"
+            "  --config NAME|FILE  machine (default tiny)\n"
+            "  --seed N            the seed (default 1)\n"
+            "  --length N          about N instructions (default 300, 40..3000,\n"
+            "                      and less than the config's imem_words)\n"
+            "  --errors            put one deliberate run-time error in the program\n"
+            "  -o OUT.s            write to OUT.s (default standard output)\n"
+            "  --coverage          list the instructions of the table and whether\n"
+            "                      the generator makes them, then exit\n"
+            "  -h, --help          show this help\n");
+}
+
+/* Which table entries the generator emits (for --coverage). */
+static int covered(const tpu_insn_desc *d)
+{
+    if (d->unit == TPU_UNIT_VPU)
+        return 1;
+    if (d->unit == TPU_UNIT_DMA || d->unit == TPU_UNIT_MXU)
+        return !strcmp(d->mnemonic, "dma.h2v") || !strcmp(d->mnemonic, "dma.v2h") ||
+               !strncmp(d->mnemonic, "mxu.", 4);
+    if (d->unit == TPU_UNIT_ICI)
+        return 0;
+    static const char *const special[] = {"nop", "halt", "beq", "bne", "blt", "bge", "bltu",
+                                          "bgeu", "jmp", "jal", "jr", "sem.wait", "sync"};
+    for (size_t i = 0; i < sizeof special / sizeof *special; i++)
+        if (!strcmp(d->mnemonic, special[i]))
+            return 1;
+    return is_alu(d);
+}
+
+static int parse_num(const char *s, const char *what, uint64_t *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtoull(s, &end, 0);
+    if (errno || end == s || *end || *s == '-') {
+        fprintf(stderr, "tpu-randprog: error: bad %s '%s'\n", what, s);
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *cfgname = "tiny", *outname = NULL;
+    uint64_t seed = 1, length = 300;
+    int errors = 0, coverage = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--errors")) {
+            errors = 1;
+        } else if (!strcmp(a, "--coverage")) {
+            coverage = 1;
+        } else if ((!strcmp(a, "--config") || !strcmp(a, "--seed") || !strcmp(a, "--length") ||
+                    !strcmp(a, "-o")) && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (!strcmp(a, "--config"))
+                cfgname = v;
+            else if (!strcmp(a, "-o"))
+                outname = v;
+            else if (parse_num(v, a + 2, !strcmp(a, "--seed") ? &seed : &length) != 0)
+                return 2;
+        } else {
+            fprintf(stderr, "tpu-randprog: error: %s '%s' (try --help)\n",
+                    a[0] == '-' ? "unknown option or missing value" : "unexpected argument", a);
+            return 2;
+        }
+    }
+    if (coverage) {
+        for (size_t i = 0; i < tpu_isa_count; i++)
+            printf("%-10s %s\n", tpu_isa_table[i].mnemonic,
+                   covered(&tpu_isa_table[i]) ? "generated" : "not generated");
+        return 0;
+    }
+    gen *g = calloc(1, sizeof *g);
+    if (!g) {
+        fprintf(stderr, "tpu-randprog: error: out of memory\n");
+        return 1;
+    }
+    char err[256];
+    if (tpu_config_load(&g->cfg, cfgname, err, sizeof err) != 0) {
+        fprintf(stderr, "tpu-randprog: error: %s\n", err);
+        free(g);
+        return 2;
+    }
+    snprintf(g->cfgname, sizeof g->cfgname, "%s", cfgname);
+    g->n = (unsigned)g->cfg.mxu_n;
+    g->nmxu = (unsigned)g->cfg.num_mxu;
+    g->elems = (unsigned)(g->cfg.vpu_sublanes * g->cfg.vpu_lanes);
+    g->qdepth = (unsigned)g->cfg.seq_queue_depth;
+    g->vwin = g->cfg.vmem_bytes < 0x8000 ? g->cfg.vmem_bytes : 0x8000;
+    g->hwin = g->cfg.hbm_bytes < 0x8000 ? g->cfg.hbm_bytes : 0x8000;
+    g->errors = errors;
+    if (g->vwin < 0x8000 || g->hwin < 0x4000 || 4ull * g->elems > 0x1000 ||
+        4ull * g->n * g->n > 0x1000) {
+        fprintf(stderr, "tpu-randprog: error: config '%s' is too small or too large for the "
+                "generator's memory layout (VMEM >= 32 KiB, HBM >= 16 KiB, MXU and VPU tiles "
+                "<= 4 KiB)\n", cfgname);
+        free(g);
+        return 2;
+    }
+    uint64_t maxlen = g->cfg.imem_words > 200 ? g->cfg.imem_words - 100 : 100;
+    if (length < 40 || length > 3000 || length > maxlen) {
+        fprintf(stderr, "tpu-randprog: error: --length %" PRIu64 " out of range (40..%" PRIu64
+                ")\n", length, maxlen < 3000 ? maxlen : 3000);
+        free(g);
+        return 2;
+    }
+    g->out = stdout;
+    if (outname && !(g->out = fopen(outname, "w"))) {
+        fprintf(stderr, "tpu-randprog: error: cannot write '%s': %s\n", outname, strerror(errno));
+        free(g);
+        return 1;
+    }
+    generate(g, seed, (long)length);
+    int bad = ferror(g->out);
+    if (g->out != stdout)
+        bad |= fclose(g->out) != 0;
+    if (bad)
+        fprintf(stderr, "tpu-randprog: error: cannot write '%s'\n", outname ? outname : "stdout");
+    free(g);
+    return bad ? 1 : 0;
+}

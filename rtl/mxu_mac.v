@@ -33,9 +33,32 @@ module mxu_mac (
     .prod_o (prod)
   );
 
+`ifdef TPU_MUTATION
+  // Mutation test (docs/cosim.md, sim/cosim/cosim.mk): a deliberately
+  // injected rare bug that lockstep must catch.  In the one cell whose
+  // instance path contains g_row[3].g_col[5] (cell k = 3, c = 5 of every
+  // MXU), the product 1.5 x 3.0 (x = 0x3fc0, w = 0x4040) has fraction bit
+  // 22 flipped (4.5 becomes 6.5).  Simulation only; never in a normal build.
+  logic [31:0] prod_used;
+  logic        mut_here;
+  initial begin
+    string path;
+    path = $sformatf("%m");
+    mut_here = 1'b0;
+    for (int i = 0; i + 17 <= path.len(); i++)
+      if (path.substr(i, i + 16) == "g_row[3].g_col[5]")
+        mut_here = 1'b1;
+  end
+  assign prod_used = (mut_here && x_i == 16'h3fc0 && w_i == 16'h4040)
+                     ? prod ^ 32'h0040_0000 : prod;
+`else
+  logic [31:0] prod_used;
+  assign prod_used = prod;
+`endif
+
   fp32_add u_add (
     .a_i   (psum_i),
-    .b_i   (prod),
+    .b_i   (prod_used),
     .sum_o (psum_o)
   );
 

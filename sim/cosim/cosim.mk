@@ -1,0 +1,51 @@
+# sim/cosim/cosim.mk - co-simulation checks beyond rtl.mk (docs/cosim.md):
+# constrained-random lockstep, soak, and the mutation test.  Included by the
+# main Makefile after sim/rtl/rtl.mk, whose variables it reuses.
+#
+#   make cosim-random     COSIM_SEEDS random programs on the tiny RTL (and
+#                         COSIM_SEEDS_MID on mid) in lockstep
+#   make soak             new seeds for SOAK_SECONDS (default 600) on
+#                         RTL_CONFIG, starting at a seed from the clock
+#   make cosim-mutant     build/rtl/tiny-mutant/rtl-bench: the tiny RTL with
+#                         +define+TPU_MUTATION (one wrong product bit in one
+#                         MXU cell for one operand pair, rtl/mxu_mac.v)
+#   make cosim-mutation   the mutation test: lockstep must catch the mutant
+#                         at the right cycle and unit (tests/cosim_mutation.sh)
+
+COSIM_SEEDS      ?= 200
+COSIM_SEEDS_MID  ?= 0
+SOAK_SECONDS     ?= 600
+COSIM_MUT_DIR    := build/rtl/tiny-mutant
+COSIM_MUT_CFG    := build/rtl/tiny
+
+.PHONY: cosim-random soak cosim-mutant cosim-mutation
+
+cosim-random: $(BIN)/tpu-randprog $(BIN)/tpu-as
+	@$(MAKE) -s --no-print-directory rtl-build RTL_CONFIG=tiny
+	@bash tests/cosim_random.sh $(BIN) build/rtl/tiny/rtl-bench $(COSIM_SEEDS) 1
+	@if [ "$(COSIM_SEEDS_MID)" -gt 0 ]; then \
+	  $(MAKE) -s --no-print-directory rtl-build RTL_CONFIG=mid && \
+	  bash tests/cosim_random.sh $(BIN) build/rtl/mid/rtl-bench $(COSIM_SEEDS_MID) 1; fi
+
+soak: $(BIN)/tpu-randprog $(BIN)/tpu-as $(RTL_DIR)/rtl-bench
+	@bash tests/cosim_random.sh --seconds $(SOAK_SECONDS) $(BIN) $(RTL_DIR)/rtl-bench \
+	  1000000000 $$(( $$(date +%s) % 1000000000 + 1000 ))
+
+# The mutant: the same sources and bench as $(COSIM_MUT_CFG)/rtl-bench, with
+# the mutation compiled in.
+$(COSIM_MUT_DIR)/rtl-bench: $(RTL_V) $(RTL_WAIVERS) $(COSIM_MUT_CFG)/tpu_cfg.vh $(RTL_BENCH_CPP) \
+                            $(LIB) sim/cosim/cosim.mk
+	@mkdir -p $(COSIM_MUT_DIR)/obj
+	rm -f $@
+	cp $(COSIM_MUT_CFG)/rtl_config.h $(COSIM_MUT_DIR)/rtl_config.h
+	$(VERILATOR) $(RTL_VFLAGS) +define+TPU_MUTATION -I$(COSIM_MUT_CFG) --top-module core \
+	  --prefix Vcore --Mdir $(COSIM_MUT_DIR)/obj -o ../rtl-bench \
+	  -CFLAGS "-I$(abspath cmodel) -I$(abspath $(COSIM_MUT_CFG))" \
+	  -LDFLAGS "$(abspath $(LIB)) -lm" \
+	  $(RTL_WAIVERS) rtl/core.v $(abspath $(RTL_BENCH_CPP))
+	$(MAKE) --no-print-directory -C $(COSIM_MUT_DIR)/obj -f Vcore.mk $(RTL_MKFLAGS)
+
+cosim-mutant: $(COSIM_MUT_DIR)/rtl-bench
+
+cosim-mutation: $(COSIM_MUT_DIR)/rtl-bench $(COSIM_MUT_CFG)/rtl-bench $(BIN)/tpu-as
+	@bash tests/cosim_mutation.sh $(BIN) $(COSIM_MUT_CFG)/rtl-bench $(COSIM_MUT_DIR)/rtl-bench

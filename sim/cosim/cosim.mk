@@ -49,3 +49,8 @@ cosim-mutant: $(COSIM_MUT_DIR)/rtl-bench
 
 cosim-mutation: $(COSIM_MUT_DIR)/rtl-bench $(COSIM_MUT_CFG)/rtl-bench $(BIN)/tpu-as
 	@bash tests/cosim_mutation.sh $(BIN) $(COSIM_MUT_CFG)/rtl-bench $(COSIM_MUT_DIR)/rtl-bench
+
+# tpu-cosim is a shell script: installed into $(BIN) like the C commands.
+$(BIN)/tpu-cosim: sim/tpu-cosim
+	@mkdir -p $(BIN)
+	install -m 755 $< $@

@@ -820,7 +820,7 @@ int main(int argc, char **argv)
     }
     char err[256];
     if (tpu_config_load(&g->cfg, cfgname, err, sizeof err) != 0) {
-        fprintf(stderr, "tpu-randprog: error: %s\n", err);
+        fprintf(stderr, "tpu-randprog: %s\n", err);
         free(g);
         return 2;
     }

@@ -108,6 +108,14 @@ $(BUILD)/tests/%: tests/%.c $(LIB)
 # The RTL floating-point units and their Verilator check against cmodel/fp.c.
 include sim/rtl_fp/rtl_fp.mk
 
+# The RTL: lint, the Verilated core and its bench (build/rtl/CFG/), synthesis;
+# then the co-simulation checks on top of it (random programs, mutation test).
+# The Verilated benches link the plain (non-sanitizer) library, so `make test
+# SAN=1` runs them through a SAN=0 sub-make.
+include sim/rtl/rtl.mk
+include sim/cosim/cosim.mk
+all: $(BIN)/tpu-cosim
+
 # SystemC: the core as a TLM-2.0 target, the virtual platform, the SystemC lockstep top.
 include sim/systemc/systemc.mk
 
@@ -145,6 +153,7 @@ test: deps all $(TEST_BINS)
 	@bash tests/cli.sh $(BIN)
 	@bash tests/tutorial.sh $(BIN)
 	@$(MAKE) --no-print-directory rtl-lint-fp rtl-fp-test
+	@$(MAKE) --no-print-directory SAN=0 rtl-lint rtl-test cosim-random cosim-mutation
 	@$(MAKE) --no-print-directory systemc-test
 	@$(MAKE) --no-print-directory fuzz-smoke
 

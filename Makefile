@@ -140,8 +140,10 @@ deps:
 demo: deps all
 	@bash sim/demo.sh $(BIN)
 
-bench: all
-	@bash sim/bench.sh $(BIN)
+bench: all systemc-build
+	@$(MAKE) -s --no-print-directory SAN=0 rtl-build RTL_CONFIG=tiny
+	@$(MAKE) -s --no-print-directory SAN=0 rtl-build RTL_CONFIG=mid
+	@BENCH_BUILD_TIME=$(BENCH_BUILD_TIME) bash sim/bench.sh $(BIN)
 
 # ---- tests -------------------------------------------------------------
 test: deps all $(TEST_BINS)

@@ -40,3 +40,44 @@ for preset in tiny v5e; do
       "$bin/tpu-sim" --config "$preset" --quiet "$obj"
   fi
 done
+
+# ---- the RTL under Verilator, and the co-simulations -----------------------------
+# rtl-bench runs the Verilated core (and the C model beside it, ~100x faster,
+# to compare the end state); --lockstep compares every cycle's records too.
+# tpu-sc-lockstep is the same comparison under SystemC.  Rates are simulated
+# cycles per host second of the whole command (loading included).
+rate() {  # rate LABEL CYCLES COMMAND...: run COMMAND, print cycles per second
+  local label=$1 cycles=$2; shift 2
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$@" >/dev/null 2>&1 || { echo "$label: FAILED"; return; }
+  t1=$(date +%s.%N)
+  awk -v l="$label" -v c="$cycles" -v a="$t0" -v b="$t1" \
+    'BEGIN { printf "%s: %d cycles in %.2f s: %.3g cycles per host second\n", l, c, b - a, c / (b - a) }'
+}
+rtlbench=build/rtl/tiny/rtl-bench
+midbench=build/rtl/mid/rtl-bench
+scbench=$(dirname "$bin")/systemc/tpu-sc-lockstep
+obj=$out/rtl-matmul-tiny.bin
+"$bin/tpu-as" --config tiny -D B=256 -D D=64 -D F=64 -o "$obj" "$prog"
+cycles=$("$bin/tpu-sim" --config tiny --json "$obj" | grep -o '"cycles": [0-9]*' | grep -o '[0-9]*$')
+echo "== RTL and co-simulation: $prog on tiny (-D B=256 -D D=64 -D F=64), $cycles cycles"
+rate "C model alone (tpu-sim)" "$cycles" "$bin/tpu-sim" --config tiny --quiet "$obj"
+rate "RTL, tiny (rtl-bench)" "$cycles" "$rtlbench" "$obj"
+rate "lockstep, tiny (rtl-bench --lockstep)" "$cycles" "$rtlbench" --lockstep "$obj"
+[ -x "$scbench" ] && SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 \
+  rate "SystemC lockstep, tiny (tpu-sc-lockstep)" "$cycles" "$scbench" "$obj"
+objm=$out/rtl-matmul-mid.bin
+"$bin/tpu-as" --config mid -D B=256 -D D=64 -D F=64 -o "$objm" "$prog"
+cyclesm=$("$bin/tpu-sim" --config mid --json "$objm" | grep -o '"cycles": [0-9]*' | grep -o '[0-9]*$')
+echo "== the same on mid (16x16, 2 MXUs), $cyclesm cycles"
+rate "RTL, mid (rtl-bench)" "$cyclesm" "$midbench" "$objm"
+rate "lockstep, mid (rtl-bench --lockstep)" "$cyclesm" "$midbench" --lockstep "$objm"
+if [ -n "${BENCH_BUILD_TIME:-}" ]; then   # make bench BENCH_BUILD_TIME=1
+  echo "== Verilator build of the mid config from scratch (ccache: $(command -v ccache || echo none))"
+  rm -rf build/rtl/mid
+  t0=$(date +%s.%N)
+  make -s --no-print-directory rtl-build RTL_CONFIG=mid >/dev/null
+  t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "verilator build (mid): %.1f s\n", b - a }'
+fi

@@ -33,7 +33,7 @@ module queue #(
     if (s >= Depth[IdxW+CntW:0]) begin
       s = s - Depth[IdxW+CntW:0];
     end
-    return s[IdxW-1:0];
+    wrap_inc = s[IdxW-1:0];
   endfunction
 
   assign empty_o = (count_q == '0);

@@ -95,7 +95,7 @@ module seq #(
   localparam logic [2:0] StallHalt  = 3'd4;
 
   // ---- registers --------------------------------------------------------
-  logic [63:0] imem_q [ImemWords];
+  (* tpu_macro *) logic [63:0] imem_q [ImemWords];   // a memory macro in synthesis
   logic [63:0] pc_q, pc_d;
   logic [63:0] sreg_q [1:30];
   logic [31:0] sem_q [32];
@@ -116,12 +116,6 @@ module seq #(
     logic [127:0] prod;
     logic [129:0] b, lo, hi;
     logic         lo_neg;
-    if (rows[63] || rowbytes[63]) begin
-      return 1'b0;
-    end
-    if (rows == 64'd0 || rowbytes == 64'd0) begin
-      return 1'b1;
-    end
     rows_m1 = rows - 64'd1;
     mag     = stride[63] ? (~stride + 64'd1) : stride;
     prod    = {64'd0, rows_m1} * {64'd0, mag};
@@ -134,7 +128,13 @@ module seq #(
       hi = b + {2'b00, prod} + {66'd0, rowbytes};
     end
     lo_neg = ($signed(lo) < 0);
-    return !lo_neg && (hi <= {66'd0, size});
+    if (rows[63] || rowbytes[63]) begin
+      region_ok = 1'b0;
+    end else if (rows == 64'd0 || rowbytes == 64'd0) begin
+      region_ok = 1'b1;
+    end else begin
+      region_ok = !lo_neg && (hi <= {66'd0, size});
+    end
   endfunction
 
   // The scalar registers as operands read them: s0 = 0, s31 = the core id.
@@ -381,7 +381,10 @@ module seq #(
   assign x = sregs[fld[0]];
   assign mxu_sel = fld[0][1:0];
 
-  // Scalar ALU, branches and jumps (seq.c scalar()).
+  // Scalar ALU, branches and jumps (seq.c scalar()).  mul and muli share
+  // one multiplier.
+  logic [63:0] prod;
+  assign prod = a * ((opcode == OP_MULI) ? imm_s : b);
   always_comb begin
     alu        = 64'd0;
     wants_sreg = 1'b1;
@@ -390,7 +393,7 @@ module seq #(
     case (opcode)
       OP_ADD:  alu = a + b;
       OP_SUB:  alu = a - b;
-      OP_MUL:  alu = a * b;
+      OP_MUL:  alu = prod;
       OP_AND:  alu = a & b;
       OP_OR:   alu = a | b;
       OP_XOR:  alu = a ^ b;
@@ -400,7 +403,7 @@ module seq #(
       OP_SLT:  alu = {63'd0, $signed(a) < $signed(b)};
       OP_SLTU: alu = {63'd0, a < b};
       OP_ADDI: alu = a + imm_s;
-      OP_MULI: alu = a * imm_s;
+      OP_MULI: alu = prod;
       OP_ANDI: alu = a & imm_s;
       OP_ORI:  alu = a | imm_s;
       OP_XORI: alu = a ^ imm_s;

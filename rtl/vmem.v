@@ -78,7 +78,7 @@ module vmem #(
   localparam integer RowB = 2 * MxuN;          // bytes of a bf16 row
   localparam integer AccB = 4 * MxuN;          // bytes of an fp32 row
 
-  logic [7:0] mem_q [Bytes];
+  (* tpu_macro *) logic [7:0] mem_q [Bytes];   // a memory macro in synthesis
 
   // ---- arbiter (T11, T12) -----------------------------------------------
   logic [63:0] after_ici, after_mxu, after_vpu;

@@ -86,3 +86,12 @@ rtl-build: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2
 
 rtl-test: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(BIN)/tpu-as
 	@bash sim/rtl/run_tests.sh $(BIN) $(RTL_DIR) $(RTL_CONFIG)
+
+# Synthesis of the tiny config with a 4 KiB VMEM and HBM (their size only
+# changes address widths; the storage is a macro / the simulation's).
+RTL_SYNTH_DIR := build/rtl/synth
+
+synth: $(BIN)/tpu-rtlcfg
+	@mkdir -p $(RTL_SYNTH_DIR)
+	@$(BIN)/tpu-rtlcfg --set vmem_bytes=4096 --set hbm_bytes=4096 -o $(RTL_SYNTH_DIR)/tpu_cfg.vh tiny
+	@YOSYS=$(YOSYS) bash sim/rtl/synth.sh $(RTL_SYNTH_DIR)

@@ -3,6 +3,7 @@
 # the C model with the tiny and v5e presets, and print each report.  The
 # matmul runs twice on v5e: with a small batch it is memory-bound, with a
 # large one compute-bound; the pointwise ops are memory-bound everywhere.
+# Last, the matmul runs on the RTL in lockstep with the C model.
 set -euo pipefail
 bin=${1:?usage: demo.sh BIN_DIR}
 out=$(dirname "$bin")/demo
@@ -40,3 +41,11 @@ run "matmul, batch 1024"     v5e programs/matmul.s    "-D B=1024 -D D=4096 -D F=
 run "pointwise add"          v5e programs/pointwise.s "-D OP=0 -D NCHUNK=16"
 run "pointwise mul"          v5e programs/pointwise.s "-D OP=1 -D NCHUNK=16"
 run "relu"                   v5e programs/pointwise.s "-D OP=2 -D NCHUNK=16"
+
+echo
+echo "=================================================================="
+echo "== the RTL: the tiled matmul on tiny, C model and Verilated RTL in lockstep"
+echo "==   tpu-cosim --config tiny (builds the Verilated core the first time: a few minutes)"
+echo "=================================================================="
+"$bin/tpu-as" --config tiny -D B=32 -D D=64 -D F=64 -o "$out/matmul-cosim.bin" programs/matmul.s
+"$bin/tpu-cosim" --config tiny "$out/matmul-cosim.bin"

@@ -19,7 +19,7 @@ cd "$(dirname "$0")/../.."
 srcs=$(ls rtl/*.v | grep -v '^rtl/system2\.v$' | tr '\n' ' ')
 latches='t:$dlatch t:$adlatch t:$dlatchsr t:$_DLATCH_* t:$_DLATCHSR_*'
 
-"$yosys" -q -l "$out/core.log" -p "
+"$yosys" -q -w "Replacing memory" -l "$out/core.log" -p "
 read_verilog -sv -DSYNTHESIS -Irtl -I$out $srcs
 blackbox hbm_mem vmem
 synth -top core -run begin:fine
@@ -44,7 +44,7 @@ vecb=$((4 * $(cfg CFG_SUBLANES) * $(cfg CFG_LANES)))
 dmab=$(( ($(cfg CFG_HBM_NUM) + $(cfg CFG_HBM_DEN) - 1) / $(cfg CFG_HBM_DEN) ))
 icib=$(( ($(cfg CFG_ICI_NUM) + $(cfg CFG_ICI_DEN) - 1) / $(cfg CFG_ICI_DEN) ))
 aw=0; while [ $((1 << aw)) -lt "$vbytes" ]; do aw=$((aw + 1)); done
-"$yosys" -q -l "$out/vmem.log" -p "
+"$yosys" -q -w "Replacing memory" -l "$out/vmem.log" -p "
 read_verilog -sv -DSYNTHESIS -Irtl rtl/vmem.v
 hierarchy -check -top vmem -chparam Bytes $vbytes -chparam AW $aw -chparam NumMxu $nmxu \
   -chparam MxuN $n -chparam VecB $vecb -chparam DmaPorts $(( $(cfg CFG_DMA_ENGINES) * dmab )) \

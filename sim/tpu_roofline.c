@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "asm.h"
+#include "cli.h"
 #include "config.h"
 #include "report.h"
 #include "sweep.h"
@@ -154,24 +155,6 @@ static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
     return 0;
 }
 
-/* "--name value" or "--name=value" (as tpu-sim). */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0)
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (a[n] != 0)
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 static int parse_args(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
@@ -189,39 +172,39 @@ static int parse_args(int argc, char **argv, options *o)
             o->no_plot = 1;
         } else if (!strcmp(a, "--quiet")) {
             o->quiet = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--config", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--config", &missing))) {
             o->config = v;
-        } else if ((v = opt_value(argc, argv, &i, "--set", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--set", &missing))) {
             if (o->nsets == MAX_SETS)
                 return bad_usage("too many --set options (at most %s)", "256");
             o->sets[o->nsets++] = v;
-        } else if ((v = opt_value(argc, argv, &i, "--out", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--out", &missing))) {
             o->out = v;
-        } else if ((v = opt_value(argc, argv, &i, "--img", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--img", &missing))) {
             o->img = v;
-        } else if ((v = opt_value(argc, argv, &i, "--programs", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--programs", &missing))) {
             o->programs = v;
-        } else if ((v = opt_value(argc, argv, &i, "--d", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--d", &missing))) {
             if (parse_int(v, 1, 1 << 20, &n))
                 return bad_usage("--d wants a whole number from 1 to 1048576, not '%s'", v);
             o->d = n;
-        } else if ((v = opt_value(argc, argv, &i, "--f", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--f", &missing))) {
             if (parse_int(v, 1, 1 << 20, &n))
                 return bad_usage("--f wants a whole number from 1 to 1048576, not '%s'", v);
             o->f = n;
-        } else if ((v = opt_value(argc, argv, &i, "--batches", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--batches", &missing))) {
             o->batches = v;
-        } else if ((v = opt_value(argc, argv, &i, "--vmem-batches", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--vmem-batches", &missing))) {
             o->vmem_batches = v;
-        } else if ((v = opt_value(argc, argv, &i, "--chunks", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--chunks", &missing))) {
             if (parse_int(v, 1, 4096, &n))
                 return bad_usage("--chunks wants a whole number from 1 to 4096, not '%s'", v);
             o->chunks = n;
-        } else if ((v = opt_value(argc, argv, &i, "--reps", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--reps", &missing))) {
             if (parse_int(v, 1, MAX_REPS, &n))
                 return bad_usage("--reps wants a whole number from 1 to 64, not '%s'", v);
             o->reps = n;
-        } else if ((v = opt_value(argc, argv, &i, "--jobs", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--jobs", &missing))) {
             if (parse_int(v, 1, 256, &n))
                 return bad_usage("--jobs wants a whole number from 1 to 256, not '%s'", v);
             o->jobs = (unsigned)n;
@@ -1060,21 +1043,9 @@ static int plan(sweep *sw)
 
 static int load_config(const options *o, tpu_config *cfg)
 {
-    char err[512];
-    tpu_config_defaults(cfg);
-    if (tpu_config_load(cfg, o->config, err, sizeof err)) {
-        fprintf(stderr, "tpu-roofline: --config %s: %s\n", o->config, err);
+    if (tpu_cli_load_config("tpu-roofline", o->config, cfg)
+        || tpu_cli_finish_config("tpu-roofline", cfg, o->sets, o->nsets))
         return EXIT_USAGE;
-    }
-    for (unsigned i = 0; i < o->nsets; i++)
-        if (tpu_config_set(cfg, o->sets[i], err, sizeof err)) {
-            fprintf(stderr, "tpu-roofline: %s\n", err);
-            return EXIT_USAGE;
-        }
-    if (tpu_config_validate(cfg, err, sizeof err)) {
-        fprintf(stderr, "tpu-roofline: config %s: %s\n", cfg->name, err);
-        return EXIT_USAGE;
-    }
     return 0;
 }
 

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "config.h"
 #include "expect.h"
 #include "objfile.h"
@@ -127,25 +128,6 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out)
     return 0;
 }
 
-/* "--name value" or "--name=value": the value, or NULL when this is not
- * the option.  *missing is set when the option has no value. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0)
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (a[n] != 0)
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 /* Parse argv into o; returns -1 after printing the help (exit 0), or an
  * exit status > 0 on a bad command line, or 0. */
 static int parse_args(int argc, char **argv, options *o)
@@ -170,29 +152,29 @@ static int parse_args(int argc, char **argv, options *o)
             o->echo = 1;
         } else if (!strcmp(a, "--animate")) {
             o->animate = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--delay", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--delay", &missing))) {
             if (parse_u64(v, 3600000, &n))
                 return bad_usage("--delay wants milliseconds (0 to 3600000), not '%s'", v);
             o->delay_ms = (int64_t)n;
-        } else if ((v = opt_value(argc, argv, &i, "--config", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--config", &missing))) {
             o->config = v;
-        } else if ((v = opt_value(argc, argv, &i, "--timeline", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--timeline", &missing))) {
             o->timeline = v;
-        } else if ((v = opt_value(argc, argv, &i, "--vcd", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--vcd", &missing))) {
             o->vcd = v;
-        } else if ((v = opt_value(argc, argv, &i, "--set", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--set", &missing))) {
             if (o->nsets == MAX_SETS)
                 return bad_usage("too many --set options (at most %s)", "256");
             o->sets[o->nsets++] = v;
-        } else if ((v = opt_value(argc, argv, &i, "--cores", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--cores", &missing))) {
             if (parse_u64(v, 4096, &n) || n == 0)
                 return bad_usage("--cores wants a number from 1 to 4096, not '%s'", v);
             o->cores = (unsigned)n;
-        } else if ((v = opt_value(argc, argv, &i, "--topology", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--topology", &missing))) {
             if (strcmp(v, "ring") && strcmp(v, "torus2d") && strcmp(v, "mesh2d"))
                 return bad_usage("--topology is ring, torus2d or mesh2d, not '%s'", v);
             o->topology = v;
-        } else if ((v = opt_value(argc, argv, &i, "--grid", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--grid", &missing))) {
             char r[32], c[32];
             const char *x = strchr(v, 'x');
             uint64_t rr, cc;
@@ -205,7 +187,7 @@ static int parse_args(int argc, char **argv, options *o)
                 return bad_usage("--grid wants ROWSxCOLS (e.g. 2x4), not '%s'", v);
             o->rows = (unsigned)rr;
             o->cols = (unsigned)cc;
-        } else if ((v = opt_value(argc, argv, &i, "--max-cycles", &missing))) {
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--max-cycles", &missing))) {
             if (parse_u64(v, UINT64_MAX, &n))
                 return bad_usage("--max-cycles wants a whole number, not '%s'", v);
             o->max_cycles = n;
@@ -276,15 +258,13 @@ static int system_shape(const options *o, tpu_system_opts *so, char *topo, size_
  * the defaults (tiny). */
 static int load_config(const options *o, const tpu_object *obj, tpu_config *cfg)
 {
-    char err[512];
     tpu_config_defaults(cfg);
     if (o->config) {
-        if (tpu_config_load(cfg, o->config, err, sizeof err)) {
-            fprintf(stderr, "tpu-sim: --config %s: %s\n", o->config, err);
+        if (tpu_cli_load_config("tpu-sim", o->config, cfg))
             return EXIT_USAGE;
-        }
     } else if (obj->config.mxu_n || obj->config.num_mxu || obj->config.vpu_lanes) {
         const tpu_obj_config *w = &obj->config;
+        char err[512];
         for (const tpu_config_preset *p = tpu_config_presets; p->name; p++) {
             tpu_config c;
             tpu_config_defaults(&c);
@@ -298,16 +278,7 @@ static int load_config(const options *o, const tpu_object *obj, tpu_config *cfg)
             }
         }
     }
-    for (unsigned i = 0; i < o->nsets; i++)
-        if (tpu_config_set(cfg, o->sets[i], err, sizeof err)) {
-            fprintf(stderr, "tpu-sim: %s\n", err);    /* "--set: error: ..." */
-            return EXIT_USAGE;
-        }
-    if (tpu_config_validate(cfg, err, sizeof err)) {
-        fprintf(stderr, "tpu-sim: config %s: %s\n", cfg->name, err);
-        return EXIT_USAGE;
-    }
-    return 0;
+    return tpu_cli_finish_config("tpu-sim", cfg, o->sets, o->nsets) ? EXIT_USAGE : 0;
 }
 
 /* The expect checker reads the cores' memories through the backdoor. */

@@ -9,8 +9,12 @@
 #   make cosim-mutant     build/rtl/tiny-mutant/rtl-bench: the tiny RTL with
 #                         +define+TPU_MUTATION (one wrong product bit in one
 #                         MXU cell for one operand pair, rtl/mxu_mac.v)
+#   make cosim-report-test  cmocka tests of the mismatch report
+#                         (sim/cosim/trace_records.h), no Verilator needed
 #   make cosim-mutation   the mutation test: lockstep must catch the mutant
-#                         at the right cycle and unit (tests/cosim_mutation.sh)
+#                         at the right cycle and unit, name the instruction
+#                         in flight and write the waveform
+#                         (tests/cosim_mutation.sh)
 
 COSIM_SEEDS      ?= 200
 COSIM_SEEDS_MID  ?= 0
@@ -18,7 +22,17 @@ SOAK_SECONDS     ?= 600
 COSIM_MUT_DIR    := build/rtl/tiny-mutant
 COSIM_MUT_CFG    := build/rtl/tiny
 
-.PHONY: cosim-random soak cosim-mutant cosim-mutation
+.PHONY: cosim-random soak cosim-mutant cosim-mutation cosim-report-test
+
+# The report's own tests: the header is C++, the test uses cmocka.
+COSIM_TEST      := $(BUILD)/cosim/test_trace_records
+$(COSIM_TEST): sim/cosim/test_trace_records.cpp $(RTL_BENCH_HDRS) $(LIB) sim/cosim/cosim.mk
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -Wall -Wextra -Werror -g $(OPT) $(SANFLAGS) -Icmodel -Isim \
+	  -o $@ sim/cosim/test_trace_records.cpp $(LIB) -lcmocka -lm
+
+cosim-report-test: $(COSIM_TEST)
+	@$(COSIM_TEST)
 
 cosim-random: $(BIN)/tpu-randprog $(BIN)/tpu-as
 	@$(MAKE) -s --no-print-directory rtl-build RTL_CONFIG=tiny
@@ -34,20 +48,21 @@ soak: $(BIN)/tpu-randprog $(BIN)/tpu-as $(RTL_DIR)/rtl-bench
 # The mutant: the same sources and bench as $(COSIM_MUT_CFG)/rtl-bench, with
 # the mutation compiled in.
 $(COSIM_MUT_DIR)/rtl-bench: $(RTL_V) $(RTL_WAIVERS) $(COSIM_MUT_CFG)/tpu_cfg.vh $(RTL_BENCH_CPP) \
-                            $(LIB) sim/cosim/cosim.mk
+                            $(RTL_BENCH_HDRS) $(LIB) sim/cosim/cosim.mk
 	@mkdir -p $(COSIM_MUT_DIR)/obj
 	rm -f $@
 	cp $(COSIM_MUT_CFG)/rtl_config.h $(COSIM_MUT_DIR)/rtl_config.h
 	$(VERILATOR) $(RTL_VFLAGS) +define+TPU_MUTATION -I$(COSIM_MUT_CFG) --top-module core \
 	  --prefix Vcore --Mdir $(COSIM_MUT_DIR)/obj -o ../rtl-bench \
-	  -CFLAGS "-I$(abspath cmodel) -I$(abspath $(COSIM_MUT_CFG))" \
+	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(COSIM_MUT_CFG))" \
 	  -LDFLAGS "$(abspath $(LIB)) -lm" \
 	  $(RTL_WAIVERS) rtl/core.v $(abspath $(RTL_BENCH_CPP))
 	$(MAKE) --no-print-directory -C $(COSIM_MUT_DIR)/obj -f Vcore.mk $(RTL_MKFLAGS)
 
 cosim-mutant: $(COSIM_MUT_DIR)/rtl-bench
 
-cosim-mutation: $(COSIM_MUT_DIR)/rtl-bench $(COSIM_MUT_CFG)/rtl-bench $(BIN)/tpu-as
+cosim-mutation: $(COSIM_MUT_DIR)/rtl-bench $(COSIM_MUT_CFG)/rtl-bench $(BIN)/tpu-as \
+                $(BIN)/tpu-cosim cosim-report-test
 	@bash tests/cosim_mutation.sh $(BIN) $(COSIM_MUT_CFG)/rtl-bench $(COSIM_MUT_DIR)/rtl-bench
 
 # tpu-cosim is a shell script: installed into $(BIN) like the C commands.

@@ -24,12 +24,16 @@ RTL_LINT_DIR     := build/rtl/tiny
 RTL_V            := $(wildcard rtl/*.v) rtl/tpu_isa.vh
 RTL_WAIVERS      := rtl/lint_waivers.vlt
 RTL_BENCH_CPP    := sim/rtl/rtl_bench.cpp
+RTL_BENCH_HDRS   := sim/cosim/trace_records.h
 RTL_OBJCACHE     := $(if $(shell command -v ccache 2>/dev/null),ccache,)
 # --unroll-count: the VMEM write loops (one per write class, in priority
 # order) must unroll for their non-blocking writes; the VPU's has 4*S*L
 # iterations.
 RTL_UNROLL       := --unroll-count 65536
-RTL_VFLAGS       := --cc --exe -O3 --x-assign fast -Wall -Wno-fatal $(RTL_UNROLL) -Irtl -y rtl
+# --trace-fst: the bench writes FST waveforms when asked (--wave,
+# --wave-on-fail, docs/cosim.md).
+RTL_VFLAGS       := --cc --exe -O3 --x-assign fast -Wall -Wno-fatal $(RTL_UNROLL) --trace-fst \
+                    -Irtl -y rtl
 RTL_MKFLAGS      := OBJCACHE=$(RTL_OBJCACHE) OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 RTL_LINT_FLAGS   := --lint-only -Wall $(RTL_UNROLL) -Irtl -y rtl $(RTL_WAIVERS)
 
@@ -59,12 +63,12 @@ rtl-lint: $(RTL_LINT_DIR)/tpu_cfg.vh
 # changed.  The executable is removed first so that a new libtpu.a, which
 # that makefile does not track, is always linked in.
 $(RTL_DIR)/rtl-bench: $(RTL_V) $(RTL_WAIVERS) $(RTL_DIR)/tpu_cfg.vh $(RTL_BENCH_CPP) $(LIB) \
-                      sim/rtl/rtl.mk
+                      $(RTL_BENCH_HDRS) sim/rtl/rtl.mk
 	@mkdir -p $(RTL_DIR)/obj
 	rm -f $@
 	$(VERILATOR) $(RTL_VFLAGS) -I$(RTL_DIR) --top-module core --prefix Vcore \
 	  --Mdir $(RTL_DIR)/obj -o ../rtl-bench \
-	  -CFLAGS "-I$(abspath cmodel) -I$(abspath $(RTL_DIR))" \
+	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(RTL_DIR))" \
 	  -LDFLAGS "$(abspath $(LIB)) -lm" \
 	  $(RTL_WAIVERS) rtl/core.v $(abspath $(RTL_BENCH_CPP))
 	$(MAKE) --no-print-directory -C $(RTL_DIR)/obj -f Vcore.mk $(RTL_MKFLAGS)
@@ -72,12 +76,12 @@ $(RTL_DIR)/rtl-bench: $(RTL_V) $(RTL_WAIVERS) $(RTL_DIR)/tpu_cfg.vh $(RTL_BENCH_
 # The same bench on rtl/system2.v (two cores in a ring) for the multi-core
 # programs.
 $(RTL_DIR)/rtl-bench2: $(RTL_V) $(RTL_WAIVERS) $(RTL_DIR)/tpu_cfg.vh $(RTL_BENCH_CPP) $(LIB) \
-                       sim/rtl/rtl.mk
+                       $(RTL_BENCH_HDRS) sim/rtl/rtl.mk
 	@mkdir -p $(RTL_DIR)/obj2
 	rm -f $@
 	$(VERILATOR) $(RTL_VFLAGS) -I$(RTL_DIR) --top-module system2 --prefix Vsystem2 \
 	  --Mdir $(RTL_DIR)/obj2 -o ../rtl-bench2 \
-	  -CFLAGS "-I$(abspath cmodel) -I$(abspath $(RTL_DIR)) -DRTL_SYSTEM2" \
+	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(RTL_DIR)) -DRTL_SYSTEM2" \
 	  -LDFLAGS "$(abspath $(LIB)) -lm" \
 	  $(RTL_WAIVERS) rtl/system2.v $(abspath $(RTL_BENCH_CPP))
 	$(MAKE) --no-print-directory -C $(RTL_DIR)/obj2 -f Vsystem2.mk $(RTL_MKFLAGS)

@@ -1,7 +1,8 @@
 // rtl_bench: run a program on the Verilated RTL and on the C model, and
 // check that they agree.
 //
-//   rtl-bench [--max-cycles N] [--lockstep] [--verbose] prog.bin
+//   rtl-bench [--max-cycles N] [--lockstep] [--verbose] [--wave FILE]
+//             [--wave-on-fail FILE] [--wave-cycles N] prog.bin
 //
 // Built twice by sim/rtl/rtl.mk: rtl-bench on rtl/core.v (one core) and,
 // with RTL_SYSTEM2, rtl-bench2 on rtl/system2.v (two cores in a ring, the
@@ -11,11 +12,23 @@
 // bytes per clock, during reset; every core gets the same).  Both run to
 // halt (or a run-time error, or the cycle limit).  Then the bench compares
 // how the run ended and in which cycle, each core's halt cycle, and every
-// byte of every core's VMEM and HBM, and prints one line.  With --lockstep it also compares, every
-// cycle, the RTL's trace port with the C model's events of that cycle
-// (docs/rtl.md "Trace port" defines the records) and stops at the first
-// difference.  Exit status 0 when everything matched, 1 otherwise, 2 on
+// byte of every core's VMEM and HBM, and prints one line.  With --lockstep
+// it also compares, every cycle, the RTL's trace port with the C model's
+// events of that cycle (docs/rtl.md "Trace port" defines the records) and
+// stops at the first difference.  Exit status 0 when everything matched, 1 otherwise, 2 on
 // bad usage or input.
+//
+// The report of a lockstep mismatch (sim/cosim/trace_records.h) names the
+// cycle, the core, the unit, the field, the expected (C model) and actual
+// (RTL) values and the instruction in flight on that unit.
+//
+// Waveforms (FST; the model is Verilated with --trace-fst, and tracing
+// costs nothing until it is switched on): --wave dumps the whole RTL run;
+// --wave-on-fail dumps, after a lockstep mismatch, the last --wave-cycles
+// cycles (default 1000) up to and including the failing one, by running
+// the RTL again from reset with tracing switched on for those cycles only.
+// Time as in the C model's VCD (docs/timeline.md): cycle t at 10t ns,
+// just after the rising edge that begins it; the falling edge at 10t + 5.
 //
 // The config is the one the Verilated model was built for: RTL_CONFIG, a
 // preset name or file, compiled in by sim/rtl/rtl.mk.
@@ -30,6 +43,12 @@
 #include <algorithm>
 
 #include "verilated.h"
+#ifndef VM_TRACE_FST
+#define VM_TRACE_FST 0
+#endif
+#if VM_TRACE_FST
+#include "verilated_fst_c.h"
+#endif
 #ifdef RTL_SYSTEM2
 #include "Vsystem2.h"
 typedef Vsystem2 Top;
@@ -48,10 +67,13 @@ extern "C" {
 #include "tpu.h"
 }
 
+#include "cosim/trace_records.h"    // records, comparison and report (sim/)
 #include "rtl_config.h"      // RTL_CONFIG, written by sim/rtl/rtl.mk
 #ifndef RTL_CONFIG
 #error "RTL_CONFIG (the config the model was built for) must be defined"
 #endif
+
+using namespace tpu_cosim;
 
 namespace {
 
@@ -96,83 +118,13 @@ void set_byte(VlWide<N> &w, unsigned i, uint8_t v)
     w[i / 4] = (w[i / 4] & ~m) | ((uint32_t)v << (8 * (i % 4)));
 }
 
-std::string hex_bytes(const uint8_t *p, size_t n)
-{
-    static const char dig[] = "0123456789abcdef";
-    std::string s;
-    s.reserve(2 * n);
-    for (size_t i = 0; i < n; i++) {
-        s += dig[p[i] >> 4];
-        s += dig[p[i] & 15];
-    }
-    return s;
-}
-
-// ---- records of one cycle ----------------------------------------------------
-
-// A memory write: unit name, address and bytes.
-struct Write {
-    std::string unit;
-    uint64_t addr;
-    std::vector<uint8_t> data;
-};
-
-// What one side did in one cycle, normalised so that both sides can be
-// compared with ==: simple records sorted, memory writes in landing order
-// with adjacent writes of one unit merged (the C model writes a DMA row
-// segment at a time, the RTL a byte at a time).
-struct Cycle {
-    std::vector<std::string> simple;
-    std::vector<Write> vmem, hbm;
-
-    void add_write(std::vector<Write> &v, const std::string &unit, uint64_t addr,
-                   const uint8_t *p, size_t n)
-    {
-        if (!n)
-            return;
-        if (!v.empty() && v.back().unit == unit && v.back().addr + v.back().data.size() == addr) {
-            v.back().data.insert(v.back().data.end(), p, p + n);
-            return;
-        }
-        v.push_back(Write{unit, addr, std::vector<uint8_t>(p, p + n)});
-    }
-
-    std::vector<std::string> lines() const
-    {
-        std::vector<std::string> out = simple;
-        std::sort(out.begin(), out.end());
-        char b[96];
-        for (const Write &w : vmem) {
-            snprintf(b, sizeof b, "vmem write %s 0x%" PRIx64 " %zu bytes: ", w.unit.c_str(),
-                     w.addr, w.data.size());
-            out.push_back(b + hex_bytes(w.data.data(), w.data.size()));
-        }
-        for (const Write &w : hbm) {
-            snprintf(b, sizeof b, "hbm write %s 0x%" PRIx64 " %zu bytes: ", w.unit.c_str(),
-                     w.addr, w.data.size());
-            out.push_back(b + hex_bytes(w.data.data(), w.data.size()));
-        }
-        return out;
-    }
-};
-
-std::string fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-std::string fmt(const char *f, ...)
-{
-    char b[256];
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(b, sizeof b, f, ap);
-    va_end(ap);
-    return b;
-}
-
 // ---- the C model side ----------------------------------------------------------
 
 struct Model {
     tpu_config cfg;
     tpu_system *sys = nullptr;
-    Cycle cur[RTL_CORES];           // events of the cycle being stepped, per core
+    Cycle cur[RTL_CORES];           // records of the cycle being stepped, per core
+    std::vector<InFlight> flight;   // per core
     int64_t sreg[RTL_CORES][32];
 
     ~Model() { tpu_system_destroy(sys); }
@@ -180,95 +132,105 @@ struct Model {
     static void on_event(void *ctx, const tpu_event *e)
     {
         Model *m = static_cast<Model *>(ctx);
-        if (e->core < RTL_CORES)
-            m->event(m->cur[e->core], e);
-    }
-
-    static void event(Cycle &c, const tpu_event *e)
-    {
-        switch (e->kind) {
-        case TPU_EV_ISSUE:
-            c.simple.push_back(fmt("issue pc %" PRIu64 " word 0x%016" PRIx64, e->pc, e->word));
-            break;
-        case TPU_EV_SEM:
-            c.simple.push_back(fmt("sem %u = %u", e->index, e->value));
-            break;
-        case TPU_EV_HALT:
-            c.simple.push_back("halt");
-            break;
-        case TPU_EV_ERROR:
-            c.simple.push_back("error");
-            break;
-        case TPU_EV_DMA_DONE:
-            c.simple.push_back(fmt("dma done engine %u bytes %" PRIu64, e->index, e->len));
-            break;
-        case TPU_EV_ICI_SEND:
-            c.simple.push_back(fmt("ici send port %u bytes %" PRIu64, e->index, e->len));
-            break;
-        case TPU_EV_ICI_RECV:
-            c.simple.push_back(fmt("ici recv port %u bytes %" PRIu64, e->index, e->len));
-            break;
-        case TPU_EV_MEM_WRITE:
-            c.add_write(e->space == TPU_SPACE_VMEM ? c.vmem : c.hbm, tpu_unit_id_name(e->unit),
-                        e->addr, e->data, e->len);
-            break;
-        default:
-            break;
+        if (e->core < RTL_CORES) {
+            model_event(m->cur[e->core], e);
+            m->flight[e->core].event(e);
         }
     }
 
     // Scalar register writes show as changed registers (the C model has no
-    // event for them).
+    // event for them); the sequencer's pc names the instruction it waits on.
     void note_sregs()
     {
         for (unsigned k = 0; k < RTL_CORES; k++) {
             tpu_seq_view v;
             tpu_core_seq_view(tpu_system_core(sys, k), &v);
-            for (unsigned r = 1; r < 31; r++)
-                if (v.sreg[r] != sreg[k][r]) {
-                    cur[k].simple.push_back(
-                        fmt("sreg s%u = 0x%016" PRIx64, r, (uint64_t)v.sreg[r]));
-                    sreg[k][r] = v.sreg[r];
-                }
+            model_sregs(cur[k], v, sreg[k]);
+            flight[k].set_seq_pc(v.pc);
         }
     }
 };
 
 // ---- the RTL side ----------------------------------------------------------------
 
-// The shape of the build, from the config (as rtl/core.v derives it).
-struct Shape {
-    unsigned dma_engines, dma_ports, num_mxu, mxu_n, vec_bytes, ici_bytes;
-
-    explicit Shape(const tpu_config &c)
-    {
-        uint64_t num, den;
-        tpu_config_bytes_per_cycle(c.hbm_bw, c.clock_hz, &num, &den);
-        dma_engines = (unsigned)c.dma_engines;
-        dma_ports = dma_engines * (unsigned)((num + den - 1) / den);
-        num_mxu = (unsigned)c.num_mxu;
-        mxu_n = (unsigned)c.mxu_n;
-        vec_bytes = 4 * (unsigned)(c.vpu_sublanes * c.vpu_lanes);
-        tpu_config_bytes_per_cycle(c.ici_bw, c.clock_hz, &num, &den);
-        ici_bytes = (unsigned)((num + den - 1) / den);
-    }
-};
-
 struct Rtl {
     std::unique_ptr<VerilatedContext> ctx;
     std::unique_ptr<Top> top;
     Shape shape;
     int64_t sreg[RTL_CORES][32] = {{0}};
+    int running = 0;                // reset released: clock edges count as cycles
+    uint64_t cycle = 0;             // the cycle on the outputs now (edges since release)
+    uint64_t wave_from = 0;         // first cycle to dump
+#if VM_TRACE_FST
+    std::unique_ptr<VerilatedFstC> fst;
+#endif
 
-    explicit Rtl(const tpu_config &c)
-        : ctx(new VerilatedContext), top(new Top(ctx.get(), "top")), shape(c) {}
+    explicit Rtl(const tpu_config &c) : ctx(new VerilatedContext), shape(c)
+    {
+#if VM_TRACE_FST
+        ctx->traceEverOn(true);     // before the model: it registers its signals
+#endif
+        top.reset(new Top(ctx.get(), "TOP"));
+    }
 
+    // Verilator unregisters the model's scopes from the thread's current
+    // context, which is the last one created: the replay's, after a
+    // mismatch.  Make it this one's first.
+    ~Rtl()
+    {
+        Verilated::threadContextp(ctx.get());
+#if VM_TRACE_FST
+        if (fst)
+            fst->close();
+#endif
+        top->final();
+        top.reset();
+    }
+
+    // Start an FST waveform of the cycles from `from` on (docs/cosim.md,
+    // docs/timeline.md): cycle t is at time 10t (ns), just after the rising
+    // edge that begins it, and its falling edge at 10t + 5.  -1 when the
+    // model was built without tracing or the file cannot be opened.
+    int wave(const char *path, uint64_t from)
+    {
+#if VM_TRACE_FST
+        fst.reset(new VerilatedFstC);
+        top->trace(fst.get(), 99);
+        fst->set_time_resolution("1ns");
+        fst->open(path);
+        if (!fst->isOpen()) {
+            fst.reset();
+            return -1;
+        }
+        wave_from = from;
+        if (running && cycle >= from)
+            fst->dump(10 * cycle);
+        return 0;
+#else
+        (void)path;
+        (void)from;
+        return -1;
+#endif
+    }
+
+    // One clock edge: the records of the current cycle are taken before it.
     void clock()
     {
         top->clk_i = 1;
         top->eval();
+        if (running)
+            cycle++;
+#if VM_TRACE_FST
+        bool dump = fst && running && cycle >= wave_from;
+        if (dump)
+            fst->dump(10 * cycle);
+#endif
         top->clk_i = 0;
         top->eval();
+#if VM_TRACE_FST
+        if (dump)
+            fst->dump(10 * cycle + 5);
+#endif
     }
 
     void select(unsigned core)
@@ -462,10 +424,43 @@ int compare_mem(Rtl &r, unsigned k, tpu_core *core, unsigned space, uint64_t siz
     return 0;
 }
 
+// Reset the RTL, load the object, release reset.
+void start_rtl(Rtl &r, const tpu_object &obj)
+{
+    r.top->clk_i = 0;
+    r.top->rst_ni = 0;
+    r.top->eval();
+    load_rtl(r, obj);
+    r.top->rst_ni = 1;
+    r.top->eval();
+    r.running = 1;
+}
+
+// After a lockstep mismatch in cycle `fail`: run the RTL again from reset
+// (it is deterministic) with tracing switched on for the last `n` cycles
+// up to and including that one, and the clock edge that ends it.
+void replay(const tpu_config &cfg, const tpu_object &obj, uint64_t fail, uint64_t n,
+            const char *path)
+{
+    Rtl r(cfg);
+    start_rtl(r, obj);
+    uint64_t from = fail + 1 > n ? fail + 1 - n : 0;
+    if (r.wave(path, from) < 0) {
+        fprintf(stderr, RTL_NAME ": cannot write the waveform '%s'%s\n", path,
+                VM_TRACE_FST ? "" : " (the model was built without --trace-fst)");
+        return;
+    }
+    while (r.cycle <= fail)
+        r.clock();
+    fprintf(stderr, RTL_NAME ": waveform of cycles %" PRIu64 "..%" PRIu64 " in %s\n", from, fail,
+            path);
+}
+
 void usage(FILE *f)
 {
     fprintf(f,
-            "usage: " RTL_NAME " [--max-cycles N] [--lockstep] [--verbose] prog.bin\n"
+            "usage: " RTL_NAME " [--max-cycles N] [--lockstep] [--verbose] [--wave FILE]\n"
+            "       [--wave-on-fail FILE] [--wave-cycles N] prog.bin\n"
             "\n"
             "Run prog.bin on the Verilated RTL (%s, config %s) and on the C model;\n"
             "compare the end of the run, its cycle count and all of VMEM and HBM.\n"
@@ -474,6 +469,11 @@ void usage(FILE *f)
             "  --max-cycles N  stop both after N cycles (default 10000000)\n"
             "  --lockstep      also compare the trace records of every cycle\n"
             "  --verbose       print the records of every cycle (with --lockstep)\n"
+            "  --wave FILE     write an FST waveform of the whole RTL run\n"
+            "  --wave-on-fail FILE\n"
+            "                  after a lockstep mismatch, write the last cycles up to\n"
+            "                  it as an FST waveform (the RTL runs again from reset)\n"
+            "  --wave-cycles N cycles in that waveform (default 1000)\n"
             "  -h, --help      show this help\n",
             RTL_CORES == 1 ? "one core, rtl/core.v" : "two cores in a ring, rtl/system2.v",
             RTL_CONFIG);
@@ -483,9 +483,9 @@ void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    uint64_t max_cycles = 10000000;
+    uint64_t max_cycles = 10000000, wave_cycles = 1000;
     int lockstep = 0, verbose = 0;
-    const char *prog = nullptr;
+    const char *prog = nullptr, *wave = nullptr, *fail_wave = nullptr;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -498,6 +498,17 @@ int main(int argc, char **argv)
                 fprintf(stderr, RTL_NAME ": error: bad --max-cycles '%s'\n", argv[i]);
                 return 2;
             }
+        } else if (!strcmp(a, "--wave-cycles") && i + 1 < argc) {
+            char *end;
+            wave_cycles = strtoull(argv[++i], &end, 0);
+            if (*end || !wave_cycles) {
+                fprintf(stderr, RTL_NAME ": error: bad --wave-cycles '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--wave") && i + 1 < argc) {
+            wave = argv[++i];
+        } else if (!strcmp(a, "--wave-on-fail") && i + 1 < argc) {
+            fail_wave = argv[++i];
         } else if (!strcmp(a, "--lockstep")) {
             lockstep = 1;
         } else if (!strcmp(a, "--verbose")) {
@@ -539,19 +550,18 @@ int main(int argc, char **argv)
     memset(m.sreg, 0, sizeof m.sreg);
     for (unsigned k = 0; k < RTL_CORES; k++)
         m.sreg[k][31] = k;
+    m.flight.assign(RTL_CORES, InFlight(&obj));
     if (lockstep)
-        tpu_system_subscribe(m.sys, ~0u & ~((1u << TPU_EV_STALL) | (1u << TPU_EV_BUSY) |
-                                            (1u << TPU_EV_IDLE) | (1u << TPU_EV_RETIRE)),
-                             Model::on_event, &m);
+        tpu_system_subscribe(m.sys, kModelEvents, Model::on_event, &m);
 
     Rtl r(m.cfg);
-    r.top->clk_i = 0;
-    r.top->rst_ni = 0;
-    r.top->eval();
-    load_rtl(r, obj);
-    tpu_obj_free(&obj);
-    r.top->rst_ni = 1;
-    r.top->eval();
+    start_rtl(r, obj);
+    if (wave && r.wave(wave, 0) < 0) {
+        fprintf(stderr, RTL_NAME ": error: cannot write the waveform '%s'%s\n", wave,
+                VM_TRACE_FST ? "" : " (the model was built without --trace-fst)");
+        tpu_obj_free(&obj);
+        return 2;
+    }
 
     // Run both.  RTL: the records of cycle t are on the trace port before
     // the clock edge that ends t; the run has ended when, after the edge,
@@ -587,24 +597,20 @@ int main(int argc, char **argv)
             mstop = tpu_system_step(m.sys);
             m.note_sregs();
             for (unsigned k = 0; k < RTL_CORES && !mismatch; k++) {
-                std::vector<std::string> a = rc[k].lines(), b = m.cur[k].lines();
-                if (verbose)
-                    for (const std::string &x : a)
-                        printf("%" PRIu64 ": core %u: %s\n", t, k, x.c_str());
-                if (a == b)
-                    continue;
-                fprintf(stderr, RTL_NAME ": %s: cycle %" PRIu64 ": core %u: records differ\n",
-                        prog, t, k);
-                for (const std::string &x : a)
-                    if (std::find(b.begin(), b.end(), x) == b.end())
-                        fprintf(stderr, "  RTL only:     %s\n", x.c_str());
-                for (const std::string &x : b)
-                    if (std::find(a.begin(), a.end(), x) == a.end())
-                        fprintf(stderr, "  C model only: %s\n", x.c_str());
-                mismatch = 1;
+                if (!compare_cycle(RTL_NAME, prog, t, k, rc[k], m.cur[k], verbose, &m.flight[k]))
+                    mismatch = 1;
+                m.flight[k].end_cycle();
             }
-            if (mismatch)
+            if (mismatch) {
+                if (wave) {
+                    r.clock();          // the edge that ends the failing cycle
+                    fprintf(stderr, RTL_NAME ": waveform of cycles 0..%" PRIu64 " in %s\n", t,
+                            wave);
+                } else if (fail_wave) {
+                    replay(m.cfg, obj, t, wave_cycles, fail_wave);
+                }
                 break;
+            }
         }
         r.clock();
         if (r_err) {
@@ -621,6 +627,7 @@ int main(int argc, char **argv)
             break;
         }
     }
+    tpu_obj_free(&obj);
     if (mismatch)
         return 1;
     if (!lockstep)
@@ -659,5 +666,8 @@ int main(int argc, char **argv)
     printf(RTL_NAME ": %s: %s after %" PRIu64 " cycles: %s\n", prog, rend, t,
            bad ? "MISMATCH" : lockstep ? "cycles, records, VMEM and HBM match the C model"
                                        : "cycles, VMEM and HBM match the C model");
+    fflush(stdout);
+    if (wave)
+        fprintf(stderr, RTL_NAME ": waveform of cycles 0..%" PRIu64 " in %s\n", t - 1, wave);
     return bad;
 }

@@ -12,7 +12,8 @@
 // every rising edge the core steps the C model once and calls the checker
 // (its step hook), which reads the RTL's trace port (still the values of
 // the cycle that this edge ends) and compares the records of both sides
-// (trace_records.h: the rules and the report of rtl-bench --lockstep).
+// (sim/cosim/trace_records.h: the rules and the report, shared with
+// rtl-bench --lockstep).
 // When the C model's run ends the driver compares how and when both runs
 // ended, the halt cycle, and all of VMEM and HBM (read through the RTL's
 // backdoor port and over TLM).  Exit status 0 when everything matched, 1
@@ -45,11 +46,12 @@ extern "C" {
 }
 
 #include "rtl_config.h"     // RTL_CONFIG
-#include "trace_records.h"
 #include "tpu_core_tlm.h"
 #include "tpu_host.h"
 #include "vcore_ports.h"    // VCORE_PORTS(X): every port of Vcore but clk_i
+#include "cosim/trace_records.h"    // records, comparison and report (sim/)
 
+using namespace tpu_cosim;
 using namespace tpu_sc;
 
 namespace {
@@ -107,24 +109,6 @@ uint8_t byte_at(const std::vector<uint32_t> &w, unsigned i)
     return i / 4 < w.size() ? (uint8_t)(w[i / 4] >> (8 * (i % 4))) : 0;
 }
 
-// The shape of the build, from the config (as rtl/core.v derives it).
-struct Shape {
-    unsigned dma_engines, dma_ports, num_mxu, mxu_n, vec_bytes, ici_bytes;
-
-    explicit Shape(const tpu_config &c)
-    {
-        uint64_t num, den;
-        tpu_config_bytes_per_cycle(c.hbm_bw, c.clock_hz, &num, &den);
-        dma_engines = (unsigned)c.dma_engines;
-        dma_ports = dma_engines * (unsigned)((num + den - 1) / den);
-        num_mxu = (unsigned)c.num_mxu;
-        mxu_n = (unsigned)c.mxu_n;
-        vec_bytes = 4 * (unsigned)(c.vpu_sublanes * c.vpu_lanes);
-        tpu_config_bytes_per_cycle(c.ici_bw, c.clock_hz, &num, &den);
-        ici_bytes = (unsigned)((num + den - 1) / den);
-    }
-};
-
 // ---- the top --------------------------------------------------------------------------
 
 struct Lockstep : sc_core::sc_module {
@@ -144,6 +128,7 @@ struct Lockstep : sc_core::sc_module {
     Shape shape;
 
     Cycle model_cur;                // the C model's records of the cycle being stepped
+    InFlight flight;                // the C model's instructions in flight (the report)
     int64_t model_sreg[32] = { 0 }, rtl_sreg[32] = { 0 };
     uint64_t rtl_halt = 0;          // cycle count at the RTL's halt (0: none)
     bool rtl_err = false;           // error_o or stuck_o seen
@@ -157,21 +142,23 @@ struct Lockstep : sc_core::sc_module {
         : sc_module(n), socket("socket"),
           clock("clock", sc_core::sc_time(1.0 / cfg.clock_hz, sc_core::SC_SEC)), irq("irq"),
           rtl("rtl"), model("model", cfg), obj(o), prog(p), max_cycles(maxc), verbose(verb),
-          fault_space(fsp), fault_addr(fa), shape(cfg)
+          fault_space(fsp), fault_addr(fa), shape(cfg), flight(&o)
     {
         pins.bind(rtl);
         rtl.clk_i(clock);
         model.clk(clock);
         model.irq(irq);
         socket.bind(model.socket);
-        model.subscribe(kRecordEvents, on_event, this);
+        model.subscribe(kModelEvents, on_event, this);
         model.set_step_hook([this](enum tpu_stop) { check_cycle(); });
         SC_THREAD(run);
     }
 
     static void on_event(void *ctx, const tpu_event *e)
     {
-        model_event(static_cast<Lockstep *>(ctx)->model_cur, e);
+        Lockstep *l = static_cast<Lockstep *>(ctx);
+        model_event(l->model_cur, e);
+        l->flight.event(e);
     }
 
     // The RTL's trace port now: the records of the cycle this edge ends.
@@ -313,11 +300,13 @@ struct Lockstep : sc_core::sc_module {
         tpu_seq_view v;
         tpu_core_seq_view(tpu_system_core(model.system(), 0), &v);
         model_sregs(model_cur, v, model_sreg);
-        if (!compare_cycle(kTool, prog, t, 0, rc, model_cur, verbose)) {
+        flight.set_seq_pc(v.pc);
+        if (!compare_cycle(kTool, prog, t, 0, rc, model_cur, verbose, &flight)) {
             mismatch = true;
             mismatch_ev.notify(sc_core::SC_ZERO_TIME);
         }
         model_cur.clear();
+        flight.end_cycle();
     }
 
     // ---- the RTL's backdoor port -------------------------------------------------------

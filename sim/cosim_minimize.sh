@@ -8,10 +8,12 @@
 # from rtl_config.h beside RTL_BENCH) and RTL_BENCH --lockstep still fails.
 # Labels, directives, data and comments stay.  Writes the smallest failing
 # program to OUT.s (default FAIL.min.s) after every improvement, so it can
-# be stopped at any time.  Exits 2 if FAIL.s does not fail to begin with.
+# be stopped at any time; at the end prints its mismatch report and writes
+# the waveform of the cycles before the mismatch to OUT.fail.fst (default
+# FAIL.min.fail.fst).  Exits 2 if FAIL.s does not fail to begin with.
 set -uo pipefail
 usage="usage: cosim_minimize.sh BIN_DIR RTL_BENCH FAIL.s [OUT.s]"
-case "${1:-}" in -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 bin=${1:?$usage}
 bench=${2:?$usage}
 in=${3:?$usage}
@@ -79,4 +81,10 @@ while [ "$chunk" -ge 1 ]; do
 done
 n=0; for i in "${cand[@]}"; do [ "${keep[i]}" = 1 ] && n=$((n + 1)); done
 echo "cosim_minimize: $n of ${#cand[@]} instructions left after $tries runs: $out"
-fails "$out"; grep -m 3 -v '^rtl-bench: .*: \(halt\|error\) after' "$work/t.log"
+# the mismatch of the smallest program, and its waveform beside it
+wave=${out%.s}.fail.fst
+"$bin/tpu-as" --config "$cfg" -o "$work/t.bin" "$out" >/dev/null 2>&1
+"$bench" --lockstep --max-cycles 200000 --wave-on-fail "$wave" "$work/t.bin" >"$work/t.log" 2>&1
+grep -v -e '^rtl-bench2\{0,1\}: .*: \(halt\|error\) after' -e 'waveform of cycles' "$work/t.log" \
+  | head -n 3
+grep 'waveform of cycles' "$work/t.log"

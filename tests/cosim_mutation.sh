@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cosim_mutation.sh BIN_DIR GOOD_BENCH MUTANT_BENCH - the mutation test
-# (docs/cosim.md): proves that lockstep catches a rare RTL bug and names
-# the right cycle and unit.
+# (docs/cosim.md): proves that lockstep catches a rare RTL bug, names the
+# right cycle, unit, field, values and instruction in flight, and writes
+# the waveform of the cycles before it.
 #
 # MUTANT_BENCH is the tiny RTL built with +define+TPU_MUTATION (make
 # cosim-mutant): in MXU cell (3, 5) the product 1.5 x 3.0 has one wrong
@@ -11,8 +12,17 @@
 #   2. the cycle in which GOOD_BENCH writes result row 2 (from --verbose)
 #      is the cycle T24 gives;
 #   3. MUTANT_BENCH --lockstep fails, at that cycle, naming the mxu0 write
-#      of that row on both sides, and no other record;
-#   4. MUTANT_BENCH passes random programs (the bug is rare: random data
+#      of that row on both sides, and no other record; the first line
+#      names the unit, the word (column 5 of the row), the expected and
+#      actual values (18.5, 20.5) and the mxu.mm in flight (pc and word
+#      from the listing);
+#   4. the waveform: tpu-cosim --bench MUTANT_BENCH writes PROG.fail.fst by
+#      default and exits 1; --wave-cycles 10 writes cycles 20..29 only.
+#      Checked from the FST header (block type 0, length 329, start and
+#      end time: cycle t is at 10t, the file ends at the falling edge
+#      after the edge that ends the failing cycle), and with fst2vcd
+#      (GTKWave's) when it is installed;
+#   5. MUTANT_BENCH passes random programs (the bug is rare: random data
 #      never makes that operand pair), so only a directed program finds it.
 # Prints "cosim mutation: ..." and exits 0 when all hold.
 set -uo pipefail
@@ -58,9 +68,58 @@ grep -q "^  C model only: vmem write mxu0 $row2 " "$work/mut.log" \
   || { cat "$work/mut.log"; fail "the C model side does not name mxu0's write at $row2"; }
 [ "$(grep -c '^  ' "$work/mut.log")" -eq 2 ] \
   || { cat "$work/mut.log"; fail "more than the one differing record reported"; }
+# the first line: unit, field, expected and actual, the instruction in flight
+mmline=$(awk '$1 == "text" && $4 == "mxu.mm"' "$work/list")
+mmpc=$(( $(awk '{print $2}' <<<"$mmline") ))
+mmword=$(awk '{print $3}' <<<"$mmline")
+[ -n "$mmword" ] || fail "no mxu.mm in the listing of $src"
+word5=$(printf '0x%x' $((row2 + 5 * 4)))
+want="cycle $cycle: core 0: records differ: mxu0 vmem write $row2: word 5 ($word5):"
+want+=" expected 0x41940000 (18.5), actual 0x41a40000 (20.5);"
+want+=" in flight: pc $mmpc 0x$mmword mxu.mm 0, s3, s4, s5, s2, s6, 1"
+grep -qF "$want" "$work/mut.log" \
+  || { cat "$work/mut.log"; fail "the report does not say: $want"; }
 
-# 4. random programs do not find it
+# 4. the waveform of the cycles before the mismatch.
+# fst_times FILE: "START END" from the FST header block (type 0, 329
+# bytes: 8-byte big-endian length, start time, end time, ...).
+fst_times() {
+  local h
+  h=$(od -An -tx1 -N25 "$1" | tr -d ' \n')
+  [ "${h:0:18}" = 000000000000000149 ] || { echo "bad"; return; }
+  echo "$((16#${h:18:16})) $((16#${h:34:16}))"
+}
+cp "$work/m.bin" "$work/prog.bin"
+"$bin/tpu-cosim" --bench "$mutant" "$work/prog.bin" >"$work/cosim.log" 2>&1
+rc=$?
+[ "$rc" = 1 ] || { cat "$work/cosim.log"; fail "tpu-cosim on the mutant exited $rc, not 1"; }
+[ -s "$work/prog.fail.fst" ] || { cat "$work/cosim.log"; fail "tpu-cosim wrote no prog.fail.fst"; }
+grep -q "waveform of cycles 0..$cycle in $work/prog.fail.fst" "$work/cosim.log" \
+  || { cat "$work/cosim.log"; fail "tpu-cosim does not name the waveform"; }
+end=$((10 * (cycle + 1) + 5))
+times=$(fst_times "$work/prog.fail.fst")
+[ "$times" = "0 $end" ] \
+  || fail "prog.fail.fst: header times '$times', expected '0 $end' (cycles 0..$cycle)"
+"$mutant" --lockstep --wave-on-fail "$work/w10.fst" --wave-cycles 10 "$work/m.bin" \
+  >"$work/w10.log" 2>&1
+times=$(fst_times "$work/w10.fst")
+from=$((cycle - 9))
+[ "$times" = "$((10 * from)) $end" ] \
+  || { cat "$work/w10.log"; fail "--wave-cycles 10: header times '$times', expected '$((10 * from)) $end'"; }
+if command -v fst2vcd >/dev/null; then
+  fst2vcd "$work/prog.fail.fst" >"$work/w.vcd" 2>/dev/null \
+    || fail "fst2vcd cannot read prog.fail.fst"
+  grep -q '^\$scope module core ' "$work/w.vcd" && grep -q ' tr_mxu_we_o ' "$work/w.vcd" \
+    && grep -qx "#$((10 * cycle))" "$work/w.vcd" \
+    || fail "prog.fail.fst (fst2vcd): no TOP.core.tr_mxu_we_o or no time $((10 * cycle))"
+  readback=", read back with fst2vcd"
+else
+  readback=" (fst2vcd not installed: header checked only)"
+fi
+
+# 5. random programs do not find it
 bash tests/cosim_random.sh "$bin" "$mutant" 4 1 >"$work/rand.log" 2>&1 \
   || { cat "$work/rand.log"; fail "the mutant fails random programs (the bug should be rare)"; }
 
-echo "cosim mutation: caught at cycle $cycle, unit mxu0 (row $row2); the unmutated RTL and 4 random programs pass"
+echo "cosim mutation: caught at cycle $cycle, unit mxu0 (row $row2, word 5), mxu.mm at pc $mmpc" \
+     "in flight; waveform of cycles 0..$cycle$readback; the unmutated RTL and 4 random programs pass"

@@ -83,7 +83,25 @@ void test_register_value(void **)
     assert_string_equal(diff(rtl, model, &unit).c_str(),
                         "seq sreg s5: expected 0x0000000000000001, actual 0x0000000000000002");
     assert_string_equal(unit.c_str(), "seq");
-    assert_false(compare_cycle("t", "p", 3, 0, rtl, model, false, nullptr));
+    // the whole report, with the instruction in flight on the sequencer
+    uint64_t addi = encode("addi", { 5, 5, 1 });
+    InFlight f;
+    tpu_event e = ev(TPU_EV_ISSUE, TPU_U_SEQ, 4, addi);
+    f.event(&e);
+    FILE *out = tmpfile();
+    assert_non_null(out);
+    assert_false(compare_cycle("rtl-bench", "p.bin", 3, 0, rtl, model, false, &f, out));
+    std::string text(4096, '\0');
+    rewind(out);
+    text.resize(fread(&text[0], 1, text.size(), out));
+    fclose(out);
+    std::string want = "rtl-bench: p.bin: cycle 3: core 0: records differ: seq sreg s5: "
+                       "expected 0x0000000000000001, actual 0x0000000000000002; in flight: "
+                       + describe_insn(4, addi) + "\n"
+                       "  RTL only:     sreg s5 = 0x0000000000000002\n"
+                       "  C model only: sreg s5 = 0x0000000000000001\n";
+    assert_string_equal(text.c_str(), want.c_str());
+    assert_non_null(strstr(want.c_str(), "addi s5, s5, 1"));
 }
 
 void test_extra_and_missing_records(void **)

@@ -469,11 +469,12 @@ inline std::string first_difference(const Cycle &rtl, const Cycle &model, std::s
 //     in flight: pc P WORD INSTRUCTION
 //     RTL only:     RECORD...
 //     C model only: RECORD...
-// (the first line one line).  With `verbose` print the RTL's records of
-// the cycle to stdout ("T: core K: RECORD").  `flight` may be NULL.
+// (the first line one line) to `out`.  With `verbose` print the RTL's
+// records of the cycle to stdout ("T: core K: RECORD").  `flight` may be
+// NULL.
 inline bool compare_cycle(const char *tool, const char *prog, uint64_t t, unsigned core,
                           const Cycle &rtl, const Cycle &model, bool verbose,
-                          const InFlight *flight)
+                          const InFlight *flight, FILE *out = stderr)
 {
     std::vector<std::string> a = rtl.lines(), b = model.lines();
     if (verbose)
@@ -489,14 +490,14 @@ inline bool compare_cycle(const char *tool, const char *prog, uint64_t t, unsign
     if (flight && !flight->error().empty())
         in_flight += "; C model error: " + flight->error();
     fflush(stdout);
-    fprintf(stderr, "%s: %s: cycle %" PRIu64 ": core %u: records differ: %s%s\n", tool, prog, t,
+    fprintf(out, "%s: %s: cycle %" PRIu64 ": core %u: records differ: %s%s\n", tool, prog, t,
             core, what.c_str(), in_flight.c_str());
     for (const std::string &x : a)
         if (std::find(b.begin(), b.end(), x) == b.end())
-            fprintf(stderr, "  RTL only:     %s\n", x.c_str());
+            fprintf(out, "  RTL only:     %s\n", x.c_str());
     for (const std::string &x : b)
         if (std::find(a.begin(), a.end(), x) == a.end())
-            fprintf(stderr, "  C model only: %s\n", x.c_str());
+            fprintf(out, "  C model only: %s\n", x.c_str());
     return false;
 }
 

@@ -31,7 +31,8 @@ RTL_OBJCACHE     := $(if $(shell command -v ccache 2>/dev/null),ccache,)
 # iterations.
 RTL_UNROLL       := --unroll-count 65536
 # --trace-fst: the bench writes FST waveforms when asked (--wave,
-# --wave-on-fail, docs/cosim.md).
+# --wave-on-fail).  Costs about a quarter more build CPU time and a few
+# percent of speed with tracing off (docs/cosim.md, "Cost of tracing").
 RTL_VFLAGS       := --cc --exe -O3 --x-assign fast -Wall -Wno-fatal $(RTL_UNROLL) --trace-fst \
                     -Irtl -y rtl
 RTL_MKFLAGS      := OBJCACHE=$(RTL_OBJCACHE) OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2

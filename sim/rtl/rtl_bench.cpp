@@ -22,8 +22,9 @@
 // cycle, the core, the unit, the field, the expected (C model) and actual
 // (RTL) values and the instruction in flight on that unit.
 //
-// Waveforms (FST; the model is Verilated with --trace-fst, and tracing
-// costs nothing until it is switched on): --wave dumps the whole RTL run;
+// Waveforms (FST; the model is Verilated with --trace-fst, which costs a
+// few percent of speed while tracing is off, docs/cosim.md): --wave dumps
+// the whole RTL run;
 // --wave-on-fail dumps, after a lockstep mismatch, the last --wave-cycles
 // cycles (default 1000) up to and including the failing one, by running
 // the RTL again from reset with tracing switched on for those cycles only.

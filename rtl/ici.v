@@ -15,9 +15,15 @@
 // address in the neighbour's VMEM, and on the last chunk of a transfer its
 // rsem) goes through Latency registers, so the neighbour writes it into its
 // VMEM in cycle t + Latency (class 1) and, on the last chunk, increments
-// rsem at the end of that cycle.  A transfer of 0 bytes sends one empty
-// last chunk.  (Latency 0 is treated as 1: the C model refuses a
-// multi-core system with ici_latency 0, and a single core has no links.)
+// rsem at the end of that cycle.  The first Latency - 1 registers are the
+// sender's (link_o is the last of them, or the word itself with Latency 1),
+// the last one is the receiver's (in_q): so nothing in a core depends
+// combinationally on link_i, which keeps the Verilated model's
+// input-driven logic small.  link_busy_o covers both: the sender's stages
+// and the receiver's register (a system ORs the cores' link_busy_o).  A
+// transfer of 0 bytes sends one empty last chunk.  (Latency 0 is treated
+// as 1: the C model refuses a multi-core system with ici_latency 0, and a
+// single core has no links.)
 //
 // Link word layout (LW bits, see LinkW below), low bits first:
 //   valid, last, rsem[5], len[16], addr[VAW], total[64], data[8*IciB]
@@ -41,10 +47,10 @@ module ici #(
   output logic [63:0]           vmem_used_o,
   output logic [4*VAW-1:0]      raddr_o,
   input  logic [4*IciB*8-1:0]   rdata_i,
-  // the links: outgoing (after the latency) and incoming, per port
+  // the links: outgoing (one register before the latency ends) and incoming, per port
   output logic [4*LinkW-1:0]    link_o,
   input  logic [4*LinkW-1:0]    link_i,
-  output logic                  link_busy_o,  // a chunk is on an outgoing link
+  output logic                  link_busy_o,  // a chunk is on an outgoing link or in in_q
   // VMEM: class 1 writes of what arrives
   output logic [3:0]            we_o,
   output logic [4*VAW-1:0]      waddr_o,
@@ -132,6 +138,15 @@ module ici #(
     end
   end
 
+  // The ports with a neighbour: static wiring, sampled every clock like the
+  // sequencer's copy (seq.v), so that nothing depends on an input
+  // combinationally.  A transfer starts only after its dma.ici has issued,
+  // which the sequencer allows on a connected port only.
+  logic [3:0] connected_q;
+  always_ff @(posedge clk_i) begin
+    connected_q <= connected_i;
+  end
+
   // ---- T30: send, ports in order, from what the arbiter left -------------------------
   logic [63:0]     rem;
   logic [GW-1:0]   got    [4];
@@ -155,7 +170,7 @@ module ici #(
       sending_d[p] = cur_sending[p];
       sent_d[p]    = cur_sent[p];
       acc_d[p]     = cur_acc[p];
-      if (cur_sending[p] && connected_i[p]) begin
+      if (cur_sending[p] && connected_q[p]) begin
         if (left != 64'd0) begin
           got[p] = GW'((want < rem) ? want : rem);
           rem    = rem - {{(64 - GW){1'b0}}, got[p]};
@@ -174,17 +189,10 @@ module ici #(
   end
   assign vmem_used_o = vmem_left_i - rem;
 
-  // ---- the outgoing links: Latency stages per port ---------------------------------------
+  // ---- the outgoing links: Latency - 1 stages per port ----------------------------------
   logic [3:0] link_busy;
   for (genvar p = 0; p < 4; p++) begin : g_link
     logic [LinkW-1:0] word;
-    logic [LinkW-1:0] st_q [L];
-    always_comb begin
-      link_busy[p] = 1'b0;
-      for (int j = 0; j < L; j++) begin
-        link_busy[p] = link_busy[p] || st_q[j][FValid];
-      end
-    end
     assign raddr_o[p*VAW +: VAW] = cur_src[p] + cur_sent[p][VAW-1:0];
     always_comb begin
       word = '0;
@@ -196,28 +204,55 @@ module ici #(
       word[FTotal +: 64]    = cur_bytes[p];
       word[FData +: 8*IciB] = rdata_i[p*IciB*8 +: IciB*8];
     end
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        for (int j = 0; j < L; j++) begin
-          st_q[j] <= '0;
-        end
-      end else begin
-        st_q[0] <= word;
-        for (int j = 1; j < L; j++) begin
-          st_q[j] <= st_q[j-1];
+    if (L > 1) begin : g_stages
+      logic [LinkW-1:0] st_q [L - 1];
+      always_comb begin
+        link_busy[p] = 1'b0;
+        for (int j = 0; j < L - 1; j++) begin
+          link_busy[p] = link_busy[p] || st_q[j][FValid];
         end
       end
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+          for (int j = 0; j < L - 1; j++) begin
+            st_q[j] <= '0;
+          end
+        end else begin
+          st_q[0] <= word;
+          for (int j = 1; j < L - 1; j++) begin
+            st_q[j] <= st_q[j-1];
+          end
+        end
+      end
+      assign link_o[p*LinkW +: LinkW] = st_q[L-2];
+    end else begin : g_direct
+      assign link_busy[p] = 1'b0;
+      assign link_o[p*LinkW +: LinkW] = word;
     end
-    assign link_o[p*LinkW +: LinkW] = st_q[L-1];
   end
-  assign link_busy_o = (link_busy != 4'd0);
 
-  // ---- T31: what arrives ------------------------------------------------------------------
+  // ---- T31: what arrives: the link's last register, then VMEM ------------------------------
+  logic [LinkW-1:0] in_q [4];
+  logic [3:0]       in_busy;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int p = 0; p < 4; p++) begin
+        in_q[p] <= '0;
+      end
+    end else begin
+      for (int p = 0; p < 4; p++) begin
+        in_q[p] <= link_i[p*LinkW +: LinkW];
+      end
+    end
+  end
+  assign link_busy_o = (link_busy != 4'd0) || (in_busy != 4'd0);
+
   always_comb begin
     in_bytes_o = 64'd0;
     for (int p = 0; p < 4; p++) begin
       logic [LinkW-1:0] w;
-      w = link_i[p*LinkW +: LinkW];
+      w = in_q[p];
+      in_busy[p]                    = w[FValid];
       we_o[p]                       = w[FValid] && w[FLen +: 16] != 16'd0;
       waddr_o[p*VAW +: VAW]         = w[FAddr +: VAW];
       wlen_o[16*p +: 16]            = w[FLen +: 16];
@@ -233,7 +268,7 @@ module ici #(
 
   // ---- completions and registers --------------------------------------------------------------
   for (genvar p = 0; p < 4; p++) begin : g_done
-    assign lsem_inc_o[p]            = cur_sending[p] && connected_i[p] && last[p];
+    assign lsem_inc_o[p]            = cur_sending[p] && connected_q[p] && last[p];
     assign lsem_idx_o[5*p +: 5]     = cur_lsem[p];
     assign send_bytes_o[64*p +: 64] = cur_bytes[p];
   end

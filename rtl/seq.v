@@ -430,6 +430,17 @@ module seq #(
     endcase
   end
 
+  // ---- the ports with a neighbour ----------------------------------------
+  // ici_ports_i is static wiring (a strap).  It is sampled every clock, so
+  // no logic depends on it combinationally (in a Verilated top, logic that
+  // depends on an input is evaluated on every eval); IMEM is written only
+  // through the backdoor, which clocks, so the register holds the value
+  // before any instruction can issue.
+  logic [3:0] ici_ports_q;
+  always_ff @(posedge clk_i) begin
+    ici_ports_q <= ici_ports_i;
+  end
+
   always_comb begin
     pc_d         = pc_q;
     halted_d     = halted_q;
@@ -465,7 +476,7 @@ module seq #(
           error_code_d = ErrNoMxu;
         end else if (q_full) begin
           stall = StallQueue;
-        end else if (unit == UNIT_ICI && !ici_ports_i[fld[0][1:0]]) begin
+        end else if (unit == UNIT_ICI && !ici_ports_q[fld[0][1:0]]) begin
           error_d = 1'b1;
           error_code_d = ErrPort;
         end else if (dma_too_big || misaligned || !ra_ok || !rb_ok) begin

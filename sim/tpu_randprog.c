@@ -3,23 +3,32 @@
  * co-simulation of the C model and the RTL (docs/cosim.md).
  *
  *   tpu-randprog [--config NAME|FILE] [--seed N] [--length N] [--errors]
- *                [-o OUT.s] [--coverage]
+ *                [--cores N] [-o OUT.s] [--coverage]
  *
  * One seed makes one program, printed as assembly text for tpu-as.  The
  * program is a weighted mix of every instruction class the config has
  * (scalar ALU, branches and bounded loops, DMA, MXU, VPU, semaphores,
- * sync) plus directed hazard streams (back-to-back weight swaps, DMA into
- * a tile the MXU is reading, full queues, reused semaphores, extreme
- * strides, special fp values).  The instructions come from the table in
- * cmodel/isa.def: an instruction this file knows nothing about is still
- * generated when its operands are plain registers and immediates.
+ * sync; with --cores 2 also dma.ici) plus directed hazard streams
+ * (back-to-back weight swaps, DMA into a tile the MXU is reading, full
+ * queues, reused semaphores, extreme strides, special fp values; with
+ * --cores 2 transfers landing in tiles the neighbour's units are using,
+ * back-to-back transfers on one link, and every VMEM client at once).
+ * The instructions come from the table in cmodel/isa.def: an instruction
+ * this file knows nothing about is still generated when its operands are
+ * plain registers and immediates.
  *
  * Every program terminates: loops are counted, every sem.wait takes no
  * more than the increments already dispatched before it, every memory
  * footprint is checked here against the config as T5 checks it, and the
- * program ends with halt.  --errors inserts one run-time error on purpose
- * (out-of-range or misaligned access, illegal word, deadlock, bad pc, no
- * such MXU); the C model and the RTL must then stop at the same cycle.
+ * program ends with halt.  A two-core program (a ring of two: rtl-bench2,
+ * tpu-sim --cores 2) runs on both cores, and its control flow never
+ * depends on cid, so each core's transfers are matched by the
+ * neighbour's: the rsem increments a core waits for are those of the
+ * neighbour's copy of a dma.ici the core has itself dispatched.  Data
+ * (VPU scalars, some source addresses) do depend on cid.  --errors inserts
+ * one run-time error on purpose (out-of-range or misaligned access,
+ * illegal word, deadlock, bad pc, no such MXU, an ICI port without a
+ * neighbour); the C model and the RTL must then stop at the same cycle.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -52,6 +61,7 @@ typedef struct gen {
     FILE *out;
     char cfgname[256];
     unsigned n, nmxu, elems, qdepth;
+    unsigned cores;           /* 1, or 2: a ring of two with dma.ici */
     uint64_t vwin, hwin;      /* windows most accesses stay in */
     uint64_t pending[TPU_NUM_SEMS];
     int errors, error_done;
@@ -248,10 +258,10 @@ static void gen_alu(gen *g)
         case TPU_K_SREGW:
             len += snprintf(buf + len, sizeof buf - (size_t)len, "%ss%u", sep, r);
             break;
-        case TPU_K_SREG:
+        case TPU_K_SREG:   /* cid only on one core: control flow must not depend on it */
             if (one_in(g, 8))
                 len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%s", sep,
-                                one_in(g, 2) ? "zero" : "cid");
+                                g->cores == 1 && one_in(g, 2) ? "cid" : "zero");
             else
                 len += snprintf(buf + len, sizeof buf - (size_t)len, "%ss%u", sep, r);
             break;
@@ -425,6 +435,8 @@ static void gen_vpu(gen *g)
         if (d->op[i].kind == TPU_K_VREG) {
             len += snprintf(buf + len, sizeof buf - (size_t)len, "%sv%u", sep,
                             (unsigned)(one_in(g, 2) ? below(g, 4) : below(g, TPU_NUM_VREGS)));
+        } else if (g->cores > 1 && one_in(g, 4)) {   /* per-core data: 0 or 1 (denormal) */
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%scid", sep);
         } else {   /* a scalar register: a random fp32 pattern, often special */
             static const uint32_t special[] = {0x7fc00000u, 0x7f800000u, 0xff800000u, 0x80000000u,
                                                0x00000001u, 0x807fffffu, 0x3f800000u, 0x7f7fffffu};
@@ -445,6 +457,45 @@ static void gen_sync(gen *g)
         return;
     }
     insn(g, "sync    %s", units[below(g, 8)]);
+}
+
+/* A dma.ici of `bytes` from vsrc (plus 64 * cid when `per_core`) to rdst in
+ * the neighbour's VMEM, on port 0 or 1 (in a ring of two both lead to the
+ * other core).  The neighbour runs the same instruction, so rsem counts up
+ * here as often as lsem does. */
+static void emit_ici(gen *g, unsigned port, uint64_t rdst, uint64_t vsrc, uint64_t bytes,
+                     int per_core, unsigned lsem, unsigned rsem)
+{
+    li(g, 1, (int64_t)rdst);
+    li(g, 2, (int64_t)vsrc);
+    if (per_core) {
+        insn(g, "slli    s9, cid, 6");
+        insn(g, "add     s2, s2, s9");
+    }
+    li(g, 3, (int64_t)bytes);
+    insn(g, "dma.ici %u, s1, s2, s3, %u, %u", port, lsem, rsem);
+    g->pending[lsem]++;
+    g->pending[rsem]++;
+}
+
+/* A transfer size: often 0 or a few bytes, up to a few vector registers. */
+static uint64_t pick_ici_bytes(gen *g)
+{
+    if (one_in(g, 8))
+        return 0;
+    if (one_in(g, 3))
+        return (uint64_t)range(g, 1, 9);
+    return (uint64_t)range(g, 1, 8 * (int64_t)g->elems);
+}
+
+static void gen_ici(gen *g)
+{
+    uint64_t bytes = pick_ici_bytes(g), dst, src;
+    int per_core = one_in(g, 3);
+    int64_t st;
+    region(g, 1, bytes, 1, g->vwin, g->cfg.vmem_bytes, &st, &dst);
+    region(g, 1, bytes + 64, 1, g->vwin, g->cfg.vmem_bytes, &st, &src);
+    emit_ici(g, (unsigned)below(g, 2), dst, src, bytes, per_core, pick_sem(g), pick_sem(g));
 }
 
 /* ---- directed hazard streams --------------------------------------------- */
@@ -567,14 +618,103 @@ static void hazard_special_vpu(gen *g)
     insn(g, "vrelu   v6, v6");
 }
 
+/* Two cores: a transfer into the weight tile, the activation rows or the
+ * result rows the neighbour's MXU is using right now (the neighbour runs
+ * the same stream), and a DMA and a vst into where the transfer lands, so
+ * that incoming ICI (class 1), MXU, VPU and DMA writes meet. */
+static void hazard_ici_into_busy(gen *g)
+{
+    unsigned m = (unsigned)below(g, g->nmxu), n = g->n, sem = pick_sem(g);
+    uint64_t w = DATA_BF16 + 2 * below(g, 1024), x = DATA_BF16 + 4 * below(g, 512);
+    uint64_t y = 0x5000 + 4 * below(g, 256), rows = (uint64_t)range(g, 1, 2 * n);
+    uint64_t target[3] = {w, x, y}, t = target[below(g, 3)];
+    uint64_t bytes = (uint64_t)range(g, 1, 4 * (int64_t)n * (int64_t)n);
+    li(g, 4, (int64_t)w);
+    li(g, 5, 2 * (int64_t)n);
+    li(g, 6, (int64_t)y);
+    li(g, 7, (int64_t)x);
+    li(g, 8, (int64_t)rows);
+    li(g, 9, 4 * (int64_t)n);
+    insn(g, "mxu.lw  %u, s4, s5, %u", m, sem);
+    insn(g, "mxu.mm  %u, s6, s7, s8, s5, s9, %u", m, sem);
+    g->pending[sem] += 2;
+    emit_ici(g, (unsigned)below(g, 2), t, DATA_F32 + below(g, 1024), bytes, one_in(g, 2),
+             pick_sem(g), pick_sem(g));
+    if (one_in(g, 2)) {   /* a DMA row into the same place */
+        li(g, 4, (int64_t)t);
+        li(g, 5, (int64_t)below(g, 2048));
+        li(g, 6, 1);
+        li(g, 7, (int64_t)range(g, 1, 64));
+        insn(g, "dma.h2v s4, s5, s6, s7, zero, zero, %u", sem);
+        g->pending[sem]++;
+    }
+    if (one_in(g, 2)) {
+        li(g, 8, (int64_t)(t & ~(uint64_t)3));
+        insn(g, "vst     v%u, s8, 0", (unsigned)below(g, 4));
+    }
+}
+
+/* Two cores: transfers back to back, on one link (the queue head waits for
+ * it and holds back the rest) or both, 0-byte ones among them, more than
+ * the ICI queue holds. */
+static void hazard_ici_stream(gen *g)
+{
+    unsigned k = g->qdepth + 1 + (unsigned)below(g, g->qdepth + 2);
+    int one_link = one_in(g, 2);
+    unsigned port = (unsigned)below(g, 2), lsem = pick_sem(g), rsem = pick_sem(g);
+    li(g, 1, 0x6000 + (int64_t)below(g, 0x1000));
+    li(g, 2, DATA_F32 + (int64_t)below(g, 0x800));
+    for (unsigned i = 0; i < k; i++) {
+        li(g, 3, one_in(g, 4) ? 0 : range(g, 1, 4 * (int64_t)g->elems));
+        insn(g, "dma.ici %u, s1, s2, s3, %u, %u", one_link ? port : i % 2, lsem, rsem);
+        g->pending[lsem]++;
+        g->pending[rsem]++;
+    }
+    if (one_in(g, 2)) {   /* the neighbour's k transfers have all landed here */
+        insn(g, "sem.wait %u, %u", rsem, k);
+        g->pending[rsem] -= k;
+    }
+}
+
+/* Two cores: every VMEM client at once (T11, T12: incoming and outgoing
+ * ICI, the MXUs, the VPU and the DMA engines share the budget). */
+static void hazard_ici_budget(gen *g)
+{
+    unsigned sem = pick_sem(g), b = 4 * g->elems;
+    emit_ici(g, 0, 0x6000, DATA_BF16, b, 0, pick_sem(g), pick_sem(g));
+    emit_ici(g, 1, 0x6000 + b, DATA_F32, b, 0, pick_sem(g), pick_sem(g));
+    for (unsigned m = 0; m < g->nmxu; m++) {
+        li(g, 4, 0x5000 + 4 * (int64_t)below(g, 256));
+        li(g, 5, DATA_BF16 + 2 * (int64_t)below(g, 1024));
+        li(g, 6, (int64_t)range(g, 1, 2 * g->n));
+        li(g, 7, 2 * (int64_t)g->n);
+        li(g, 8, 4 * (int64_t)g->n);
+        insn(g, "mxu.mm  %u, s4, s5, s6, s7, s8, %u", m, sem);
+        g->pending[sem]++;
+    }
+    li(g, 8, 0x7000);
+    insn(g, "vld     v1, s8, 0");
+    insn(g, "vst     v2, s8, %u", b);
+    li(g, 4, 0x7000 + 2 * (int64_t)b);
+    li(g, 5, 0);
+    li(g, 6, 2);
+    li(g, 7, (int64_t)range(g, 32, 128));
+    insn(g, "dma.h2v s4, s5, s6, s7, s7, s7, %u", sem);
+    insn(g, "dma.v2h s5, s4, s6, s7, s7, s7, %u", sem);
+    g->pending[sem] += 2;
+}
+
 static void gen_hazard(gen *g)
 {
-    switch (below(g, 5)) {
+    switch (below(g, g->cores > 1 ? 8 : 5)) {
     case 0: hazard_weight_swaps(g); break;
     case 1: hazard_dma_into_mxu(g); break;
     case 2: hazard_full_queue(g); break;
     case 3: hazard_sem_reuse(g); break;
-    default: hazard_special_vpu(g); break;
+    case 4: hazard_special_vpu(g); break;
+    case 5: hazard_ici_into_busy(g); break;
+    case 6: hazard_ici_stream(g); break;
+    default: hazard_ici_budget(g); break;
     }
 }
 
@@ -583,7 +723,26 @@ static void gen_hazard(gen *g)
 static void gen_error(gen *g)
 {
     const char *what;
-    switch (below(g, 8)) {
+    switch (below(g, 10)) {
+    case 8:
+        what = g->cores > 1 ? "ICI on a port without a neighbour" : "ICI on a single core";
+        li(g, 1, 0);
+        insn(g, "dma.ici %u, s1, s1, s1, 0, 0", g->cores > 1 ? 2 + (unsigned)below(g, 2)
+                                                              : (unsigned)below(g, 4));
+        break;
+    case 9:
+        if (g->cores == 1) {
+            what = "ICI on a single core, to a far address";
+            li(g, 1, (int64_t)g->cfg.vmem_bytes - 8);
+            insn(g, "dma.ici 0, s1, zero, zero, 0, 0");
+            break;
+        }
+        what = "ICI past the end of the neighbour's VMEM";
+        li(g, 1, (int64_t)g->cfg.vmem_bytes - (int64_t)range(g, 0, 16));
+        li(g, 2, 0);
+        li(g, 3, 32);
+        insn(g, "dma.ici %u, s1, s2, s3, 0, 0", (unsigned)below(g, 2));
+        break;
     case 0:
         what = "DMA past the end of VMEM";
         li(g, 1, (int64_t)g->cfg.vmem_bytes - (int64_t)range(g, 1, 16));
@@ -654,7 +813,9 @@ static void gen_random_block(gen *g, unsigned n, int in_loop)
 {
     for (unsigned i = 0; i < n && g->budget > 30; i++) {
         unsigned w = (unsigned)below(g, 100);
-        if (w < 25)
+        if (g->cores > 1 && one_in(g, 10))
+            gen_ici(g);
+        else if (w < 25)
             gen_alu(g);
         else if (w < 32)
             gen_control(g);
@@ -709,7 +870,8 @@ static void generate(gen *g, uint64_t seed, long length)
 {
     g->rng = seed * 0x2545f4914f6cdd1dull + 1;
     g->budget = length;
-    fprintf(g->out, "# randprog seed %" PRIu64 "%s\n", seed, g->errors ? " (--errors)" : "");
+    fprintf(g->out, "# randprog seed %" PRIu64 "%s%s\n", seed, g->errors ? " (--errors)" : "",
+            g->cores > 1 ? " (--cores 2: a ring of two, rtl-bench2, tpu-sim --cores 2)" : "");
     fprintf(g->out, "# tpu-as: --config %s\n", g->cfgname);
     gen_data(g);
     /* Scratch registers start with a mix of values. */
@@ -728,7 +890,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: tpu-randprog [--config NAME|FILE] [--seed N] [--length N] [--errors]\n"
-            "                    [-o OUT.s] [--coverage]\n"
+            "                    [--cores N] [-o OUT.s] [--coverage]\n"
             "\n"
             "Print a constrained-random test program (assembly for tpu-as) made from\n"
             "one seed: every instruction class of the config plus directed hazard\n"
@@ -742,14 +904,17 @@ static void usage(FILE *f)
             "  --length N          about N instructions (default 300, 40..3000,\n"
             "                      and less than the config's imem_words)\n"
             "  --errors            put one deliberate run-time error in the program\n"
+            "  --cores N           1 (default) or 2: a program for a ring of two cores\n"
+            "                      (rtl-bench2, tpu-sim --cores 2) with dma.ici; both\n"
+            "                      cores run it and its control flow is the same on both\n"
             "  -o OUT.s            write to OUT.s (default standard output)\n"
             "  --coverage          list the instructions of the table and whether\n"
-            "                      the generator makes them, then exit\n"
+            "                      the generator makes them (with --cores), then exit\n"
             "  -h, --help          show this help\n");
 }
 
-/* Which table entries the generator emits (for --coverage). */
-static int covered(const tpu_insn_desc *d)
+/* Which table entries the generator emits for `cores` cores (--coverage). */
+static int covered(const tpu_insn_desc *d, unsigned cores)
 {
     if (d->unit == TPU_UNIT_VPU)
         return 1;
@@ -757,7 +922,7 @@ static int covered(const tpu_insn_desc *d)
         return !strcmp(d->mnemonic, "dma.h2v") || !strcmp(d->mnemonic, "dma.v2h") ||
                !strncmp(d->mnemonic, "mxu.", 4);
     if (d->unit == TPU_UNIT_ICI)
-        return 0;
+        return cores > 1 && !strcmp(d->mnemonic, "dma.ici");
     static const char *const special[] = {"nop", "halt", "beq", "bne", "blt", "bge", "bltu",
                                           "bgeu", "jmp", "jal", "jr", "sem.wait", "sync"};
     for (size_t i = 0; i < sizeof special / sizeof *special; i++)
@@ -781,7 +946,7 @@ static int parse_num(const char *s, const char *what, uint64_t *v)
 int main(int argc, char **argv)
 {
     const char *cfgname = "tiny", *outname = NULL;
-    uint64_t seed = 1, length = 300;
+    uint64_t seed = 1, length = 300, cores = 1;
     int errors = 0, coverage = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -793,13 +958,15 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--coverage")) {
             coverage = 1;
         } else if ((!strcmp(a, "--config") || !strcmp(a, "--seed") || !strcmp(a, "--length") ||
-                    !strcmp(a, "-o")) && i + 1 < argc) {
+                    !strcmp(a, "--cores") || !strcmp(a, "-o")) && i + 1 < argc) {
             const char *v = argv[++i];
             if (!strcmp(a, "--config"))
                 cfgname = v;
             else if (!strcmp(a, "-o"))
                 outname = v;
-            else if (parse_num(v, a + 2, !strcmp(a, "--seed") ? &seed : &length) != 0)
+            else if (parse_num(v, a + 2, !strcmp(a, "--seed")     ? &seed
+                                         : !strcmp(a, "--length") ? &length
+                                                                  : &cores) != 0)
                 return 2;
         } else {
             fprintf(stderr, "tpu-randprog: error: %s '%s' (try --help)\n",
@@ -807,10 +974,14 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (cores != 1 && cores != 2) {
+        fprintf(stderr, "tpu-randprog: error: --cores %" PRIu64 " (1 or 2)\n", cores);
+        return 2;
+    }
     if (coverage) {
         for (size_t i = 0; i < tpu_isa_count; i++)
             printf("%-10s %s\n", tpu_isa_table[i].mnemonic,
-                   covered(&tpu_isa_table[i]) ? "generated" : "not generated");
+                   covered(&tpu_isa_table[i], (unsigned)cores) ? "generated" : "not generated");
         return 0;
     }
     gen *g = calloc(1, sizeof *g);
@@ -832,6 +1003,13 @@ int main(int argc, char **argv)
     g->vwin = g->cfg.vmem_bytes < 0x8000 ? g->cfg.vmem_bytes : 0x8000;
     g->hwin = g->cfg.hbm_bytes < 0x8000 ? g->cfg.hbm_bytes : 0x8000;
     g->errors = errors;
+    g->cores = (unsigned)cores;
+    if (cores > 1 && g->cfg.ici_latency == 0) {
+        fprintf(stderr, "tpu-randprog: error: config '%s' has ici_latency 0: no system of two "
+                "cores\n", cfgname);
+        free(g);
+        return 2;
+    }
     if (g->vwin < 0x8000 || g->hwin < 0x4000 || 4ull * g->elems > 0x1000 ||
         4ull * g->n * g->n > 0x1000) {
         fprintf(stderr, "tpu-randprog: error: config '%s' is too small or too large for the "

@@ -4,7 +4,7 @@
  *
  * Programs are built here with tpu_encode (no assembler).  Unless a test
  * says otherwise the machine is the `tiny` preset: N = 8, one MXU, HBM 16
- * bytes/cycle with L = 20, two DMA engines, queues of Q = 4, VL = 2,
+ * bytes/cycle with L = 20, two DMA engines, queues of Q = 4, VL = 2, W = 1,
  * vmem_bw = 512, ICI 4 bytes/cycle with 10 cycles per hop (model_helpers.h
  * pins these).  Cycle numbers
  * come from the event stream (TPU_EV_ISSUE of a pc, TPU_EV_SEM, ...).

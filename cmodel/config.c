@@ -478,16 +478,26 @@ static int validate(const tpu_config *c, const char *prefix, char *err, size_t e
         return fail(err, errlen, prefix,
                     "vmem_bytes = %" PRIu64 " cannot hold one vector register of "
                     "vpu_sublanes x vpu_lanes x 4 = %" PRIu64 " bytes", c->vmem_bytes, vreg);
+    /* docs/timing.md T19: each weight load reads one row per cycle, and
+     * loads in flight read different rows of the array. */
+    if (c->mxu_wloads > c->mxu_n)
+        return fail(err, errlen, prefix,
+                    "mxu_wloads = %" PRIu64 " is larger than mxu_n = %" PRIu64
+                    " (loads in flight read different weight rows)", c->mxu_wloads, c->mxu_n);
     /* docs/timing.md T11: the MXUs and incoming ICI bytes never wait for
-     * VMEM, so their worst case must fit in one cycle's bandwidth. */
+     * VMEM, so their worst case must fit in one cycle's bandwidth: per MXU
+     * W weight rows of 2N bytes, a 2N-byte LHS row, a 4N-byte accumulator
+     * read and a 4N-byte result write. */
     uint64_t inum, iden;
     tpu_config_bytes_per_cycle(c->ici_bw, c->clock_hz, &inum, &iden);
-    uint64_t need = c->num_mxu * 12 * c->mxu_n + 4 * ((inum + iden - 1) / iden);
+    uint64_t need = c->num_mxu * (2 * c->mxu_n * c->mxu_wloads + 10 * c->mxu_n)
+                  + 4 * ((inum + iden - 1) / iden);
     if (c->vmem_bw < need)
         return fail(err, errlen, prefix,
                     "vmem_bw = %" PRIu64 " is too small: the MXUs and ICI links need up to %" PRIu64
-                    " bytes per cycle (num_mxu x 12 x mxu_n + 4 x ICI bytes per cycle; docs/timing.md T11)",
-                    c->vmem_bw, need);
+                    " bytes per cycle (num_mxu x (2 x mxu_n x mxu_wloads + 10 x mxu_n) + 4 x ICI "
+                    "bytes per cycle, mxu_wloads = %" PRIu64 "; docs/timing.md T11)",
+                    c->vmem_bw, need, c->mxu_wloads);
     return 0;
 }
 

@@ -42,7 +42,8 @@ tpu_core *tpu_core_create(const tpu_config *cfg, unsigned id, const uint64_t *cy
            || tpu_vpu_init(&c->vpu, (unsigned)cfg->vpu_sublanes, (unsigned)cfg->vpu_lanes,
                            cfg->vpu_latency, q, &c->vmem, &c->ev) < 0;
     for (unsigned m = 0; m < c->nmxu && !bad; m++)
-        bad = tpu_mxu_init(&c->mxu[m], m, (unsigned)cfg->mxu_n, q, &c->vmem, &c->sems, &c->ev) < 0;
+        bad = tpu_mxu_init(&c->mxu[m], m, (unsigned)cfg->mxu_n, (unsigned)cfg->mxu_wloads, q,
+                           &c->vmem, &c->sems, &c->ev) < 0;
     if (bad) {
         snprintf(err, errlen, "out of memory creating core %u", id);
         tpu_core_destroy(c);
@@ -338,7 +339,7 @@ const char *tpu_stall_reason_name(enum tpu_unit_id u, unsigned i)
 {
     static const char *seq[] = { "queue full", "sem.wait", "sync", "halt" };
     static const char *dma[] = { "no idle engine", "vmem busy" };
-    static const char *mxu[] = { "load chain busy", "stream busy", "weights loading" };
+    static const char *mxu[] = { "loads in flight", "stream busy" };
     static const char *vpu[] = { "vreg hazard", "vmem busy" };
     static const char *ici[] = { "link busy", "vmem busy" };
     switch (u) {

@@ -5,11 +5,12 @@
  * start of the cycle, all writes land at its end):
  *   1. the row read in t - 2N leaves the de-skew buffer: its fp32 result
  *      row is written (T24);
- *   2. mxu.mma: the old value of the row read in t - 2N + 1 is read and
- *      added to its result (T24);
+ *   2. the row read in t - 2N + 1 gets its result computed; for mxu.mma the
+ *      old value of its output row is read and added (T24);
  *   3. the queue head starts if its rule allows (T19, T21);
- *   4. mxu.lw: weight row N - 1 - (t - l) is read into the loading tile (T20);
- *   5. mxu.mm/mma: LHS row t - s is read and its whole result computed (T22).
+ *   4. mxu.mm/mma: LHS row t - s is read into the ring (T22);
+ *   5. every load in flight reads its weight row t - l, oldest first (T20);
+ *   6. a load whose wavefront leaves the array (l + 2N - 1) retires.
  */
 #include "mxu.h"
 
@@ -21,12 +22,13 @@
 
 #define NO_ROW UINT64_MAX
 
-int tpu_mxu_init(tpu_mxu *m, unsigned id, unsigned n, unsigned qdepth, tpu_vmem *vmem,
-                 tpu_sem_inc *sems, const tpu_evsrc *ev)
+int tpu_mxu_init(tpu_mxu *m, unsigned id, unsigned n, unsigned w, unsigned qdepth,
+                 tpu_vmem *vmem, tpu_sem_inc *sems, const tpu_evsrc *ev)
 {
     memset(m, 0, sizeof *m);
     m->id = id;
     m->n = n;
+    m->w = w == 0 ? 1 : w > TPU_MXU_MAX_W ? TPU_MXU_MAX_W : w;
     m->unit = (enum tpu_unit_id)(TPU_U_MXU0 + id);
     m->vmem = vmem;
     m->sems = sems;
@@ -36,11 +38,21 @@ int tpu_mxu_init(tpu_mxu *m, unsigned id, unsigned n, unsigned qdepth, tpu_vmem 
     while (r < 2ull * n + 2)
         r <<= 1;
     m->mask = r - 1;
+    /* At most W loads start in any N cycles (T19), so at most 2W are kept
+     * (l + 2N > t) and at most 2W + 1 swaps are younger than 2N - 1 cycles
+     * (each swaps in a different load's tile).  Tiles grow on demand. */
+    m->maxloads = 2 * m->w + 1;
+    m->maxswaps = 2 * m->w + 2;
+    m->ntiles = 4 * m->w + 8;
     m->ring = malloc(r * sizeof *m->ring);
     m->ring_x = malloc(r * n * sizeof *m->ring_x);
     m->ring_y = malloc(r * n * sizeof *m->ring_y);
-    m->tile[0] = calloc((size_t)n * n, sizeof *m->tile[0]);
-    if (!m->ring || !m->ring_x || !m->ring_y || !m->tile[0]) {
+    m->loads = malloc(m->maxloads * sizeof *m->loads);
+    m->swaps = malloc(m->maxswaps * sizeof *m->swaps);
+    m->tile = calloc(m->ntiles, sizeof *m->tile);
+    m->refs = calloc(m->ntiles, sizeof *m->refs);
+    if (!m->ring || !m->ring_x || !m->ring_y || !m->loads || !m->swaps || !m->tile || !m->refs
+        || !(m->tile[0] = calloc((size_t)n * n, sizeof *m->tile[0]))) {
         tpu_mxu_free(m);
         return -1;
     }
@@ -57,8 +69,13 @@ void tpu_mxu_free(tpu_mxu *m)
     free(m->ring);
     free(m->ring_x);
     free(m->ring_y);
-    for (unsigned i = 0; i < TPU_MXU_MAX_TILES; i++)
-        free(m->tile[i]);
+    free(m->loads);
+    free(m->swaps);
+    if (m->tile)
+        for (unsigned i = 0; i < m->ntiles; i++)
+            free(m->tile[i]);
+    free(m->tile);
+    free(m->refs);
     memset(m, 0, sizeof *m);
 }
 
@@ -67,57 +84,73 @@ void tpu_mxu_free(tpu_mxu *m)
 static void tile_ref(tpu_mxu *m, int t) { m->refs[t]++; }
 static void tile_unref(tpu_mxu *m, int t) { m->refs[t]--; }
 
-/* A free tile (its memory is reused), or -1. */
+/* A free tile with one reference (its memory is reused), or -1 when the
+ * host is out of memory.  The table doubles when every tile is in use. */
 static int tile_alloc(tpu_mxu *m)
 {
-    for (int i = 1; i < TPU_MXU_MAX_TILES; i++) {
-        if (m->refs[i] != 0)
-            continue;
-        if (!m->tile[i]) {
-            m->tile[i] = malloc((size_t)m->n * m->n * sizeof *m->tile[i]);
-            if (!m->tile[i])
-                return -1;
-        }
-        m->refs[i] = 1;
-        return i;
+    unsigned i = 1;
+    while (i < m->ntiles && m->refs[i] != 0)
+        i++;
+    if (i == m->ntiles) {
+        unsigned nt = 2 * m->ntiles;
+        uint16_t **t = realloc(m->tile, nt * sizeof *t);
+        if (!t)
+            return -1;
+        m->tile = t;
+        int *r = realloc(m->refs, nt * sizeof *r);
+        if (!r)
+            return -1;
+        m->refs = r;
+        memset(m->tile + m->ntiles, 0, (nt - m->ntiles) * sizeof *t);
+        memset(m->refs + m->ntiles, 0, (nt - m->ntiles) * sizeof *r);
+        m->ntiles = nt;
     }
-    return -1;
+    if (!m->tile[i]) {
+        m->tile[i] = malloc((size_t)m->n * m->n * sizeof *m->tile[i]);
+        if (!m->tile[i])
+            return -1;
+    }
+    m->refs[i] = 1;
+    return (int)i;
 }
 
-/* Append a mark to a history, taking a reference. */
-static void mark_push(tpu_mxu *m, tpu_mxu_mark *h, unsigned *nh, int *base, uint64_t at, int tile)
+/* Drop the swaps that every cell has seen by cycle t (at + 2N - 1 <= t);
+ * the newest of them becomes the base (its reference moves there). */
+static void swaps_prune(tpu_mxu *m, uint64_t t)
 {
-    if (*nh == TPU_MXU_HIST) {              /* cannot happen (see prune); keep going */
-        tile_unref(m, *base);
-        *base = h[0].tile;
-        memmove(h, h + 1, (TPU_MXU_HIST - 1) * sizeof *h);
-        (*nh)--;
-    }
-    tile_ref(m, tile);
-    h[*nh].at = at;
-    h[*nh].tile = tile;
-    (*nh)++;
-}
-
-/* Drop marks that every cell has passed by cycle t: a mark is complete
- * when at + span <= t; the newest complete one becomes the base. */
-static void mark_prune(tpu_mxu *m, tpu_mxu_mark *h, unsigned *nh, int *base, uint64_t span,
-                       uint64_t t)
-{
+    uint64_t span = 2ull * m->n - 1;
     unsigned k = 0;
-    while (k < *nh && h[k].at + span <= t)
+    while (k < m->nswaps && m->swaps[k].at + span <= t)
         k++;
     if (!k)
         return;
-    tile_unref(m, *base);
-    *base = h[k - 1].tile;
+    tile_unref(m, m->base_active);
+    m->base_active = m->swaps[k - 1].tile;
     for (unsigned i = 0; i + 1 < k; i++)
-        tile_unref(m, h[i].tile);
-    memmove(h, h + k, (*nh - k) * sizeof *h);
-    *nh -= k;
+        tile_unref(m, m->swaps[i].tile);
+    memmove(m->swaps, m->swaps + k, (m->nswaps - k) * sizeof *m->swaps);
+    m->nswaps -= k;
 }
 
-/* ---- the five steps -------------------------------------------------------- */
+/* Drop the loads whose wavefront has left the array (l + 2N <= t): their
+ * writes are in every shadow register, the newest one's on top. */
+static void loads_prune(tpu_mxu *m, uint64_t t)
+{
+    uint64_t span = 2ull * m->n;
+    unsigned k = 0;
+    while (k < m->nloads && m->loads[k].at + span <= t)
+        k++;
+    if (!k)
+        return;
+    tile_unref(m, m->base_shadow);
+    m->base_shadow = m->loads[k - 1].tile;
+    for (unsigned i = 0; i + 1 < k; i++)
+        tile_unref(m, m->loads[i].tile);
+    memmove(m->loads, m->loads + k, (m->nloads - k) * sizeof *m->loads);
+    m->nloads -= k;
+}
+
+/* ---- the six steps ------------------------------------------------------- */
 
 /* 1. T24: the row read in t - 2N is written at the end of t. */
 static void write_result(tpu_mxu *m, uint64_t t)
@@ -152,22 +185,86 @@ static void write_result(tpu_mxu *m, uint64_t t)
     row->read_at = NO_ROW;
 }
 
-/* 2. T24, mxu.mma: the old output row is read one cycle before the write. */
-static void accumulate(tpu_mxu *m, uint64_t t)
+/* 2. T24: the row read in t - 2N + 1 leaves the array at the end of this
+ * cycle; its result is computed now, when every weight of its tile has long
+ * been read (the tile's last row in l + N - 1 <= s + N - 2).  mxu.mma reads
+ * the old output row now, one cycle before the write, and adds it. */
+static void finish_row(tpu_mxu *m, uint64_t t)
 {
     uint64_t n2 = 2ull * m->n;
     if (t + 1 < n2)
         return;
     uint64_t r = t + 1 - n2;
     tpu_mxu_row *row = &m->ring[r & m->mask];
-    if (row->read_at != r || !row->mma)
+    if (row->read_at != r)
+        return;
+    uint32_t *y = m->ring_y + (r & m->mask) * m->n;
+    tpu_ref_row(m->ring_x + (r & m->mask) * m->n, m->tile[row->tile], m->n, y);
+    if (!row->mma)
         return;
     uint64_t bytes = 4ull * m->n;
     tpu_vmem_must(m->vmem, bytes);
     uint32_t old[256];                      /* mxu_n <= 256 (config.def) */
     memcpy(old, tpu_vmem_at(m->vmem, row->dst, bytes), bytes);
-    uint32_t *y = m->ring_y + (r & m->mask) * m->n;
     tpu_ref_pointwise(TPU_REF_ADD, old, y, y, m->n);   /* tpu_f32_add, element by element */
+}
+
+/* The slots of the loads still reading in cycle t (started before t,
+ * l + N > t), as a bit set of TPU_MXU_MAX_W bits; returns how many. */
+static unsigned reading_slots(const tpu_mxu *m, uint64_t t, uint64_t *bits)
+{
+    unsigned count = 0;
+    memset(bits, 0, TPU_MXU_MAX_W / 8);
+    for (unsigned i = m->nloads; i-- > 0;) {
+        const tpu_mxu_load *ld = &m->loads[i];
+        if (ld->at + m->n <= t)
+            break;                          /* older loads are done too */
+        if (ld->at < t) {
+            count++;
+            bits[ld->slot / 64] |= 1ull << (ld->slot % 64);
+        }
+    }
+    return count;
+}
+
+/* T19: start an mxu.lw if fewer than W loads are reading, in the lowest
+ * free slot. */
+static int start_load(tpu_mxu *m, uint64_t t, const tpu_qentry *e)
+{
+    uint64_t n = m->n;
+    uint64_t bits[TPU_MXU_MAX_W / 64];
+    if (reading_slots(m, t, bits) >= m->w)
+        return TPU_MXU_STALL_LOADS;
+    if (m->nloads == m->maxloads) {         /* cannot happen (T19 bounds it) */
+        m->oom = 1;
+        return -1;
+    }
+    unsigned slot = 0;
+    while ((bits[slot / 64] >> (slot % 64)) & 1)
+        slot++;                             /* fewer than W <= TPU_MXU_MAX_W are set */
+    int tile = tile_alloc(m);
+    if (tile < 0) {
+        m->oom = 1;
+        return -1;
+    }
+    tpu_mxu_load *ld = &m->loads[m->nloads++];
+    ld->at = t;
+    ld->addr = (uint64_t)e->v[1];
+    ld->stride = e->v[2];
+    ld->pc = e->pc;
+    ld->word = e->word;
+    ld->tile = tile;                        /* the allocation's reference */
+    ld->slot = slot;
+    ld->sem = (uint8_t)e->v[3];
+    if (m->pending)                         /* loaded but never used: replaced */
+        tile_unref(m, m->pending_tile);
+    m->pending = 1;
+    m->pending_tile = tile;
+    tile_ref(m, tile);
+    if (m->busy_end < t + 2 * n)
+        m->busy_end = t + 2 * n;
+    tpu_queue_pop(&m->q);
+    return -1;
 }
 
 /* 3. T19, T21: start the queue head if its rule allows; else say why not. */
@@ -178,44 +275,12 @@ static int start_next(tpu_mxu *m, uint64_t t)
     const tpu_qentry *e = tpu_queue_head(&m->q);
     uint64_t n = m->n;
 
-    if (e->op == TPU_OP_MXU_LW) {
-        if (t < m->lw_next)
-            return TPU_MXU_STALL_CHAIN;
-        int tile = tile_alloc(m);
-        if (tile < 0) {
-            m->oom = 1;
-            return -1;
-        }
-        if (m->pending)                     /* loaded but never used: replaced */
-            tile_unref(m, m->pending_tile);
-        m->pending = 1;
-        m->pending_tile = tile;             /* the allocation's reference */
-        m->pending_l = t;
-        m->lw_reading = 1;
-        m->lw_start = t;
-        m->lw_addr = (uint64_t)e->v[1];
-        m->lw_stride = e->v[2];
-        m->lw_tile = tile;
-        m->lw_sem = (uint8_t)e->v[3];
-        if (m->lw_ndone < 4) {              /* loads start >= N apart: at most 2 due */
-            m->lw_done[m->lw_ndone].at = t + 2 * n - 1;
-            m->lw_done[m->lw_ndone].pc = e->pc;
-            m->lw_done[m->lw_ndone].word = e->word;
-            m->lw_ndone++;
-        }
-        m->lw_next = t + n;
-        mark_push(m, m->loads, &m->nloads, &m->base_shadow, t, tile);
-        if (m->busy_end < t + 2 * n)
-            m->busy_end = t + 2 * n;
-        tpu_queue_pop(&m->q);
-        return -1;
-    }
+    if (e->op == TPU_OP_MXU_LW)
+        return start_load(m, t, e);
 
-    /* mxu.mm / mxu.mma */
+    /* mxu.mm / mxu.mma: no wait for the weights (T21) */
     if (t < m->stream_free)
         return TPU_MXU_STALL_STREAM;
-    if (m->pending && t < m->pending_l + n)
-        return TPU_MXU_STALL_WEIGHTS;
     uint64_t rows = (uint64_t)e->v[3];
     if (rows == 0) {                        /* does nothing, leaves the swap pending */
         tpu_ev_simple(m->ev, TPU_EV_RETIRE, m->unit, e->pc, e->word);
@@ -227,7 +292,15 @@ static int start_next(tpu_mxu *m, uint64_t t)
         tile_unref(m, m->active_tile);
         m->active_tile = m->pending_tile;   /* the pending reference moves here */
         m->pending = 0;
-        mark_push(m, m->swaps, &m->nswaps, &m->base_active, t, m->active_tile);
+        if (m->nswaps == m->maxswaps) {     /* cannot happen (see tpu_mxu_init) */
+            tile_unref(m, m->base_active);
+            m->base_active = m->swaps[0].tile;
+            memmove(m->swaps, m->swaps + 1, --m->nswaps * sizeof *m->swaps);
+        }
+        tile_ref(m, m->active_tile);
+        m->swaps[m->nswaps].at = t;
+        m->swaps[m->nswaps].tile = m->active_tile;
+        m->nswaps++;
     }
     m->streaming = 1;
     m->s = t;
@@ -254,25 +327,8 @@ static int start_next(tpu_mxu *m, uint64_t t)
     return -1;
 }
 
-/* 4. T20: in cycle l + i the weight row nearest the bottom still missing,
- * N - 1 - i, is read. */
-static void load_weights(tpu_mxu *m, uint64_t t)
-{
-    uint64_t i = t - m->lw_start;
-    unsigned n = m->n;
-    uint64_t k = n - 1 - i;
-    uint64_t bytes = 2ull * n;
-    tpu_vmem_must(m->vmem, bytes);
-    const uint8_t *src = tpu_vmem_at(m->vmem, m->lw_addr + k * (uint64_t)m->lw_stride, bytes);
-    memcpy(m->tile[m->lw_tile] + k * n, src, bytes);
-    if (i + 1 == n) {
-        m->lw_reading = 0;
-        tpu_sem_bump(m->sems, m->lw_sem);           /* T20a */
-    }
-}
-
-/* 5. T22: LHS row b = t - s is read; its result is computed now and waits in
- * the ring until it leaves the array. */
+/* 4. T22: LHS row b = t - s is read; it waits in the ring until it leaves
+ * the array (its result is computed in finish_row). */
 static void read_row(tpu_mxu *m, uint64_t t)
 {
     uint64_t b = t - m->s;
@@ -281,9 +337,7 @@ static void read_row(tpu_mxu *m, uint64_t t)
     uint64_t bytes = 2ull * n;
     tpu_vmem_must(m->vmem, bytes);
     const uint8_t *src = tpu_vmem_at(m->vmem, m->src + b * (uint64_t)m->sstride, bytes);
-    uint16_t *x = m->ring_x + slot * n;
-    memcpy(x, src, bytes);
-    tpu_ref_row(x, m->tile[m->s_tile], n, m->ring_y + slot * n);
+    memcpy(m->ring_x + slot * n, src, bytes);
 
     tpu_mxu_row *row = &m->ring[slot];
     row->read_at = t;
@@ -303,77 +357,85 @@ static void read_row(tpu_mxu *m, uint64_t t)
     }
 }
 
+/* 5. T20: each load in flight reads its weight row i = t - l into its own
+ * tile, oldest load first; after row N - 1 its semaphore counts (T20a). */
+static void read_weights(tpu_mxu *m, uint64_t t)
+{
+    unsigned n = m->n;
+    uint64_t bytes = 2ull * n;
+    unsigned first = m->nloads;
+    while (first > 0 && m->loads[first - 1].at + n > t)
+        first--;
+    for (unsigned j = first; j < m->nloads; j++) {
+        const tpu_mxu_load *ld = &m->loads[j];
+        uint64_t i = t - ld->at;
+        tpu_vmem_must(m->vmem, bytes);
+        const uint8_t *src = tpu_vmem_at(m->vmem, ld->addr + i * (uint64_t)ld->stride, bytes);
+        memcpy(m->tile[ld->tile] + i * n, src, bytes);
+        if (i + 1 == n)
+            tpu_sem_bump(m->sems, ld->sem);
+    }
+}
+
 int tpu_mxu_step(tpu_mxu *m, uint64_t t)
 {
     if (!m->q.count && t >= m->busy_end)
         return -1;
     uint64_t n = m->n;
     if (m->nloads)
-        mark_prune(m, m->loads, &m->nloads, &m->base_shadow, 2 * n - 1, t);
+        loads_prune(m, t);
     if (m->nswaps)
-        mark_prune(m, m->swaps, &m->nswaps, &m->base_active, 2 * n - 1, t);
+        swaps_prune(m, t);
 
     write_result(m, t);
-    accumulate(m, t);
+    finish_row(m, t);
     int stall = start_next(m, t);
-    if (m->lw_reading)
-        load_weights(m, t);
     if (m->streaming)
         read_row(m, t);
-    if (m->lw_ndone && m->lw_done[0].at == t) {   /* the last column's shadow is written */
-        tpu_ev_simple(m->ev, TPU_EV_RETIRE, m->unit, m->lw_done[0].pc, m->lw_done[0].word);
-        memmove(m->lw_done, m->lw_done + 1, --m->lw_ndone * sizeof m->lw_done[0]);
+    if (m->nloads) {
+        read_weights(m, t);
+        /* 6. the last cell's shadow is written at the end of l + 2N - 1;
+         * only the oldest load kept (l + 2N > t) can be there. */
+        if (m->loads[0].at + 2 * n - 1 == t)
+            tpu_ev_simple(m->ev, TPU_EV_RETIRE, m->unit, m->loads[0].pc, m->loads[0].word);
     }
     return stall;
 }
 
+uint64_t tpu_mxu_lw_reading(const tpu_mxu *m, uint64_t t)
+{
+    uint64_t bits[TPU_MXU_MAX_W / 64];
+    reading_slots(m, t, bits);
+    return bits[0];
+}
+
 /* ---- view ------------------------------------------------------------------ */
-
-/* The tile the newest mark older than `when` installed, else the base. */
-static int mark_at(const tpu_mxu_mark *h, unsigned nh, int base, uint64_t delay, uint64_t t)
-{
-    int tile = base;
-    for (unsigned i = 0; i < nh; i++)
-        if (h[i].at + delay <= t)
-            tile = h[i].tile;
-    return tile;
-}
-
-/* Load-chain register (k, c) at the end of cycle t (T20).  Element c of
- * row N-1-i of the mxu.lw started in l enters in l + i + 1 + c, so the
- * newest load with l + c < t has shifted column c j = min(N, t - l - c)
- * times: cell k < j holds its row N - j + k, cell k >= j what was at row
- * k - j before, the whole previous tile (loads start >= N apart, T19, so
- * the previous load's last shift of the column, in l' + N + c, came
- * first).  Pruned marks are complete: with no load shifting the column
- * yet, the chain holds the base tile. */
-static uint16_t chain_at(const tpu_mxu *m, uint64_t t, unsigned k, unsigned c)
-{
-    unsigned n = m->n, i = m->nloads;
-    while (i > 0 && m->loads[i - 1].at + c >= t)
-        i--;
-    if (i == 0)
-        return m->tile[m->base_shadow][(size_t)k * n + c];
-    uint64_t j = t - m->loads[i - 1].at - c;
-    if (j > n)
-        j = n;
-    if (k < j)
-        return m->tile[m->loads[i - 1].tile][(size_t)(n - j + k) * n + c];
-    int prev = i >= 2 ? m->loads[i - 2].tile : m->base_shadow;
-    return m->tile[prev][(size_t)(k - j) * n + c];
-}
 
 void tpu_mxu_cell_view(const tpu_mxu *m, uint64_t t, unsigned k, unsigned c, tpu_cell_view *v)
 {
     unsigned n = m->n;
+    size_t at = (size_t)k * n + c;
     memset(v, 0, sizeof *v);
-    /* The swap reaches cell (k, c) in cycle r0 + 1 + k + c (T22); column c's
-     * shadow is replaced at the end of l + N + c (T20). */
-    int act = mark_at(m->swaps, m->nswaps, m->base_active, 1ull + k + c, t);
-    int sh = mark_at(m->loads, m->nloads, m->base_shadow, (uint64_t)n + c, t);
-    v->weight = m->tile[act][(size_t)k * n + c];
-    v->shadow = m->tile[sh][(size_t)k * n + c];
-    v->chain = chain_at(m, t, k, c);
+    /* The swap reaches cell (k, c) in cycle r0 + 1 + k + c (T22). */
+    int act = m->base_active;
+    for (unsigned i = 0; i < m->nswaps && m->swaps[i].at + 1 + k + c <= t; i++)
+        act = m->swaps[i].tile;
+    v->weight = m->tile[act][at];
+    /* The load started in l writes the shadow at the end of l + k + 1 + c
+     * (T20): the newest load with l + k + 1 + c <= t is in the register;
+     * the one with equality is the weight in transit in cycle t. */
+    int sh = m->base_shadow;
+    for (unsigned i = m->nloads; i-- > 0;) {
+        if (m->loads[i].at + 1 + k + c <= t) {
+            sh = m->loads[i].tile;
+            if (m->loads[i].at + 1 + k + c == t) {
+                v->loading = 1;
+                v->chain = m->tile[sh][at];
+            }
+            break;
+        }
+    }
+    v->shadow = m->tile[sh][at];
     if (t < 1ull + k + c)
         return;
     uint64_t r = t - 1 - k - c;             /* the row in this cell: read in r */

@@ -2,23 +2,34 @@
  * mxu.h - one weight-stationary N x N matrix unit (docs/timing.md T19-T26,
  * rtl/mxu.v and rtl/mxu_cell.v).
  *
- * The model is computed at the array's edges.  When LHS row b is read from
- * VMEM (cycle s + b) its whole result row is computed at once with
- * tpu_ref_row() against the weight tile the row carries; the row then waits
- * in a ring, indexed by its read cycle, until the cycle the array would
- * deliver it at the bottom (T24: written in s + b + 2N).  Every value still
- * enters and leaves at the cycle the cell-by-cell array would use, and the
- * ring keeps each in-flight row's activations and tile, so
- * tpu_mxu_cell_view() can show any cell's weight, shadow, load chain, activation and partial
+ * The model is computed at the array's edges.  LHS row b is read from VMEM
+ * in cycle s + b and waits in a ring, indexed by its read cycle, until the
+ * array would deliver it at the bottom (T24: written in s + b + 2N); its
+ * whole result row is computed at once with tpu_ref_row() one cycle before
+ * that, against the weight tile the row carries (the tile of the stream's
+ * swap).  Computing it late matters: a stream may start one cycle after its
+ * mxu.lw (T21), while that load is still reading the tile from VMEM; every
+ * weight reaches its cell's shadow before the swap gets there, so the late
+ * result is what the cell-by-cell array computes.  Every value still
+ * enters and leaves at the cycle the array would use, and the ring keeps
+ * each in-flight row's activations and tile, so tpu_mxu_cell_view() can
+ * show any cell's weight, shadow, weight in transit, activation and partial
  * sum for the current cycle.  Per cycle the work is one row kernel per MXU
- * (N*N multiply-adds) plus O(N) copies; nothing else grows with N*N.
+ * (N*N multiply-adds) plus O(N*W) copies (W = mxu_wloads weight rows).
  *
- * Weight tiles are N*N bf16 buffers shared by reference count: the tile an
- * mxu.lw fills, the tile the next stream swaps in, the tile every in-flight
- * row multiplies by, and the short histories of loads and swaps that tell
- * which tile a cell's shadow and active registers hold in a given cycle
- * (the swap reaches cell (k, c) k + c cycles after row 0 enters; a column's
- * shadow is replaced N + c cycles after its mxu.lw starts).
+ * Weight loads (T19, T20): up to W mxu.lws read at once, each one row per
+ * cycle, top row first, into a tile of its own: a later DMA that overwrites
+ * the tile in VMEM, or a later load, never changes it.  Weight row i of a
+ * load started in l enters the array in l + i + 1 and moves right one
+ * column per cycle: cell (i, c)'s shadow is written at the end of
+ * l + i + 1 + c, a diagonal wavefront.
+ *
+ * Weight tiles are N*N bf16 buffers shared by reference count: the tile
+ * each load fills, the tile the next stream swaps in, the tile every
+ * in-flight row multiplies by, and the short histories of loads and swaps
+ * that tell which tile a cell's shadow and active registers hold in a given
+ * cycle (the swap reaches cell (k, c) k + c + 1 cycles after row 0 is read;
+ * a load writes cell (k, c)'s shadow k + c + 1 cycles after it starts).
  */
 #ifndef TPU_MXU_H
 #define TPU_MXU_H
@@ -29,11 +40,10 @@
 #include "queue.h"
 #include "vmem.h"
 
-#define TPU_MXU_MAX_TILES 16
-#define TPU_MXU_HIST      8
+#define TPU_MXU_MAX_W 256     /* mxu_wloads at most (config.def) */
 
 /* Stall reasons (tpu_stall_reason_name). */
-enum { TPU_MXU_STALL_CHAIN, TPU_MXU_STALL_STREAM, TPU_MXU_STALL_WEIGHTS, TPU_MXU_STALL_COUNT };
+enum { TPU_MXU_STALL_LOADS, TPU_MXU_STALL_STREAM, TPU_MXU_STALL_COUNT };
 
 /* One LHS row in the array (or its de-skew buffer). */
 typedef struct tpu_mxu_row {
@@ -47,34 +57,41 @@ typedef struct tpu_mxu_row {
     uint8_t  sem;           /* semaphore bumped when the stream's last row is written */
 } tpu_mxu_row;
 
-/* A point in time at which a tile reaches the array: for loads the start
- * cycle l of mxu.lw, for swaps the read cycle of row 0. */
+/* A swap: the read cycle of row 0 of a stream that swapped in a tile. */
 typedef struct tpu_mxu_mark {
     uint64_t at;
     int tile;
 } tpu_mxu_mark;
 
+/* An mxu.lw from its start until its wavefront has left the array
+ * (cycles l .. l + 2N - 1). */
+typedef struct tpu_mxu_load {
+    uint64_t at;            /* start cycle l: reads row i in l + i (T20) */
+    uint64_t addr;          /* weight row 0 in VMEM */
+    int64_t  stride;
+    uint64_t pc, word;      /* the mxu.lw: RETIRE at l + 2N - 1 */
+    int      tile;          /* its own tile, filled row by row as it reads */
+    unsigned slot;          /* load slot: the lowest free one, as rtl/mxu.v numbers them */
+    uint8_t  sem;           /* bumped after the last row is read (T20a) */
+} tpu_mxu_load;
+
 typedef struct tpu_mxu {
-    unsigned id, n;
+    unsigned id, n, w;      /* w: loads in flight at most (mxu_wloads) */
     tpu_queue q;
 
-    uint16_t *tile[TPU_MXU_MAX_TILES];  /* tile 0: the zero weights after reset */
-    int refs[TPU_MXU_MAX_TILES];
+    uint16_t **tile;        /* tile 0: the zero weights after reset */
+    int *refs;
+    unsigned ntiles;        /* grows as needed (bounded by about 4W + 8) */
 
-    /* load chain (T19, T20) */
-    uint64_t lw_next;       /* earliest start of the next mxu.lw: l' + N */
-    int      lw_reading;    /* rows still being read from VMEM */
-    uint64_t lw_start, lw_addr;
-    int64_t  lw_stride;
-    int      lw_tile;
-    uint8_t  lw_sem;        /* bumped after the last weight row is read */
-    struct { uint64_t at, pc, word; } lw_done[4];   /* RETIRE events due (l + 2N - 1) */
-    unsigned lw_ndone;
+    /* weight loads (T19, T20): oldest first, kept until l + 2N <= t;
+     * the newest dropped one's tile is in every shadow register */
+    tpu_mxu_load *loads;
+    unsigned nloads, maxloads;
+    int      base_shadow;
 
     /* weights for the next stream (T21) */
     int      pending;       /* an mxu.lw came after the last stream */
     int      pending_tile;
-    uint64_t pending_l;
     int      active_tile;   /* what a stream without an mxu.lw before it uses */
 
     /* the stream being read (T22) */
@@ -91,12 +108,13 @@ typedef struct tpu_mxu {
     /* rows in flight: ring of R >= 2N + 2 entries, slot = read cycle & mask */
     tpu_mxu_row *ring;
     uint16_t *ring_x;       /* R * N activations */
-    uint32_t *ring_y;       /* R * N results (mma: already old + y) */
+    uint32_t *ring_y;       /* R * N results (mma: old + y), computed in s + b + 2N - 1 */
     uint64_t mask;
 
-    /* histories for the views */
-    tpu_mxu_mark loads[TPU_MXU_HIST];  unsigned nloads;  int base_shadow;
-    tpu_mxu_mark swaps[TPU_MXU_HIST];  unsigned nswaps;  int base_active;
+    /* swaps for the views, kept until every cell has seen them */
+    tpu_mxu_mark *swaps;
+    unsigned nswaps, maxswaps;
+    int      base_active;
 
     /* wiring */
     tpu_vmem *vmem;
@@ -106,11 +124,12 @@ typedef struct tpu_mxu {
 
     /* statistics */
     uint64_t rows_streamed;
-    int      oom;           /* out of tiles or host memory (an internal error) */
+    int      oom;           /* out of host memory (an internal error) */
 } tpu_mxu;
 
-int  tpu_mxu_init(tpu_mxu *m, unsigned id, unsigned n, unsigned qdepth, tpu_vmem *vmem,
-                  tpu_sem_inc *sems, const tpu_evsrc *ev);
+/* An MXU of n x n cells with up to w weight loads in flight (1 <= w <= n). */
+int  tpu_mxu_init(tpu_mxu *m, unsigned id, unsigned n, unsigned w, unsigned qdepth,
+                  tpu_vmem *vmem, tpu_sem_inc *sems, const tpu_evsrc *ev);
 void tpu_mxu_free(tpu_mxu *m);
 
 /* One cycle.  Returns a stall reason or -1. */
@@ -121,6 +140,11 @@ static inline int tpu_mxu_busy(const tpu_mxu *m, uint64_t t)
 {
     return m->q.count != 0 || t < m->busy_end;
 }
+
+/* Load slots reading a weight row in cycle t, as the RTL's lw_reading_q
+ * shows them at the start of t: bit j for slot j (j < 64), set while a load
+ * reads its rows 1 .. N-1 (not in its start cycle). */
+uint64_t tpu_mxu_lw_reading(const tpu_mxu *m, uint64_t t);
 
 /* Cell (k, c) as it was in cycle t, the cycle the last step computed. */
 void tpu_mxu_cell_view(const tpu_mxu *m, uint64_t t, unsigned k, unsigned c, tpu_cell_view *v);

@@ -87,7 +87,9 @@ void tpu_core_seq_view(const tpu_core *c, tpu_seq_view *v);
 typedef struct tpu_cell_view {
     uint16_t weight;        /* active weight (bf16 bits) */
     uint16_t shadow;        /* shadow weight */
-    uint16_t chain;         /* load-chain register (T20): the tile mxu.lw shifts down */
+    int      loading;       /* a weight reaches the cell in this cycle (T20: cycle l + k + 1 + c
+                               of an mxu.lw started in l); its shadow takes it at the end */
+    uint16_t chain;         /* that weight in transit (bf16), when loading; else 0 */
     int      active;        /* a multiply-add happened in this cell this cycle */
     int64_t  row;           /* the LHS row index in its stream, when active */
     uint16_t x;             /* activation that passed through (bf16), when active */

@@ -228,7 +228,9 @@ module core #(
   logic [DmaPorts*HAW-1:0] dma_hbm_waddr, dma_hbm_raddr;
   logic [DmaPorts*8-1:0]   dma_vmem_wdata, dma_vmem_rdata, dma_hbm_wdata, dma_hbm_rdata;
 
-  logic [CFG_NUM_MXU*16*CFG_MXU_N-1:0] mxu_w_data, mxu_x_data;
+  logic [CFG_NUM_MXU*CFG_MXU_WLOADS*16*CFG_MXU_N-1:0] mxu_w_data;
+  logic [CFG_NUM_MXU*CFG_MXU_WLOADS*VAW-1:0]         mxu_w_addr;
+  logic [CFG_NUM_MXU*16*CFG_MXU_N-1:0] mxu_x_data;
   logic [CFG_NUM_MXU*32*CFG_MXU_N-1:0] mxu_acc_data;
   logic [VecB*8-1:0]                   vpu_rdata, vpu_wdata;
   logic                                vpu_req, vpu_we, vpu_whalf;
@@ -240,7 +242,7 @@ module core #(
   logic [4*16-1:0]                     ici_wlen;
   logic [63:0]                         ici_in_bytes, ici_used;
 
-  logic [CFG_NUM_MXU*VAW-1:0]          mxu_w_addr, mxu_x_addr, mxu_acc_addr, mxu_waddr;
+  logic [CFG_NUM_MXU*VAW-1:0]          mxu_x_addr, mxu_acc_addr, mxu_waddr;
   logic [CFG_NUM_MXU-1:0]              mxu_we;
   logic [CFG_NUM_MXU*32*CFG_MXU_N-1:0] mxu_wdata;
   logic [CFG_NUM_MXU*64-1:0]           mxu_bytes_each;
@@ -254,6 +256,7 @@ module core #(
     .AW       (VAW),
     .NumMxu   (CFG_NUM_MXU),
     .MxuN     (CFG_MXU_N),
+    .MxuW     (CFG_MXU_WLOADS),
     .VecB     (VecB),
     .DmaPorts (DmaPorts),
     .IciB     (IciB)
@@ -304,8 +307,10 @@ module core #(
   for (genvar m = 0; m < CFG_NUM_MXU; m++) begin : g_mxu
     localparam integer RB = 16 * CFG_MXU_N;       // bits of a bf16 row
     localparam integer AB = 32 * CFG_MXU_N;       // bits of an fp32 row
+    localparam integer WL = CFG_MXU_WLOADS;       // weight read ports
     mxu #(
       .N   (CFG_MXU_N),
+      .W   (WL),
       .VAW (VAW)
     ) u_mxu (
       .clk_i        (clk_i),
@@ -313,8 +318,8 @@ module core #(
       .head_i       (mxu_head[m*EW +: EW]),
       .head_valid_i (mxu_valid[m]),
       .pop_o        (mxu_pop[m]),
-      .w_addr_o     (mxu_w_addr[m*VAW +: VAW]),
-      .w_data_i     (mxu_w_data[m*RB +: RB]),
+      .w_addr_o     (mxu_w_addr[m*WL*VAW +: WL*VAW]),
+      .w_data_i     (mxu_w_data[m*WL*RB +: WL*RB]),
       .x_addr_o     (mxu_x_addr[m*VAW +: VAW]),
       .x_data_i     (mxu_x_data[m*RB +: RB]),
       .acc_addr_o   (mxu_acc_addr[m*VAW +: VAW]),

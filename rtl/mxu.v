@@ -1,21 +1,25 @@
 // mxu: one weight-stationary N x N matrix unit (docs/timing.md T19-T26,
-// cmodel/mxu.c): the cell array (mxu_cell), the skew registers in front of
-// it, the de-skew registers behind it and the read-add-write of mxu.mma.
+// cmodel/mxu.c): the cell array (mxu_cell), the weight skew of each load
+// slot and the activation skew in front of it, the de-skew registers behind
+// it and the read-add-write of mxu.mma.
 //
 // Instructions come from the MXU's queue, at most one start per cycle:
-//   mxu.lw   (T19) starts when the load chain is free: N cycles after the
-//            previous mxu.lw started.  In cycle l + i it reads weight row
-//            N-1-i (T20); the row enters the weight skew, element c
-//            reaching the top of column c in cycle l + i + 1 + c, where the
-//            column's chain shifts down; the N-th shift also copies the
-//            chain into the column's shadow registers.
+//   mxu.lw   (T19) starts when one of the W load slots is free: fewer than
+//            W earlier mxu.lws are still reading.  A load started in l
+//            reads weight row i in cycle l + i (T20), top row first, on
+//            its slot's VMEM port.  Element 0 of the row enters cell (i, 0)
+//            from the left at the end of the cycle; element c waits c
+//            cycles in the slot's skew and reaches cell (i, c) in
+//            l + i + 1 + c, when the wavefront (valid and slot number,
+//            moving right one column per cycle) gets there; the cell
+//            writes it into its shadow at the end of that cycle.
 //   mxu.mm / mxu.mma (T21) start when the previous stream has read all
-//            its rows and, if an mxu.lw came after the last stream, N
-//            cycles after that mxu.lw started; row 0 then carries the swap
-//            flag.  A stream of 0 rows does nothing (the swap stays
-//            pending) but increment its semaphore (T24a).  Row b is read in cycle s + b (T22) and enters the
-//            activation skew: element k reaches cell (k, 0) in cycle
-//            s + b + 1 + k and moves one column right per cycle.
+//            its rows; row 0 carries the swap flag if an mxu.lw came after
+//            the last stream.  A stream of 0 rows does nothing (the swap
+//            stays pending) but increment its semaphore (T24a).  Row b is
+//            read in cycle s + b (T22) and enters the activation skew:
+//            element k reaches cell (k, 0) in cycle s + b + 1 + k and moves
+//            one column right per cycle.
 // Results (T24): y[b][c] leaves the bottom of column c at the end of cycle
 // s + b + N + c; column c's de-skew delays it N-1-c cycles, so the row is
 // complete at the end of s + b + 2N - 1 and is written in s + b + 2N.  For
@@ -23,10 +27,12 @@
 // written.  A row's destination and kind travel beside it in a 2N-stage
 // pipeline (md_*).  Semaphores: an mxu.lw's at the end of the cycle its
 // last weight row is read (T20a), a stream's with its last result row
-// (T24a).  The MXU is busy (T26) while a weight row is being read
-// or is in the skew, or a stream row is being read or is in the array.
+// (T24a).  The MXU is busy (T26) until 2N cycles after its last mxu.lw
+// started (cell (N-1, N-1) writes its shadow at the end of l + 2N - 1)
+// and while a stream row is being read or is in the array.
 module mxu #(
   parameter integer N   = 8,
+  parameter integer W   = 1,             // load slots (mxu_wloads), W <= N
   parameter integer VAW = 18             // VMEM address bits
 ) (
   input  logic              clk_i,
@@ -36,8 +42,8 @@ module mxu #(
   input  logic              head_valid_i,
   output logic              pop_o,
   // VMEM (class 2: never waits, T11)
-  output logic [VAW-1:0]    w_addr_o,    // weight row read
-  input  logic [16*N-1:0]   w_data_i,
+  output logic [W*VAW-1:0]  w_addr_o,    // weight row reads, one per slot
+  input  logic [W*16*N-1:0] w_data_i,
   output logic [VAW-1:0]    x_addr_o,    // LHS row read
   input  logic [16*N-1:0]   x_data_i,
   output logic [VAW-1:0]    acc_addr_o,  // mxu.mma: old output row read
@@ -55,6 +61,8 @@ module mxu #(
   `include "tpu_isa.vh"
 
   localparam integer CW = $clog2(N + 1);
+  localparam integer SW = (W > 1) ? $clog2(W) : 1;  // bits of a slot number
+  localparam integer BW = $clog2(2 * N);            // the busy counter
   localparam integer MD = 2 * N;                  // metadata pipeline stages
   localparam logic [63:0] RowB = 64'(2 * N);
   localparam logic [63:0] AccB = 64'(4 * N);
@@ -70,12 +78,18 @@ module mxu #(
   assign h_op = head_i[512 +: 8];
 
   // ---- registers ---------------------------------------------------------------
-  logic [CW-1:0]  lw_cnt_q, lw_cnt_d;         // cycles until the load chain is free
-  logic           lw_reading_q, lw_reading_d;
-  logic [CW-1:0]  lw_i_q, lw_i_d;             // weight rows read so far
-  logic [VAW-1:0] lw_ptr_q, lw_ptr_d;         // address of the next weight row
-  logic [VAW-1:0] lw_stride_q, lw_stride_d;
-  logic [4:0]     lw_sem_q, lw_sem_d;
+  // Load slot j: reading (rows 1 .. N-1 after its start cycle), the next
+  // row's number and address, the stride and the semaphore.
+  logic [W-1:0]   lw_reading_q, lw_reading_d;
+  logic [CW-1:0]  lw_row_q [W];
+  logic [CW-1:0]  lw_row_d [W];
+  logic [VAW-1:0] lw_ptr_q [W];
+  logic [VAW-1:0] lw_ptr_d [W];
+  logic [VAW-1:0] lw_stride_q [W];
+  logic [VAW-1:0] lw_stride_d [W];
+  logic [4:0]     lw_sem_q [W];
+  logic [4:0]     lw_sem_d [W];
+  logic [BW-1:0]  lw_left_q, lw_left_d;       // cycles until the last load's wavefront is out
   logic           pending_q, pending_d;       // weights loaded, not yet swapped in
   logic           streaming_q, streaming_d;
   logic [63:0]    s_left_q, s_left_d;         // rows still to read
@@ -85,16 +99,27 @@ module mxu #(
   logic [4:0]     s_sem_q, s_sem_d;
 
   // ---- T19, T21: start the queue head if its rule allows ---------------------
-  logic start_lw, start_mm, drop_mm, is_lw;
+  logic          start_lw, start_mm, drop_mm, is_lw, slot_free;
+  logic [SW-1:0] new_slot;                    // the lowest free load slot
   assign is_lw = (h_op == OP_MXU_LW);
+  always_comb begin
+    slot_free = 1'b0;
+    new_slot  = '0;
+    for (int j = W - 1; j >= 0; j--) begin
+      if (!lw_reading_q[j]) begin
+        slot_free = 1'b1;
+        new_slot  = SW'(j);
+      end
+    end
+  end
   always_comb begin
     start_lw = 1'b0;
     start_mm = 1'b0;
     drop_mm  = 1'b0;
     if (head_valid_i) begin
       if (is_lw) begin
-        start_lw = (lw_cnt_q == '0);
-      end else if (!streaming_q && !(pending_q && lw_cnt_q != '0)) begin
+        start_lw = slot_free;
+      end else if (!streaming_q) begin
         if (hv[3] == 64'd0) begin
           drop_mm = 1'b1;                       // 0 rows: nothing to do
         end else begin
@@ -105,35 +130,43 @@ module mxu #(
   end
   assign pop_o = start_lw || start_mm || drop_mm;
 
-  // ---- T20: weight rows, bottom row first ------------------------------------------
-  logic           w_read, w_last;
-  logic [VAW-1:0] w_row_addr, lw_first;
-  assign lw_first   = hv[1][VAW-1:0] + VAW'(N - 1) * hv[2][VAW-1:0];
-  assign w_read     = start_lw || lw_reading_q;
-  assign w_row_addr = start_lw ? lw_first : lw_ptr_q;
-  assign w_last     = start_lw ? (N == 1) : (lw_i_q == CW'(N - 1));
-  assign w_addr_o   = w_row_addr;
+  // ---- T20: weight rows, top row first, one per reading slot --------------------------
+  logic [W-1:0]   rd_v, rd_last, rd_start;
+  logic [CW-1:0]  rd_row [W];
+  logic [VAW-1:0] rd_addr [W];
+  logic [4:0]     rd_sem [W];
+  for (genvar j = 0; j < W; j++) begin : g_slot
+    assign rd_start[j] = start_lw && new_slot == SW'(j);
+    assign rd_v[j]     = rd_start[j] || lw_reading_q[j];
+    assign rd_row[j]   = rd_start[j] ? '0 : lw_row_q[j];
+    assign rd_addr[j]  = rd_start[j] ? hv[1][VAW-1:0] : lw_ptr_q[j];
+    assign rd_sem[j]   = rd_start[j] ? hv[3][4:0] : lw_sem_q[j];
+    assign rd_last[j]  = rd_row[j] == CW'(N - 1);
+    assign w_addr_o[j*VAW +: VAW] = rd_addr[j];
+  end
 
   always_comb begin
-    lw_cnt_d     = (lw_cnt_q != '0) ? lw_cnt_q - 1'b1 : lw_cnt_q;
     lw_reading_d = lw_reading_q;
-    lw_i_d       = lw_i_q;
-    lw_ptr_d     = lw_ptr_q;
-    lw_stride_d  = lw_stride_q;
-    lw_sem_d     = lw_sem_q;
+    lw_left_d    = (lw_left_q != '0) ? lw_left_q - 1'b1 : lw_left_q;
     pending_d    = pending_q;
-    if (start_lw) begin                         // mxu.lw mxu, addr, stride, sem
-      lw_sem_d     = hv[3][4:0];
-      lw_cnt_d     = CW'(N - 1);
-      lw_reading_d = (N > 1);
-      lw_i_d       = CW'(1);
-      lw_stride_d  = hv[2][VAW-1:0];
-      lw_ptr_d     = lw_first - hv[2][VAW-1:0];
-      pending_d    = 1'b1;
-    end else if (lw_reading_q) begin
-      lw_reading_d = !w_last;
-      lw_i_d       = lw_i_q + 1'b1;
-      lw_ptr_d     = lw_ptr_q - lw_stride_q;
+    for (int j = 0; j < W; j++) begin
+      lw_row_d[j]    = lw_row_q[j];
+      lw_ptr_d[j]    = lw_ptr_q[j];
+      lw_stride_d[j] = lw_stride_q[j];
+      lw_sem_d[j]    = lw_sem_q[j];
+      if (rd_start[j]) begin                    // mxu.lw mxu, addr, stride, sem
+        lw_stride_d[j] = hv[2][VAW-1:0];
+        lw_sem_d[j]    = hv[3][4:0];
+      end
+      if (rd_v[j]) begin
+        lw_reading_d[j] = !rd_last[j];
+        lw_row_d[j]     = rd_row[j] + 1'b1;
+        lw_ptr_d[j]     = rd_addr[j] + (rd_start[j] ? hv[2][VAW-1:0] : lw_stride_q[j]);
+      end
+    end
+    if (start_lw) begin
+      lw_left_d = BW'(2 * N - 1);
+      pending_d = 1'b1;
     end
     if (start_mm) begin
       pending_d = 1'b0;                         // row 0 carries the swap
@@ -181,12 +214,8 @@ module mxu #(
 
   // ---- skew registers in front of the array ---------------------------------------------
   // Activation row k: k + 1 stages, the last feeds cell (k, 0).
-  // Weight column c: c + 1 stages, the last feeds the top of column c.
   logic [16*N-1:0] row_x;                     // per row k: input of cell (k, 0)
   logic [N-1:0]    row_valid, row_swap;
-  logic [16*N-1:0] col_w;                     // per column c: input of cell (0, c)
-  logic [N-1:0]    col_shift, col_copy;
-  logic [N-1:0]    skew_busy;
 
   for (genvar k = 0; k < N; k++) begin : g_xskew
     logic [15:0] x_q [k + 1];
@@ -218,87 +247,99 @@ module mxu #(
     assign row_swap[k]       = s_q[k];
   end
 
-  for (genvar c = 0; c < N; c++) begin : g_wskew
-    logic [15:0] w_q [c + 1];
-    logic        v_q [c + 1];
-    logic        l_q [c + 1];
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        for (int j = 0; j <= c; j++) begin
-          v_q[j] <= 1'b0;
-          l_q[j] <= 1'b0;
+  // Weights (T20).  Column c's bus of slot j carries element c of the row
+  // slot j read c cycles ago: c skew stages (column 0 is the VMEM data).
+  // Every cell of column c sees the column's W buses; the wavefront tells
+  // it when and which.
+  logic [16*W-1:0] col_w [N];                 // per column: the slots' buses
+  for (genvar j = 0; j < W; j++) begin : g_wslot
+    for (genvar c = 0; c < N; c++) begin : g_wskew
+      if (c == 0) begin : g_direct
+        assign col_w[c][16*j +: 16] = w_data_i[16*(j*N + c) +: 16];
+      end else begin : g_delay
+        logic [15:0] w_q [c];
+        always_ff @(posedge clk_i) begin
+          w_q[0] <= w_data_i[16*(j*N + c) +: 16];
+          for (int i = 1; i < c; i++) begin
+            w_q[i] <= w_q[i-1];
+          end
         end
-      end else begin
-        v_q[0] <= w_read;
-        l_q[0] <= w_read && w_last;
-        for (int j = 1; j <= c; j++) begin
-          v_q[j] <= v_q[j-1];
-          l_q[j] <= l_q[j-1];
+        assign col_w[c][16*j +: 16] = w_q[c-1];
+      end
+    end
+  end
+
+  // The wavefront's start: row i's left edge gets the row that a slot
+  // reads this cycle (loads in flight read different rows, T20).
+  logic [N-1:0]  row_wv;
+  logic [SW-1:0] row_wslot [N];
+  always_comb begin
+    for (int i = 0; i < N; i++) begin
+      row_wv[i]    = 1'b0;
+      row_wslot[i] = '0;
+      for (int j = 0; j < W; j++) begin
+        if (rd_v[j] && rd_row[j] == CW'(i)) begin
+          row_wv[i]    = 1'b1;
+          row_wslot[i] = SW'(j);
         end
       end
     end
-    always_ff @(posedge clk_i) begin
-      w_q[0] <= w_data_i[16*c +: 16];
-      for (int j = 1; j <= c; j++) begin
-        w_q[j] <= w_q[j-1];
-      end
-    end
-    always_comb begin
-      skew_busy[c] = 1'b0;
-      for (int j = 0; j <= c; j++) begin
-        skew_busy[c] = skew_busy[c] || v_q[j];
-      end
-    end
-    assign col_w[16*c +: 16] = w_q[c];
-    assign col_shift[c]      = v_q[c];
-    assign col_copy[c]       = v_q[c] && l_q[c];
   end
 
   // ---- the cell array ----------------------------------------------------------------------
   // Flattened nets, cell (k, c) at index k*N + c.
-  logic [16*N*N-1:0] x_out, chain_out, weight, shadow;
+  logic [16*N*N-1:0] x_out, wload, weight, shadow;
   logic [32*N*N-1:0] psum_out;
-  logic [N*N-1:0]    valid_out, swap_out;
+  logic [N*N-1:0]    valid_out, swap_out, wv_out;
+  logic [SW*N*N-1:0] wslot_out;
 
   for (genvar k = 0; k < N; k++) begin : g_row
     for (genvar c = 0; c < N; c++) begin : g_col
       localparam integer I = k * N + c;
-      logic [15:0] x_in, chain_in;
-      logic        valid_in, swap_in;
-      logic [31:0] psum_in;
+      logic [15:0]   x_in;
+      logic          valid_in, swap_in, wv_in;
+      logic [SW-1:0] wslot_in;
+      logic [31:0]   psum_in;
       if (c == 0) begin : g_left
         assign x_in     = row_x[16*k +: 16];
         assign valid_in = row_valid[k];
         assign swap_in  = row_swap[k];
+        assign wv_in    = row_wv[k];
+        assign wslot_in = row_wslot[k];
       end else begin : g_inner
         assign x_in     = x_out[16*(I-1) +: 16];
         assign valid_in = valid_out[I-1];
         assign swap_in  = swap_out[I-1];
+        assign wv_in    = wv_out[I-1];
+        assign wslot_in = wslot_out[SW*(I-1) +: SW];
       end
       if (k == 0) begin : g_top
         assign psum_in  = 32'h0000_0000;          // +0.0 (T23)
-        assign chain_in = col_w[16*c +: 16];
       end else begin : g_below
         assign psum_in  = psum_out[32*(I-N) +: 32];
-        assign chain_in = chain_out[16*(I-N) +: 16];
       end
-      mxu_cell u_cell (
-        .clk_i    (clk_i),
-        .rst_ni   (rst_ni),
-        .x_i      (x_in),
-        .valid_i  (valid_in),
-        .swap_i   (swap_in),
-        .x_o      (x_out[16*I +: 16]),
-        .valid_o  (valid_out[I]),
-        .swap_o   (swap_out[I]),
-        .psum_i   (psum_in),
-        .psum_o   (psum_out[32*I +: 32]),
-        .chain_i  (chain_in),
-        .shift_i  (col_shift[c]),
-        .copy_i   (col_copy[c]),
-        .chain_o  (chain_out[16*I +: 16]),
-        .weight_o (weight[16*I +: 16]),
-        .shadow_o (shadow[16*I +: 16])
+      mxu_cell #(
+        .W  (W),
+        .SW (SW)
+      ) u_cell (
+        .clk_i         (clk_i),
+        .rst_ni        (rst_ni),
+        .x_i           (x_in),
+        .valid_i       (valid_in),
+        .swap_i        (swap_in),
+        .x_o           (x_out[16*I +: 16]),
+        .valid_o       (valid_out[I]),
+        .swap_o        (swap_out[I]),
+        .psum_i        (psum_in),
+        .psum_o        (psum_out[32*I +: 32]),
+        .wload_valid_i (wv_in),
+        .wslot_i       (wslot_in),
+        .wbus_i        (col_w[c]),
+        .wload_valid_o (wv_out[I]),
+        .wslot_o       (wslot_out[SW*I +: SW]),
+        .wload_o       (wload[16*I +: 16]),
+        .weight_o      (weight[16*I +: 16]),
+        .shadow_o      (shadow[16*I +: 16])
       );
     end
   end
@@ -377,32 +418,51 @@ module mxu #(
   assign we_o    = md_v_q[MD-1];
   assign waddr_o = md_dst_q[MD-1];
   assign wdata_o = md_mma_q[MD-1] ? sum : y;
+  logic [63:0] w_bytes;
+  logic        lw_sem_inc;
+  logic [4:0]  lw_sem_idx;
+  always_comb begin
+    w_bytes    = 64'd0;
+    lw_sem_inc = 1'b0;
+    lw_sem_idx = lw_sem_q[0];
+    for (int j = 0; j < W; j++) begin
+      if (rd_v[j]) begin
+        w_bytes = w_bytes + RowB;
+      end
+      if (rd_v[j] && rd_last[j]) begin        // at most one: loads start apart
+        lw_sem_inc = 1'b1;
+        lw_sem_idx = rd_sem[j];
+      end
+    end
+  end
   assign bytes_o = (we_o ? AccB : 64'd0) + (acc_read ? AccB : 64'd0)
-                 + (w_read ? RowB : 64'd0) + (x_read ? RowB : 64'd0);
+                 + w_bytes + (x_read ? RowB : 64'd0);
   // T20a, T24a
-  assign sem_inc_o = {drop_mm, we_o && md_last_q[MD-1], w_read && w_last};
-  assign sem_idx_o = {hv[6][4:0], md_sem_q[MD-1], start_lw ? hv[3][4:0] : lw_sem_q};
-  assign busy_o  = lw_reading_q || (skew_busy != '0) || streaming_q || md_busy;
+  assign sem_inc_o = {drop_mm, we_o && md_last_q[MD-1], lw_sem_inc};
+  assign sem_idx_o = {hv[6][4:0], md_sem_q[MD-1], lw_sem_idx};
+  assign busy_o  = (lw_left_q != '0) || streaming_q || md_busy;
 
   // ---- registers -------------------------------------------------------------------------------
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      lw_cnt_q     <= '0;
-      lw_reading_q <= 1'b0;
+      lw_reading_q <= '0;
+      lw_left_q    <= '0;
       pending_q    <= 1'b0;
       streaming_q  <= 1'b0;
     end else begin
-      lw_cnt_q     <= lw_cnt_d;
       lw_reading_q <= lw_reading_d;
+      lw_left_q    <= lw_left_d;
       pending_q    <= pending_d;
       streaming_q  <= streaming_d;
     end
   end
   always_ff @(posedge clk_i) begin
-    lw_i_q      <= lw_i_d;
-    lw_ptr_q    <= lw_ptr_d;
-    lw_stride_q <= lw_stride_d;
-    lw_sem_q    <= lw_sem_d;
+    for (int j = 0; j < W; j++) begin
+      lw_row_q[j]    <= lw_row_d[j];
+      lw_ptr_q[j]    <= lw_ptr_d[j];
+      lw_stride_q[j] <= lw_stride_d[j];
+      lw_sem_q[j]    <= lw_sem_d[j];
+    end
     s_sem_q     <= s_sem_d;
     s_left_q    <= s_left_d;
     src_q       <= src_d;
@@ -414,6 +474,6 @@ module mxu #(
 
   logic unused_mxu;
   assign unused_mxu = ^{head_i[575:520], head_i[511:448], hv[0], hv[6][63:5], hv[1][63:VAW], hv[2][63:VAW],
-                        hv[4][63:VAW], hv[5][63:VAW], weight, shadow, chain_out, x_out, valid_out,
-                        swap_out};
+                        hv[4][63:VAW], hv[5][63:VAW], weight, shadow, wload, x_out, valid_out,
+                        swap_out, wv_out, wslot_out};
 endmodule

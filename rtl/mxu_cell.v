@@ -4,7 +4,8 @@
 //
 // Registers: the active weight (the one the cell multiplies by), the
 // shadow weight (the next tile's, loaded while the array streams) and the
-// load-chain register, all bf16; the activation, its valid and swap flags
+// weight in transit (wload, with its valid bit and the number of the load
+// slot it belongs to), all bf16; the activation, its valid and swap flags
 // (moving right) and the partial sum (moving down).
 //
 // Each cycle:
@@ -13,41 +14,60 @@
 //     shadow when the swap flag arrives with the activation (T22: the
 //     first row of a stream after mxu.lw copies shadow into active and
 //     uses it);
-//   - T20: when the column shifts, the chain register takes the value
-//     from above; on the column's N-th shift (copy_i) the shadow takes the
-//     chain's new value.
-module mxu_cell (
-  input  logic        clk_i,
-  input  logic        rst_ni,
+//   - T20: the load wavefront moves one column right per cycle: when
+//     wload_valid_i arrives from the left (from the row's left edge for
+//     column 0), the cell takes its element of the weight row from the
+//     column's bus of that load slot (wslot_i), so that in the next cycle
+//     wload holds element c with wload_valid set; at the end of that cycle
+//     wload is written into the shadow register.  wload is 0 when not
+//     valid (as the C model's view shows it).
+module mxu_cell #(
+  parameter integer W  = 1,                 // load slots (mxu_wloads)
+  parameter integer SW = 1                  // bits of a slot number
+) (
+  input  logic          clk_i,
+  input  logic          rst_ni,
   // activation, from the left (registered outputs go right)
-  input  logic [15:0] x_i,
-  input  logic        valid_i,
-  input  logic        swap_i,
-  output logic [15:0] x_o,
-  output logic        valid_o,
-  output logic        swap_o,
+  input  logic [15:0]   x_i,
+  input  logic          valid_i,
+  input  logic          swap_i,
+  output logic [15:0]   x_o,
+  output logic          valid_o,
+  output logic          swap_o,
   // partial sum, from above (registered output goes down)
-  input  logic [31:0] psum_i,
-  output logic [31:0] psum_o,
-  // weight load chain, from above; shift and copy are the column's
-  input  logic [15:0] chain_i,
-  input  logic        shift_i,
-  input  logic        copy_i,
-  output logic [15:0] chain_o,
+  input  logic [31:0]   psum_i,
+  output logic [31:0]   psum_o,
+  // weight load wavefront, from the left (registered outputs go right);
+  // the column's weight buses, one per load slot
+  input  logic          wload_valid_i,
+  input  logic [SW-1:0] wslot_i,
+  input  logic [16*W-1:0] wbus_i,
+  output logic          wload_valid_o,
+  output logic [SW-1:0] wslot_o,
   // the weights, for views and traces
-  output logic [15:0] weight_o,
-  output logic [15:0] shadow_o
+  output logic [15:0]   wload_o,
+  output logic [15:0]   weight_o,
+  output logic [15:0]   shadow_o
 );
-  logic [15:0] active_q, active_d, shadow_q, shadow_d, chain_q, chain_d, w;
-  logic [15:0] x_q;
-  logic        valid_q, swap_q, swap_now;
-  logic [31:0] psum_q, psum_d;
+  logic [15:0]   active_q, active_d, shadow_q, shadow_d, w;
+  logic [15:0]   wload_q, wload_d;
+  logic          wload_valid_q;
+  logic [SW-1:0] wslot_q;
+  logic [15:0]   x_q;
+  logic          valid_q, swap_q, swap_now;
+  logic [31:0]   psum_q, psum_d;
 
   assign swap_now = valid_i && swap_i;
   assign w        = swap_now ? shadow_q : active_q;
   assign active_d = w;
-  assign chain_d  = shift_i ? chain_i : chain_q;
-  assign shadow_d = copy_i ? chain_d : shadow_q;
+  assign shadow_d = wload_valid_q ? wload_q : shadow_q;
+  if (W == 1) begin : g_one_slot
+    assign wload_d = wload_valid_i ? wbus_i : 16'd0;
+    logic unused_wslot;
+    assign unused_wslot = ^wslot_i;
+  end else begin : g_slots
+    assign wload_d = wload_valid_i ? wbus_i[16*wslot_i +: 16] : 16'd0;
+  end
 
   mxu_mac u_mac (
     .psum_i (psum_i),
@@ -59,29 +79,35 @@ module mxu_cell (
   // Weights are zero after reset (the C model's tile 0).
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      active_q <= 16'd0;
-      shadow_q <= 16'd0;
-      valid_q  <= 1'b0;
-      swap_q   <= 1'b0;
+      active_q      <= 16'd0;
+      shadow_q      <= 16'd0;
+      wload_q       <= 16'd0;
+      wload_valid_q <= 1'b0;
+      valid_q       <= 1'b0;
+      swap_q        <= 1'b0;
     end else begin
-      active_q <= active_d;
-      shadow_q <= shadow_d;
-      valid_q  <= valid_i;
-      swap_q   <= swap_now;
+      active_q      <= active_d;
+      shadow_q      <= shadow_d;
+      wload_q       <= wload_d;
+      wload_valid_q <= wload_valid_i;
+      valid_q       <= valid_i;
+      swap_q        <= swap_now;
     end
   end
 
   always_ff @(posedge clk_i) begin
-    chain_q <= chain_d;
+    wslot_q <= wslot_i;
     x_q     <= x_i;
     psum_q  <= psum_d;
   end
 
-  assign x_o      = x_q;
-  assign valid_o  = valid_q;
-  assign swap_o   = swap_q;
-  assign psum_o   = psum_q;
-  assign chain_o  = chain_q;
-  assign weight_o = active_q;
-  assign shadow_o = shadow_q;
+  assign x_o           = x_q;
+  assign valid_o       = valid_q;
+  assign swap_o        = swap_q;
+  assign psum_o        = psum_q;
+  assign wload_valid_o = wload_valid_q;
+  assign wslot_o       = wslot_q;
+  assign wload_o       = wload_q;
+  assign weight_o      = active_q;
+  assign shadow_o      = shadow_q;
 endmodule

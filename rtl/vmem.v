@@ -20,6 +20,7 @@ module vmem #(
   parameter integer      AW       = 18,       // address bits, 2^AW >= Bytes
   parameter integer      NumMxu   = 1,
   parameter integer      MxuN     = 8,
+  parameter integer      MxuW     = 1,        // weight read ports per MXU (mxu_wloads)
   parameter integer      VecB     = 256,      // bytes of one fp32 vector register
   parameter integer      DmaPorts = 32,       // DMA byte ports
   parameter integer      IciB     = 4         // most bytes an ICI link moves per cycle
@@ -40,9 +41,10 @@ module vmem #(
   output logic [63:0]                  dma_left_o,       // class 4
   input  logic [63:0]                  dma_used_i,
   output logic [63:0]                  ici_left_o,       // class 5
-  // MXU reads: weight rows and LHS rows (2N bytes), accumulator rows (4N)
-  input  logic [NumMxu*AW-1:0]         mxu_w_addr_i,
-  output logic [NumMxu*16*MxuN-1:0]    mxu_w_data_o,
+  // MXU reads: weight rows (MxuW ports per MXU, port j of MXU m at
+  // m*MxuW + j) and LHS rows (2N bytes), accumulator rows (4N)
+  input  logic [NumMxu*MxuW*AW-1:0]      mxu_w_addr_i,
+  output logic [NumMxu*MxuW*16*MxuN-1:0] mxu_w_data_o,
   input  logic [NumMxu*AW-1:0]         mxu_x_addr_i,
   output logic [NumMxu*16*MxuN-1:0]    mxu_x_data_o,
   input  logic [NumMxu*AW-1:0]         mxu_acc_addr_i,
@@ -98,11 +100,16 @@ module vmem #(
 
   for (genvar m = 0; m < NumMxu; m++) begin : g_mxu_rd
     for (genvar i = 0; i < RowB; i++) begin : g_row
-      logic [AW-1:0] wa, xa;
-      assign wa = mxu_w_addr_i[m*AW +: AW] + AW'(i);
+      logic [AW-1:0] xa;
       assign xa = mxu_x_addr_i[m*AW +: AW] + AW'(i);
-      assign mxu_w_data_o[(m*RowB + i)*8 +: 8] = mem_q[wa];
       assign mxu_x_data_o[(m*RowB + i)*8 +: 8] = mem_q[xa];
+    end
+    for (genvar j = 0; j < MxuW; j++) begin : g_wport
+      for (genvar i = 0; i < RowB; i++) begin : g_row
+        logic [AW-1:0] wa;
+        assign wa = mxu_w_addr_i[(m*MxuW + j)*AW +: AW] + AW'(i);
+        assign mxu_w_data_o[((m*MxuW + j)*RowB + i)*8 +: 8] = mem_q[wa];
+      end
     end
     for (genvar i = 0; i < AccB; i++) begin : g_acc
       logic [AW-1:0] aa;

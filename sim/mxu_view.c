@@ -54,7 +54,7 @@ void tpu_fmt_bf16(uint16_t bits, char *buf, size_t len)
     tpu_fmt_f32((uint32_t)bits << 16, buf, len);
 }
 
-/* The text of one line of a cell: 'w', 's', 'c', 'x' or 'y'. */
+/* The text of one line of a cell: 'w', 's', 'l', 'x' or 'y'. */
 static void cell_text(const tpu_cell_view *v, char what, char *buf, size_t len)
 {
     char num[32];
@@ -62,7 +62,11 @@ static void cell_text(const tpu_cell_view *v, char what, char *buf, size_t len)
     switch (what) {
     case 'w': tpu_fmt_bf16(v->weight, num, sizeof num); break;
     case 's': tpu_fmt_bf16(v->shadow, num, sizeof num); break;
-    case 'c': tpu_fmt_bf16(v->chain, num, sizeof num); break;
+    case 'l':
+        if (!v->loading)
+            return;
+        tpu_fmt_bf16(v->chain, num, sizeof num);
+        break;
     case 'x':
         if (!v->active)
             return;
@@ -118,16 +122,15 @@ int tpu_mxu_view_print(FILE *out, const tpu_core *c, unsigned mxu, unsigned n,
     int klab = 1 + (int)digits(lastk);
     int mapw = 1 + (int)digits(lastc);
     int cellw = 1 + (int)digits(lastc);
-    int shadows = 0, chains = 0;
+    int shadows = 0, loading = 0;
     for (size_t i = 0; i < ncell; i++) {
         char t[48];
         if (cell[i].active && (int)digits((uint64_t)cell[i].row) > mapw)
             mapw = (int)digits((uint64_t)cell[i].row);
         if (cell[i].shadow != cell[i].weight)
             shadows = 1;
-        if (cell[i].chain != cell[i].shadow)
-            chains = 1;
-        for (const char *p = "wscxy"; *p; p++) {
+        loading |= cell[i].loading;
+        for (const char *p = "wslxy"; *p; p++) {
             cell_text(&cell[i], *p, t, sizeof t);
             if ((int)strlen(t) > cellw)
                 cellw = (int)strlen(t);
@@ -170,13 +173,13 @@ int tpu_mxu_view_print(FILE *out, const tpu_core *c, unsigned mxu, unsigned n,
 
     /* The cells. */
     fprintf(out, "cells: w weight, %s%sx activation passing through, y partial sum out:\n",
-            shadows ? "s shadow weight, " : "", chains ? "c load chain, " : "");
-    char lines[8], *lp = lines;     /* the lines of each cell: w [s] [c] x y */
+            shadows ? "s shadow weight, " : "", loading ? "l weight being loaded, " : "");
+    char lines[8], *lp = lines;     /* the lines of each cell: w [s] [l] x y */
     *lp++ = 'w';
     if (shadows)
         *lp++ = 's';
-    if (chains)
-        *lp++ = 'c';
+    if (loading)
+        *lp++ = 'l';
     *lp++ = 'x';
     *lp++ = 'y';
     *lp = 0;
@@ -188,11 +191,13 @@ int tpu_mxu_view_print(FILE *out, const tpu_core *c, unsigned mxu, unsigned n,
     }
     put_trimmed(out, line);
     for (unsigned k = 0; k < w.rows; k++) {
-        int busy = 0;               /* x and y lines only for a row with work */
-        for (unsigned j = 0; j < w.cols; j++)
+        int busy = 0, loads = 0;    /* x and y lines only for a row with work, */
+        for (unsigned j = 0; j < w.cols; j++) {   /* l only for a row being loaded */
             busy |= cell[k * w.cols + j].active;
+            loads |= cell[k * w.cols + j].loading;
+        }
         for (const char *p = lines; *p; p++) {
-            if (!busy && (*p == 'x' || *p == 'y'))
+            if ((!busy && (*p == 'x' || *p == 'y')) || (!loads && *p == 'l'))
                 continue;
             int m = *p == 'w' ? snprintf(line, linemax, "  k%-*u", klab - 1, w.row + k)
                               : snprintf(line, linemax, "  %*s", klab, "");
@@ -207,7 +212,7 @@ int tpu_mxu_view_print(FILE *out, const tpu_core *c, unsigned mxu, unsigned n,
                 } else {
                     const char *on = v->active ? GREEN
                                    : (*p == 's' && v->shadow != v->weight) ? YELLOW
-                                   : (*p == 'c' && v->chain != v->shadow) ? YELLOW : NULL;
+                                   : (*p == 'l' && v->loading) ? YELLOW : NULL;
                     if (on)
                         fprintf(out, "   %s%-*s" RESET, on, cellw - 3, t);
                     else

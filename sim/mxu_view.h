@@ -6,11 +6,11 @@
  * a map of the LHS row in each cell (the wavefront: rows enter skewed, so
  * row b sits on the anti-diagonal k + c = t - s - b - 1, docs/timing.md
  * T22), then each cell's weight, shadow weight (only while a shadow
- * differs from its weight somewhere in the window), load chain (only
- * while a chain differs from its shadow, i.e. during an mxu.lw), the
- * activation that passed through and the partial sum it produced.  A large array is shown
- * through a window of at most rows x cols cells.  docs/stepper.md shows
- * the output.
+ * differs from its weight somewhere in the window), the weight being
+ * loaded into it (only while an mxu.lw's diagonal wavefront crosses the
+ * window, T20), the activation that passed through and the partial sum it
+ * produced.  A large array is shown through a window of at most rows x
+ * cols cells.  docs/stepper.md shows the output.
  */
 #ifndef TPU_MXU_VIEW_H
 #define TPU_MXU_VIEW_H
@@ -38,7 +38,8 @@ void tpu_fmt_bf16(uint16_t bits, char *buf, size_t len);
 void tpu_fmt_f32(uint32_t bits, char *buf, size_t len);
 
 /* Print the window of MXU `mxu` (an n x n array) of core c.  color: ANSI
- * colours (active cells green, shadows that differ yellow).  Returns -1
+ * colours (active cells green, shadows that differ and weights being
+ * loaded yellow).  Returns -1
  * when there is no such MXU. */
 int tpu_mxu_view_print(FILE *out, const tpu_core *c, unsigned mxu, unsigned n,
                        const tpu_mxu_window *w, int color);

@@ -41,7 +41,7 @@ void tpu_probe_core(const tpu_core *c, uint64_t cycle, tpu_probe *p)
         tpu_probe_mxu *o = &p->mxu[m];
         p->q_mxu[m] = x->q.count;
         o->busy = (uint8_t)(cycle < x->busy_end);
-        o->lw_reading = (uint8_t)(x->lw_reading != 0);
+        o->lw_reading = tpu_mxu_lw_reading(x, cycle);
         o->streaming = (uint8_t)(x->streaming != 0);
         o->pending = (uint8_t)(x->pending != 0);
         /* rows read so far: cycles s .. cycle-1 */

@@ -31,8 +31,8 @@ typedef struct tpu_probe_dma {
 } tpu_probe_dma;
 
 typedef struct tpu_probe_mxu {
-    uint8_t  busy;          /* busy_o: a weight row or a stream row in flight (not the queue) */
-    uint8_t  lw_reading;    /* lw_reading_q */
+    uint8_t  busy;          /* busy_o: a weight or a stream row in flight (not the queue) */
+    uint64_t lw_reading;    /* lw_reading_q: bit j, load slot j reads a weight row (j < 64) */
     uint8_t  streaming;     /* streaming_q */
     uint8_t  pending;       /* pending_q: weights loaded, not yet swapped in */
     uint64_t rows_left;     /* s_left_q: rows of the stream still to read */

@@ -1382,10 +1382,13 @@ static int cmd_show(tpu_stepper *st, int argc, char **argv)
         char a[32], b[32], ch[32];
         tpu_fmt_bf16(c.weight, a, sizeof a);
         tpu_fmt_bf16(c.shadow, b, sizeof b);
-        tpu_fmt_bf16(c.chain, ch, sizeof ch);
         out(st, "mxu%" PRIu64 " cell (%" PRIu64 ", %" PRIu64 "): weight %s (0x%04x), shadow %s "
-            "(0x%04x), load chain %s (0x%04x)\n", v[0], v[1], v[2], a, c.weight, b, c.shadow,
-            ch, c.chain);
+            "(0x%04x)\n", v[0], v[1], v[2], a, c.weight, b, c.shadow);
+        if (c.loading) {
+            tpu_fmt_bf16(c.chain, ch, sizeof ch);
+            out(st, "  weight being loaded: %s (0x%04x), into the shadow at the end of this "
+                "cycle\n", ch, c.chain);
+        }
         if (c.active) {
             tpu_fmt_bf16(c.x, a, sizeof a);
             tpu_fmt_f32(c.psum, b, sizeof b);

@@ -201,7 +201,8 @@ static void declare_core(tpu_vcd *v, unsigned c)
         scope(v, name);
         scope(v, "u_mxu");
         var(v, c, K_MXU_BUSY, m, 1, "busy_o", -1);
-        var(v, c, K_MXU_LW, m, 1, "lw_reading_q", -1);
+        var(v, c, K_MXU_LW, m, cfg->mxu_wloads < 64 ? (unsigned)cfg->mxu_wloads : 64,
+            "lw_reading_q", -1);
         var(v, c, K_MXU_STREAMING, m, 1, "streaming_q", -1);
         var(v, c, K_MXU_PENDING, m, 1, "pending_q", -1);
         var(v, c, K_MXU_LEFT, m, 64, "s_left_q", -1);

@@ -69,6 +69,7 @@ static void test_preset_tiny(void **state)
     assert_true(c.clock_hz == 1e9);
     assert_int_equal(c.mxu_n, 8);
     assert_int_equal(c.num_mxu, 1);
+    assert_int_equal(c.mxu_wloads, 1);
     assert_int_equal(c.vpu_sublanes, 8);
     assert_int_equal(c.vpu_lanes, 8);
     assert_int_equal(c.vpu_latency, 2);
@@ -104,6 +105,7 @@ static void test_preset_mid(void **state)
     assert_true(c.clock_hz == 1e9);
     assert_int_equal(c.mxu_n, 16);
     assert_int_equal(c.num_mxu, 2);
+    assert_int_equal(c.mxu_wloads, 2);
     assert_int_equal(c.vpu_sublanes, 8);
     assert_int_equal(c.vpu_lanes, 16);
     assert_int_equal(c.vpu_latency, 2);
@@ -128,12 +130,13 @@ static void test_preset_v5e(void **state)
     assert_true(c.clock_hz == 1.5e9);
     assert_int_equal(c.mxu_n, 128);
     assert_int_equal(c.num_mxu, 4);
+    assert_int_equal(c.mxu_wloads, 7);
     assert_int_equal(c.vpu_sublanes, 8);
     assert_int_equal(c.vpu_lanes, 128);
     assert_int_equal(c.vpu_latency, 2);
     assert_int_equal(c.imem_words, 65536);
     assert_int_equal(c.vmem_bytes, 128ull << 20);
-    assert_int_equal(c.vmem_bw, 12288);
+    assert_int_equal(c.vmem_bw, 12416);
     assert_int_equal(c.hbm_bytes, 16ull << 30);
     assert_true(c.hbm_bw == 8.2e11);
     assert_int_equal(c.hbm_latency, 500);
@@ -160,9 +163,15 @@ static void test_preset_v5e(void **state)
     /* ... and 1.97e14 FLOP/s, the book's table. */
     double flops = 2.0 * (double)macs * c.clock_hz;
     assert_true(flops > 1.96e14 && flops < 1.97e14);
-    /* VMEM bandwidth "about 22x HBM": 12288 / 546.7 = 22.5. */
+    /* VMEM bandwidth "about 22x HBM": 12416 / 546.7 = 22.7. */
     double ratio = (double)c.vmem_bw * (double)den / (double)num;
     assert_true(ratio > 22 && ratio < 23);
+    /* T11 is tight: 4 x (2 x 128 x 7 + 10 x 128) + 4 x 30 = 12408 bytes of
+     * MXU and ICI traffic per cycle fit; an eighth weight load would not. */
+    assert_int_equal(c.num_mxu * (2 * c.mxu_n * c.mxu_wloads + 10 * c.mxu_n) + 4 * inum, 12408);
+    char err[ERRLEN];
+    assert_int_equal(tpu_config_set(&c, "mxu_wloads=8", err, sizeof err), 0);
+    assert_int_equal(tpu_config_validate(&c, err, sizeof err), -1);
 }
 
 /* Every compiled-in preset loads, validates, names itself and round-trips. */
@@ -417,14 +426,35 @@ static void test_validate_rules(void **state)
     assert_int_equal(tpu_config_set(&c, "vmem_bw=4096", err, sizeof err), 0);
     assert_int_equal(tpu_config_set(&c, "vmem_bytes=128Ki", err, sizeof err), 0);
     assert_int_equal(tpu_config_validate(&c, err, sizeof err), 0);
-    /* T11: the MXUs' worst case (12 x mxu_n per MXU) plus 4 ICI links must fit. */
+    /* T11: the MXUs' worst case (W weight rows of 2 x mxu_n bytes and
+     * 10 x mxu_n bytes more per MXU) plus 4 ICI links must fit. */
     assert_int_equal(tpu_config_set(&c, "vmem_bw=3087", err, sizeof err), 0);
     assert_int_equal(tpu_config_validate(&c, err, sizeof err), -1);
     assert_string_equal(err, "config: error: vmem_bw = 3087 is too small: the MXUs and ICI links "
-                             "need up to 3088 bytes per cycle (num_mxu x 12 x mxu_n + 4 x ICI bytes "
-                             "per cycle; docs/timing.md T11)");
+                             "need up to 3088 bytes per cycle (num_mxu x (2 x mxu_n x mxu_wloads + "
+                             "10 x mxu_n) + 4 x ICI bytes per cycle, mxu_wloads = 1; "
+                             "docs/timing.md T11)");
     assert_int_equal(tpu_config_set(&c, "vmem_bw=3088", err, sizeof err), 0);
     assert_int_equal(tpu_config_validate(&c, err, sizeof err), 0);
+    /* A second weight load per MXU needs 512 bytes more. */
+    assert_int_equal(tpu_config_set(&c, "mxu_wloads=2", err, sizeof err), 0);
+    assert_int_equal(tpu_config_validate(&c, err, sizeof err), -1);
+    assert_string_equal(err, "config: error: vmem_bw = 3088 is too small: the MXUs and ICI links "
+                             "need up to 3600 bytes per cycle (num_mxu x (2 x mxu_n x mxu_wloads + "
+                             "10 x mxu_n) + 4 x ICI bytes per cycle, mxu_wloads = 2; "
+                             "docs/timing.md T11)");
+    assert_int_equal(tpu_config_set(&c, "vmem_bw=3600", err, sizeof err), 0);
+    assert_int_equal(tpu_config_validate(&c, err, sizeof err), 0);
+    /* At most one load per weight row: W <= N. */
+    tpu_config_defaults(&c);
+    assert_int_equal(tpu_config_set(&c, "mxu_wloads=8", err, sizeof err), 0);
+    assert_int_equal(tpu_config_validate(&c, err, sizeof err), 0);
+    assert_int_equal(tpu_config_set(&c, "mxu_wloads=9", err, sizeof err), 0);
+    assert_int_equal(tpu_config_validate(&c, err, sizeof err), -1);
+    assert_string_equal(err, "config: error: mxu_wloads = 9 is larger than mxu_n = 8 (loads in "
+                             "flight read different weight rows)");
+    assert_int_equal(tpu_config_set(&c, "mxu_wloads=0", err, sizeof err), -1);
+    assert_string_equal(err, "--set: error: mxu_wloads = 0 is out of range 1..256");
     /* Fields set by code are range-checked too. */
     c.num_mxu = 0;
     assert_int_equal(tpu_config_validate(&c, err, sizeof err), -1);
@@ -568,7 +598,7 @@ static void test_print_parse_round_trip(void **state)
     tpu_config_defaults(&c);
     tpu_config_print(&c, text, sizeof text);
     assert_string_equal(text,
-        "name = custom\nclock_hz = 1e9\nmxu_n = 8\nnum_mxu = 1\nvpu_sublanes = 8\n"
+        "name = custom\nclock_hz = 1e9\nmxu_n = 8\nnum_mxu = 1\nmxu_wloads = 1\nvpu_sublanes = 8\n"
         "vpu_lanes = 8\nvpu_latency = 2\nimem_words = 4096\nvmem_bytes = 262144\n"
         "vmem_bw = 512\nhbm_bytes = 16777216\nhbm_bw = 1.6e10\nhbm_latency = 20\n"
         "dma_engines = 2\nici_bw = 4e9\nici_latency = 10\nseq_queue_depth = 4\n");

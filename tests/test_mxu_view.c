@@ -1,19 +1,23 @@
 /*
- * test_mxu_view.c - the load-chain registers of tpu_core_mxu_cell()
- * (tpu_cell_view.chain), cycle by cycle, against docs/timing.md T19/T20.
+ * test_mxu_view.c - the weight path as tpu_core_mxu_cell() shows it
+ * (tpu_cell_view.shadow, .loading and .chain, the weight in transit),
+ * cycle by cycle, against docs/timing.md T19/T20.
  *
- * The test keeps its own register-level copy of a 4 x 4 array's load
- * chain and shadows and moves it as T20 says: in cycle l + i + 1 + c
- * element c of weight row N-1-i enters the top of column c and the
- * column's chain shifts down by one; after the N-th shift (end of cycle
- * l + N + c) the column's chain is copied into its shadows.  After every
- * cycle each cell's chain and shadow from the model must equal the copy.
- * The machine is `tiny` with mxu_n = 4 (programs/tut4.cfg); loads start
- * in l = issue + 1, or l' + N after the previous load (T19).
+ * The test keeps its own register-level copy of a 4 x 4 array's weight
+ * registers, the way rtl/mxu_cell.v holds them: each cell has a weight in
+ * transit (valid, and which load it came from) and a shadow.  In every
+ * cycle t, a cell whose transit register is valid writes it into its
+ * shadow at the end of t; the transit registers move one column right; and
+ * row k's left edge takes the weight row k that a load reads in t (each
+ * load in flight reads row t - l, T20).  Loads start as T19 says: the cycle
+ * after issue, not before the one before them, and not before l'' + N for
+ * the W-th most recent load l''.  After every cycle each cell of the model
+ * must match the copy.  The machine is `tiny` with mxu_n = 4
+ * (programs/tut4.cfg) and W = 1, 2 or 4.
  */
 #include "model_helpers.h"
 
-enum { N = 4 };
+enum { N = 4, LOADS = 5 };
 
 /* A 4 x 4 bf16 tile with distinct small integer entries from base on. */
 static void tile_4(uint16_t w[N][N], int base)
@@ -23,162 +27,147 @@ static void tile_4(uint16_t w[N][N], int base)
             w[k][c] = tpu_bf16_from_f32(tpu_f32_from_float((float)(base + 10 * k + c)));
 }
 
-/* The array as the test sees it: chain and shadow registers. */
+/* The array's weight registers as the test sees them: the load a transit
+ * register's weight came from (-1: not valid), and the shadows. */
 typedef struct array4 {
-    uint16_t chain[N][N], shadow[N][N];
+    int transit[N][N];
+    uint16_t shadow[N][N];
 } array4;
 
-/* T20 for one load started in l, in cycle t: the columns whose element
- * enters in t shift down and take it at the top; a column that has had
- * its N-th shift copies its chain into its shadows. */
-static void chain_cycle(array4 *a, const uint16_t w[N][N], uint64_t l, uint64_t t)
+/* One cycle t of the registers: shadows take valid transit weights, the
+ * transit registers move right, row k's left edge gets the load reading
+ * row k in t (the loads started in l[0..n-1]). */
+static void wave_cycle(array4 *a, uint16_t w[][N][N], const uint64_t *l, unsigned n, uint64_t t)
 {
-    for (unsigned c = 0; c < N; c++) {
-        if (t < l + 1 + c || t >= l + 1 + c + N)
-            continue;
-        uint64_t i = t - l - 1 - c;                     /* row N-1-i enters */
-        for (unsigned k = N - 1; k > 0; k--)
-            a->chain[k][c] = a->chain[k - 1][c];
-        a->chain[0][c] = w[N - 1 - i][c];
-        if (i == N - 1)
-            for (unsigned k = 0; k < N; k++)
-                a->shadow[k][c] = a->chain[k][c];
+    for (unsigned k = 0; k < N; k++) {
+        for (unsigned c = 0; c < N; c++)
+            if (a->transit[k][c] >= 0)
+                a->shadow[k][c] = w[a->transit[k][c]][k][c];
+        for (unsigned c = N - 1; c > 0; c--)
+            a->transit[k][c] = a->transit[k][c - 1];
+        a->transit[k][0] = -1;
+        for (unsigned i = 0; i < n; i++)
+            if (t >= l[i] && t - l[i] == k) {
+                assert_int_equal(a->transit[k][0], -1);   /* one load per row per cycle */
+                a->transit[k][0] = (int)i;
+            }
     }
 }
 
-/* The model's view of every cell against the test's array after cycle t. */
-static void check_cells(harness *h, const array4 *a, uint64_t t)
+/* Five mxu.lw (A, B, C one right behind the other, then after a gap of more
+ * than 2N cycles D and E) on a config with W loads in flight: every cell,
+ * every cycle, the weight in transit and the shadow as the register copy
+ * has them. */
+static void wave_case(unsigned wl)
 {
-    for (unsigned k = 0; k < N; k++)
-        for (unsigned c = 0; c < N; c++) {
-            tpu_cell_view v;
-            assert_int_equal(tpu_core_mxu_cell(h_core(h, 0), 0, k, c, &v), 0);
-            if (v.chain != a->chain[k][c])
-                fail_msg("cycle %llu cell (%u,%u): chain %#x, want %#x", (unsigned long long)t,
-                         k, c, v.chain, a->chain[k][c]);
-            if (v.shadow != a->shadow[k][c])
-                fail_msg("cycle %llu cell (%u,%u): shadow %#x, want %#x", (unsigned long long)t,
-                         k, c, v.shadow, a->shadow[k][c]);
-        }
-}
-
-/* Three mxu.lw: A, then B right behind it (B shifts A's rows out of the
- * bottom), then after a gap longer than 2N - 1 cycles C (the model has
- * forgotten B's load by then).  Every cycle, every cell. */
-static void test_chain_every_cycle_of_three_loads(void **state)
-{
-    (void)state;
-    harness *h = h_new("tiny", "mxu_n=4", NULL);
-    uint16_t w[3][N][N];
-    for (int i = 0; i < 3; i++) {
+    char key[32];
+    snprintf(key, sizeof key, "mxu_wloads=%u", wl);
+    harness *h = h_new("tiny", "mxu_n=4", key, NULL);
+    uint16_t w[LOADS][N][N];
+    for (int i = 0; i < LOADS; i++) {
         tile_4(w[i], 100 * (i + 1));
         h_data(h, TPU_SPACE_VMEM, 0x1000 + 0x100 * (uint64_t)i, w[i], sizeof w[i]);
     }
-    I(h, "li", 1, 0x1000);
     I(h, "li", 2, 2 * N);
-    I(h, "li", 3, 0x1100);
-    I(h, "li", 4, 0x1200);
-    uint64_t pc[3];
-    pc[0] = I(h, "mxu.lw", 0, 1, 2, 31);
-    pc[1] = I(h, "mxu.lw", 0, 3, 2, 31);
-    for (int i = 0; i < 12; i++)
-        I0(h, "nop");
-    pc[2] = I(h, "mxu.lw", 0, 4, 2, 31);
+    for (int i = 0; i < LOADS; i++)
+        I(h, "li", 10 + i, 0x1000 + 0x100 * i);
+    uint64_t pc[LOADS];
+    for (int i = 0; i < LOADS; i++) {
+        if (i == 3)
+            for (int j = 0; j < 14; j++)
+                I0(h, "nop");
+        pc[i] = I(h, "mxu.lw", 0, 10 + i, 2, 31);
+    }
     I0(h, "halt");
     h_build(h);
 
     array4 a;
     memset(&a, 0, sizeof a);                            /* zero weights after reset */
-    uint64_t l[3] = { UINT64_MAX, UINT64_MAX, UINT64_MAX };
+    for (unsigned k = 0; k < N; k++)
+        for (unsigned c = 0; c < N; c++)
+            a.transit[k][c] = -1;
+    uint64_t l[LOADS];
     unsigned started = 0;
-    int after_load = 0;                                 /* cells checked with shadow == chain */
-    for (uint64_t t = 0; t < 60 && tpu_system_step(h->sys) == TPU_RUNNING; t++) {
-        /* T19: a load starts the cycle after its issue, N after the last. */
-        for (unsigned i = started; i < 3; i++) {
+    int seen_transit = 0;
+    for (uint64_t t = 0; t < 100 && tpu_system_step(h->sys) == TPU_RUNNING; t++) {
+        /* T19: the queue head starts the cycle after its issue at the
+         * earliest, after the load before it, and N cycles after the W-th
+         * most recent load. */
+        while (started < LOADS) {
             const recorded *e = NULL;
             for (size_t j = 0; j < h->nev; j++)
-                if (h->ev[j].kind == TPU_EV_ISSUE && h->ev[j].pc == pc[i])
+                if (h->ev[j].kind == TPU_EV_ISSUE && h->ev[j].pc == pc[started])
                     e = &h->ev[j];
             if (!e)
                 break;
-            uint64_t earliest = i ? l[i - 1] + N : 0;
-            l[i] = e->cycle + 1 > earliest ? e->cycle + 1 : earliest;
-            started = i + 1;
+            uint64_t at = e->cycle + 1;
+            if (started && at < l[started - 1] + 1)
+                at = l[started - 1] + 1;
+            if (started >= wl && at < l[started - wl] + N)
+                at = l[started - wl] + N;
+            if (at > t)
+                break;
+            l[started++] = at;
         }
-        for (unsigned i = 0; i < started; i++)
-            chain_cycle(&a, w[i], l[i], t);
-        check_cells(h, &a, t);
-        /* After a load, each column's shadow is its chain (and the tile). */
-        for (unsigned i = 0; i < started; i++)
+        array4 before = a;
+        wave_cycle(&a, w, l, started, t);
+        for (unsigned k = 0; k < N; k++)
             for (unsigned c = 0; c < N; c++) {
-                if (t < l[i] + N + c || (i + 1 < started && t >= l[i + 1] + 1 + c))
-                    continue;
-                for (unsigned k = 0; k < N; k++) {
-                    tpu_cell_view v;
-                    assert_int_equal(tpu_core_mxu_cell(h_core(h, 0), 0, k, c, &v), 0);
-                    assert_int_equal(v.chain, v.shadow);
-                    assert_int_equal(v.chain, w[i][k][c]);
-                    after_load++;
-                }
+                tpu_cell_view v;
+                assert_int_equal(tpu_core_mxu_cell(h_core(h, 0), 0, k, c, &v), 0);
+                int from = before.transit[k][c];        /* in transit during t */
+                uint16_t chain = from >= 0 ? w[from][k][c] : 0;
+                if (v.loading != (from >= 0) || v.chain != chain)
+                    fail_msg("W=%u cycle %llu cell (%u,%u): loading %d in transit %#x, want %d %#x",
+                             wl, (unsigned long long)t, k, c, v.loading, v.chain, from >= 0, chain);
+                if (v.shadow != a.shadow[k][c])
+                    fail_msg("W=%u cycle %llu cell (%u,%u): shadow %#x, want %#x", wl,
+                             (unsigned long long)t, k, c, v.shadow, a.shadow[k][c]);
+                assert_int_equal(v.weight, 0);           /* no stream swapped anything in */
+                seen_transit += from >= 0;
             }
     }
-    /* The loads started where T19 says, and the whole of each was seen. */
+    /* Every load's 16 weights passed, the loads started as T19 says, and
+     * the last one's wavefront left the array before the halt. */
+    assert_int_equal(started, LOADS);
+    assert_int_equal(seen_transit, LOADS * N * N);
     assert_int_equal(l[0], pc[0] + 1);
-    assert_int_equal(l[1], l[0] + N);
-    assert_int_equal(l[2], pc[2] + 1);
-    assert_true(l[2] > l[1] + 2 * N);
-    assert_true(tpu_system_cycle(h->sys) > l[2] + 2 * N);
-    assert_true(after_load > 0);
+    assert_int_equal(l[1], wl >= 2 ? l[0] + 1 : l[0] + N);
+    assert_true(l[3] > l[2] + 2 * N);
+    for (int i = 0; i < LOADS; i++)
+        assert_int_equal(h_find(h, TPU_EV_RETIRE, 0, pc[i], 0)->cycle, l[i] + 2 * N - 1);
+    for (unsigned k = 0; k < N; k++)
+        for (unsigned c = 0; c < N; c++)
+            assert_int_equal(a.shadow[k][c], w[LOADS - 1][k][c]);
     h_free(h);
 }
 
-/* The closed form the model uses, spelled out for one load of B after A:
- * column c has had j = min(N, max(0, t - l - c)) shifts by the end of t;
- * cell k < j holds B's row N - j + k, cell k >= j A's row k - j.  (A's
- * column c is complete from the end of l + c on: l_A + N + c = l + c.) */
-static void test_chain_closed_form(void **state)
+static void test_wave_one_load_in_flight(void **state)
 {
     (void)state;
-    harness *h = h_new("tiny", "mxu_n=4", NULL);
-    uint16_t wa[N][N], wb[N][N];
-    tile_4(wa, 1);
-    tile_4(wb, 51);
-    h_data(h, TPU_SPACE_VMEM, 0x1000, wa, sizeof wa);
-    h_data(h, TPU_SPACE_VMEM, 0x1100, wb, sizeof wb);
-    I(h, "li", 1, 0x1000);
-    I(h, "li", 2, 2 * N);
-    I(h, "li", 3, 0x1100);
-    I(h, "mxu.lw", 0, 1, 2, 31);                        /* issued in 3: l = 4 */
-    I(h, "mxu.lw", 0, 3, 2, 31);                        /* issued in 4: l = 8 (T19) */
-    I0(h, "halt");
-    h_build(h);
-    const uint64_t l = 8;
-    for (uint64_t t = 0; t < l + 2 * N; t++) {          /* the last shift: l + 2N - 1 */
-        assert_int_equal(tpu_system_step(h->sys), TPU_RUNNING);
-        for (unsigned c = 0; c < N; c++) {
-            if (t < l + c)
-                continue;
-            uint64_t j = t > l + c ? t - l - c : 0;
-            if (j > N)
-                j = N;
-            for (unsigned k = 0; k < N; k++) {
-                tpu_cell_view v;
-                assert_int_equal(tpu_core_mxu_cell(h_core(h, 0), 0, k, c, &v), 0);
-                uint16_t want = k < j ? wb[N - j + k][c] : wa[k - j][c];
-                if (v.chain != want)
-                    fail_msg("cycle %llu cell (%u,%u): chain %#x, want %#x",
-                             (unsigned long long)t, k, c, v.chain, want);
-            }
-        }
-    }
-    h_free(h);
+    wave_case(1);
+}
+
+static void test_wave_two_loads_in_flight(void **state)
+{
+    (void)state;
+    wave_case(2);
+}
+
+/* W = N: a load can start every cycle; in one cycle every row of the array
+ * receives a weight row from a different load. */
+static void test_wave_N_loads_in_flight(void **state)
+{
+    (void)state;
+    wave_case(N);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_chain_every_cycle_of_three_loads),
-        cmocka_unit_test(test_chain_closed_form),
+        cmocka_unit_test(test_wave_one_load_in_flight),
+        cmocka_unit_test(test_wave_two_loads_in_flight),
+        cmocka_unit_test(test_wave_N_loads_in_flight),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -103,9 +103,10 @@ static void close_session(session *s)
 
 /* One tile, everything in VMEM: W[k][c] = 10(k+1) + c, X[b][k] = b + 1.
  * Timing (docs/timing.md): the mxu.lw issues in cycle 2 and starts in
- * l = 3 (T4, T19); column c's shadow holds the tile from cycle l+N+c =
- * 7 + c (T20).  The mxu.mm issues in 7 and starts in s = 8 (T21: s >= l+N
- * = 7, and the queue entry is visible from 8).  Row b is in cell (k, c) in
+ * l = 3 (T4, T19); cell (k, c) receives its weight in cycle l+k+1+c =
+ * 4 + k + c and holds it in its shadow from the end of that cycle (T20).
+ * The mxu.mm issues in 7 (after four li) and starts in s = 8 (T21: the
+ * queue entry is visible from 8; s >= l + 1 is no constraint here).  Row b is in cell (k, c) in
  * cycle s + b + 1 + k + c = 9 + b + k + c (T22); row b is written in
  * s + b + 2N = 16 + b (T24); sem 2 goes up at the end of 21 (T24a), the
  * sem.wait issues in 22, halt in 23: 24 cycles. */
@@ -181,11 +182,10 @@ static void test_show_mxu_4x4(void **state)
     EXPECT(s, "continue",
            "breakpoint 1: mxu0 starts pc 7 (mxu.mm 0, s3, s4, s5, s2, s6, 2): 6 rows\n"
            "cycle 8: stalled at pc 8 <wait>: sem.wait 2, 1 (sem.wait: sem 2)\n");
-    /* Cycle 8: no row has entered yet; columns 0 and 1 hold the new
-     * weights in their shadows (7 + c <= 8), the active weights are zero.
-     * Columns 2 and 3 are still loading: column c has had 8 - l - c = 3
-     * and 2 shifts (T20), so its chain holds rows 4-j .. 3 of the tile on
-     * top and the zero weights below. */
+    /* Cycle 8: no row has entered yet; the active weights are zero.  The
+     * load's diagonal wavefront (T20) is at k + c = 8 - l - 1 = 4: those
+     * cells receive their weight in this cycle (l), the cells above it
+     * hold the new weights in their shadows, the cells below still zero. */
     EXPECT(s, "show mxu",
            "mxu0 in cycle 8 (4x4, all cells): stream pc 7 (mxu.mm 0, s3, s4, s5, s2, s6, 2), "
            "6 rows from cycle 8\n"
@@ -195,21 +195,20 @@ static void test_show_mxu_4x4(void **state)
            "  k1   .   .   .   .\n"
            "  k2   .   .   .   .\n"
            "  k3   .   .   .   .\n"
-           "cells: w weight, s shadow weight, c load chain, x activation passing through, "
-           "y partial sum out:\n"
+           "cells: w weight, s shadow weight, l weight being loaded, x activation passing "
+           "through, y partial sum out:\n"
            "       c0     c1     c2     c3\n"
            "  k0   w 0    w 0    w 0    w 0\n"
-           "       s 10   s 11   s 0    s 0\n"
-           "       c 10   c 11   c 22   c 33\n"
+           "       s 10   s 11   s 12   s 13\n"
            "  k1   w 0    w 0    w 0    w 0\n"
-           "       s 20   s 21   s 0    s 0\n"
-           "       c 20   c 21   c 32   c 43\n"
+           "       s 20   s 21   s 22   s 23\n"
+           "                            l 23\n"
            "  k2   w 0    w 0    w 0    w 0\n"
-           "       s 30   s 31   s 0    s 0\n"
-           "       c 30   c 31   c 42   c 0\n"
+           "       s 30   s 31   s 32   s 0\n"
+           "                     l 32\n"
            "  k3   w 0    w 0    w 0    w 0\n"
            "       s 40   s 41   s 0    s 0\n"
-           "       c 40   c 41   c 0    c 0\n");
+           "              l 41\n");
     EXPECT(s, "step 3", "cycle 11: stalled at pc 8 <wait>: sem.wait 2, 1 (sem.wait: sem 2)\n");
     /* Cycle 11: row b in cell (k, c) when 9 + b + k + c = 11; the swap
      * rides with row 0, so the active weights are new where k + c <= 2.
@@ -286,7 +285,7 @@ static void test_cells_against_tpu_mac(void **state)
     assert_int_equal(tpu_mem_read(tpu_system_core(s->sys, 0), TPU_SPACE_VMEM, sizeof w, x,
                                   sizeof x), 0);
     EXPECT(s, "step 8", "cycle 7: issued pc 7 <stream+4>: mxu.mm 0, s3, s4, s5, s2, s6, 2\n");
-    unsigned active_seen = 0;
+    unsigned active_seen = 0, loading_seen = 0;
     for (unsigned t = S; t <= S + M + 2 * N; t++) {
         cmd(s, "step");
         char want[4096], *p = want;
@@ -322,19 +321,22 @@ static void test_cells_against_tpu_mac(void **state)
                 snprintf(line, sizeof line, "show cell %d %d", k, c);
                 got = cmd(s, line);
                 uint16_t wk = t >= (unsigned)(S + 1 + k + c) ? w[k][c] : 0;  /* swap with row 0 */
-                uint16_t sh = t >= (unsigned)(S - 1 + c) ? w[k][c] : 0;      /* l + N + c */
-                /* T20: the load started in l = S - 1 - N; column c has had
-                 * j shifts by the end of t; cell k < j holds row N - j + k. */
-                int j = (int)t - (S - 1 - N) - c;
-                j = j < 0 ? 0 : j > N ? N : j;
-                uint16_t chn = k < j ? w[N - j + k][c] : 0;
-                char c3[32];
+                /* T20: the load started in l = S - 1 - N = 3 brings cell
+                 * (k, c) its weight in l + k + 1 + c. */
+                unsigned arrive = S - N + (unsigned)(k + c);
+                uint16_t sh = t >= arrive ? w[k][c] : 0;
                 tpu_fmt_bf16(wk, a, sizeof a);
                 tpu_fmt_bf16(sh, b2, sizeof b2);
-                tpu_fmt_bf16(chn, c3, sizeof c3);
                 int r = snprintf(want, sizeof want,
-                                 "mxu0 cell (%d, %d): weight %s (0x%04x), shadow %s (0x%04x), "
-                                 "load chain %s (0x%04x)\n", k, c, a, wk, b2, sh, c3, chn);
+                                 "mxu0 cell (%d, %d): weight %s (0x%04x), shadow %s (0x%04x)\n", k,
+                                 c, a, wk, b2, sh);
+                if (t == arrive) {
+                    tpu_fmt_bf16(w[k][c], b2, sizeof b2);
+                    r += snprintf(want + r, sizeof want - (size_t)r,
+                                  "  weight being loaded: %s (0x%04x), into the shadow at the end "
+                                  "of this cycle\n", b2, w[k][c]);
+                    loading_seen++;
+                }
                 int b = (int)t - S - 1 - k - c;
                 if (b >= 0 && b < M) {
                     uint32_t psum = 0;
@@ -353,6 +355,7 @@ static void test_cells_against_tpu_mac(void **state)
             }
     }
     assert_int_equal(active_seen, M * N * N);       /* every multiply-add seen once */
+    assert_int_equal(loading_seen, 6);              /* the cells with k + c >= 4 */
     EXPECT(s, "continue", "cycle 23: issued pc 9 <done>: halt\n"
                           "the program halted after 24 cycles; result: bit-exact\n");
     close_session(s);

@@ -213,11 +213,11 @@ static tpu_config tiny(void)
     return c;
 }
 
-static void run_vcd(run *r, const char *src, unsigned cores, const tpu_vcd_opts *opts,
-                    enum tpu_stop want)
+static void run_vcd_cfg(run *r, const tpu_config *cfg, const char *src, unsigned cores,
+                        const tpu_vcd_opts *opts, enum tpu_stop want)
 {
     memset(r, 0, sizeof *r);
-    r->cfg = tiny();
+    r->cfg = *cfg;
     tpu_asm_options ao = { .config = &r->cfg };
     tpu_asm_result ar;
     if (tpu_asm_assemble(src, strlen(src), "t.s", &ao, &r->obj, &ar))
@@ -238,6 +238,13 @@ static void run_vcd(run *r, const char *src, unsigned cores, const tpu_vcd_opts 
     assert_int_equal(tpu_trace_run(r->sys, 100000, &r->tr), want);
     assert_int_equal(tpu_trace_close(&r->tr, err, sizeof err), 0);
     read_vcd(r->path, &r->d);
+}
+
+static void run_vcd(run *r, const char *src, unsigned cores, const tpu_vcd_opts *opts,
+                    enum tpu_stop want)
+{
+    tpu_config cfg = tiny();
+    run_vcd_cfg(r, &cfg, src, cores, opts, want);
 }
 
 static void run_free(run *r)
@@ -398,8 +405,8 @@ static void test_dma_engine_and_semaphore(void **state)
 }
 
 /* tiny (N = 8): mxu.lw issued in 2 reads its rows in 3 .. 10 (T19, T20);
- * mxu.mm issued in 7 waits until l + N = 11 (T21), reads 6 rows in
- * 11 .. 16 (T22) and writes them in 27 .. 32 (T24). */
+ * mxu.mm issued in 7 starts in 8 (T21: no wait for the weights), reads 6
+ * rows in 8 .. 13 (T22) and writes them in 24 .. 29 (T24). */
 static void test_mxu_stream(void **state)
 {
     (void)state;
@@ -423,35 +430,68 @@ static void test_mxu_stream(void **state)
     vcd *d = &r.d;
     const char *m = "TOP.core.g_mxu[0].u_mxu.";
     char n[128];
+    /* rows 1 .. 7 of the load are read in 4 .. 10 */
     snprintf(n, sizeof n, "%slw_reading_q", m);
     assert_int_equal(first_cycle(d, n, 1, 0), 4);
     assert_int_equal(first_cycle(d, n, 0, 4), 11);
     snprintf(n, sizeof n, "%spending_q", m);
     assert_int_equal(first_cycle(d, n, 1, 0), 4);
-    assert_int_equal(first_cycle(d, n, 0, 4), 12);
+    assert_int_equal(first_cycle(d, n, 0, 4), 9);
     snprintf(n, sizeof n, "%sstreaming_q", m);
-    assert_int_equal(first_cycle(d, n, 1, 0), 12);
-    assert_int_equal(first_cycle(d, n, 0, 12), 17);
+    assert_int_equal(first_cycle(d, n, 1, 0), 9);
+    assert_int_equal(first_cycle(d, n, 0, 9), 14);
     snprintf(n, sizeof n, "%ss_left_q", m);
-    for (uint64_t c = 12; c <= 16; c++)
-        assert_int_equal(in_cycle(d, n, c), 6 - (c - 11));
+    for (uint64_t c = 9; c <= 13; c++)
+        assert_int_equal(in_cycle(d, n, c), 6 - (c - 8));
     snprintf(n, sizeof n, "%swe_o", m);
-    assert_int_equal(first_cycle(d, n, 1, 0), 27);
-    for (uint64_t c = 27; c <= 32; c++)
+    assert_int_equal(first_cycle(d, n, 1, 0), 24);
+    for (uint64_t c = 24; c <= 29; c++)
         assert_int_equal(in_cycle(d, n, c), 1);
-    assert_int_equal(in_cycle(d, n, 33), 0);
-    assert_int_equal(find_var(d, n)->n, 3);     /* 0, 1 in 27 .. 32, 0 */
+    assert_int_equal(in_cycle(d, n, 30), 0);
+    assert_int_equal(find_var(d, n)->n, 3);     /* 0, 1 in 24 .. 29, 0 */
     snprintf(n, sizeof n, "%sbusy_o", m);
-    assert_int_equal(in_cycle(d, n, 32), 1);
-    assert_int_equal(in_cycle(d, n, 33), 0);
-    /* the MXU waits for its weights in 8 .. 10 (T21: reason 2, + 1) */
-    assert_int_equal(first_cycle(d, "TOP.core.cmodel.mxu0_stall", 3, 0), 8);
-    assert_int_equal(in_cycle(d, "TOP.core.cmodel.mxu0_stall", 11), 0);
-    assert_int_equal(first_cycle(d, "TOP.core.u_seq.sem_q[2]", 1, 0), 33);
+    assert_int_equal(in_cycle(d, n, 29), 1);
+    assert_int_equal(in_cycle(d, n, 30), 0);
+    /* the MXU never waits: the stream starts while its load is reading */
+    assert_int_equal(find_var(d, "TOP.core.cmodel.mxu0_stall")->n, 1);
+    assert_int_equal(first_cycle(d, "TOP.core.u_seq.sem_q[2]", 1, 0), 30);
     run_free(&r);
 }
 
-/* A deadlock: error_o and stuck_o go up in the cycle it is found. */
+/* mxu_wloads = 2: lw_reading_q has a bit per load slot.  Three loads
+ * issued in 2, 3, 4 start in 3 (slot 0), 4 (slot 1) and, when slot 0 is
+ * free again, 11 (slot 0); each sets its bit while it reads rows 1 .. 7. */
+static void test_mxu_load_slots(void **state)
+{
+    (void)state;
+    static const char prog[] =
+        "        li      s1, 0\n"
+        "        li      s2, 16\n"
+        "        mxu.lw  0, s1, s2, 1\n"
+        "        mxu.lw  0, s1, s2, 1\n"
+        "        mxu.lw  0, s1, s2, 1\n"
+        "        halt\n";
+    tpu_config cfg = tiny();
+    char err[256];
+    assert_int_equal(tpu_config_set(&cfg, "mxu_wloads=2", err, sizeof err), 0);
+    run r;
+    run_vcd_cfg(&r, &cfg, prog, 1, NULL, TPU_STOP_HALT);
+    const char *n = "TOP.core.g_mxu[0].u_mxu.lw_reading_q";
+    assert_int_equal(find_var(&r.d, n)->width, 2);
+    static const struct { uint64_t from, to, bits; } want[] = {
+        { 0, 3, 0 }, { 4, 4, 1 }, { 5, 10, 3 }, { 11, 11, 2 }, { 12, 18, 1 }, { 19, 30, 0 },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        for (uint64_t c = want[i].from; c <= want[i].to; c++)
+            if (in_cycle(&r.d, n, c) != want[i].bits)
+                fail_msg("cycle %llu: lw_reading_q %llu, want %llu", (unsigned long long)c,
+                         (unsigned long long)in_cycle(&r.d, n, c), (unsigned long long)want[i].bits);
+    /* the third load waited for a slot in 5 .. 10 (reason 0, + 1) */
+    assert_int_equal(first_cycle(&r.d, "TOP.core.cmodel.mxu0_stall", 1, 0), 5);
+    assert_int_equal(first_cycle(&r.d, "TOP.core.cmodel.mxu0_stall", 0, 5), 11);
+    run_free(&r);
+}
+
 static void test_error_and_stuck(void **state)
 {
     (void)state;
@@ -567,6 +607,7 @@ int main(void)
         cmocka_unit_test(test_clock_and_sequencer),
         cmocka_unit_test(test_dma_engine_and_semaphore),
         cmocka_unit_test(test_mxu_stream),
+        cmocka_unit_test(test_mxu_load_slots),
         cmocka_unit_test(test_error_and_stuck),
         cmocka_unit_test(test_two_cores),
         cmocka_unit_test(test_max_cycles),

@@ -17,7 +17,7 @@
 #      actual values (18.5, 20.5) and the mxu.mm in flight (pc and word
 #      from the listing);
 #   4. the waveform: tpu-cosim --bench MUTANT_BENCH writes PROG.fail.fst by
-#      default and exits 1; --wave-cycles 10 writes cycles 20..29 only.
+#      default and exits 1; --wave-cycles 10 writes cycles 16..25 only.
 #      Checked from the FST header (block type 0, length 329, start and
 #      end time: cycle t is at 10t, the file ends at the falling edge
 #      after the edge that ends the failing cycle), and with fst2vcd
@@ -47,12 +47,13 @@ row2=$(printf '0x%x' $((yaddr + 2 * 4 * n)))
 "$good" --lockstep "$work/m.bin" >"$work/good.log" 2>&1 \
   || { cat "$work/good.log"; fail "the unmutated RTL does not pass $src"; }
 
-# 2. the cycle of result row 2: T24 says s + 2 + 2N; the stream starts N
-#    cycles after the lw (T21), which issues in cycle 2 and starts in 3.
+# 2. the cycle of result row 2: T24 says s + 2 + 2N; the stream issues in
+#    cycle 7 and starts in 8 (T21: it does not wait for its weights, the
+#    load wave of T20 stays ahead of it).
 "$good" --lockstep --verbose "$work/m.bin" >"$work/verbose.log" 2>&1
 cycle=$(awk -v a="$row2" '$5 == "write" && $6 == "mxu0" && $7 == a {sub(":", "", $1); print $1}' \
         "$work/verbose.log")
-expect=$((3 + n + 2 + 2 * n))
+expect=$((8 + 2 + 2 * n))
 [ "$cycle" = "$expect" ] \
   || fail "result row 2 ($row2) written in cycle '${cycle}', T24 says $expect"
 

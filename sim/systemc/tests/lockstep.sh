@@ -65,7 +65,7 @@ fault() {
     echo "ok    fault $flt in $prog: $(grep -m1 -- "$pat" "$log")"; pass=$((pass + 1))
   fi
 }
-fault matmul_tile vmem:0x2 "cycle 27: core 0: records differ"
+fault matmul_tile vmem:0x2 "cycle 24: core 0: records differ"
 fault matmul_tile vmem:0x30000 "VMEM differs at 0x30000: RTL 0x00, C model 0xff"
 fault matmul hbm:0xfffff0 "HBM differs at 0xfffff0: RTL 0x00, C model 0xff"
 

@@ -10,7 +10,10 @@
  *                every cycle (probe.h): a parent slice with two children,
  *                "latency" and "transfer".
  *   mxuM weights RETIRE of an mxu.lw comes at l + 2N - 1 (T20): the load
- *                read its rows in [l, l + N).
+ *                read its rows in [l, l + N).  With mxu_wloads W > 1 up to
+ *                W loads overlap: each goes on the lowest of W tracks that
+ *                is free at l ("mxuM weights", "mxuM weights 1", ...), as
+ *                the MXU takes the lowest free load slot (T19).
  *   mxuM stream  MXU_TILE_START at s: its rows enter in [s, s + rows).
  *   vpu          RETIRE: a vst retires in its issue cycle, anything else
  *                vpu_latency - 1 cycles after it (T27): one cycle at issue.
@@ -37,7 +40,10 @@ enum {
     TID_VPU = 40,
     TID_ICI = 50,           /* + port */
     TID_STALL = 60,         /* + unit (not the sequencer: its stalls are on its track) */
+    TID_MXU_SLOT = 1000,    /* + 256m + j: load slot j > 0 of MXU m (slot 0: TID_MXU + 2m) */
 };
+
+#define MAX_WLOADS 256      /* mxu_wloads <= mxu_n <= 256 (config.def) */
 
 #define STALL_TEXT 96
 
@@ -59,6 +65,7 @@ typedef struct core_track {
     stall_run stall[TPU_U_COUNT];
     open_xfer dma[TPU_PROBE_MAX_DMA];
     open_xfer port[TPU_NUM_PORTS];
+    uint64_t wfree[4][MAX_WLOADS];  /* cycle from which a weights track is free */
     uint8_t connected[TPU_NUM_PORTS];
     uint64_t hbm, vmem, macs;       /* totals at the last counter sample */
 } core_track;
@@ -76,6 +83,13 @@ struct tpu_timeline {
     uint64_t every, max_samples, samples_at_every, last_sample;
     char path[1024];                /* for messages */
 };
+
+/* Weight-load tracks per MXU: one per load slot (mxu_wloads). */
+static unsigned weight_tracks(const tpu_timeline *t)
+{
+    uint64_t w = t->cfg->mxu_wloads;
+    return w < 1 ? 1 : w > MAX_WLOADS ? MAX_WLOADS : (unsigned)w;
+}
 
 /* ---- writing -------------------------------------------------------------- */
 
@@ -260,8 +274,15 @@ static void on_event(void *ctx, const tpu_event *ev)
         if (ev->unit >= TPU_U_MXU0 && ev->unit <= TPU_U_MXU3
             && opcode_of(ev->word) == TPU_OP_MXU_LW && ev->cycle + 1 >= 2 * n) {
             unsigned m = (unsigned)(ev->unit - TPU_U_MXU0);
+            uint64_t l = ev->cycle + 1 - 2 * n;
+            uint64_t *wfree = t->core[core].wfree[m];
+            unsigned j = 0, w = weight_tracks(t);
+            while (j + 1 < w && wfree[j] > l)
+                j++;
+            wfree[j] = l + n;
             const char *name = insn_args(ev->pc, ev->word, args, sizeof args);
-            slice(t, core, TID_MXU + 2 * m, name, ev->cycle + 1 - 2 * n, n, args);
+            slice(t, core, j ? TID_MXU_SLOT + 256 * (int)m + (int)j : TID_MXU + 2 * (int)m, name,
+                  l, n, args);
         } else if (ev->unit == TPU_U_VPU) {
             unsigned op = opcode_of(ev->word);
             uint64_t back = (op == TPU_OP_VST || op == TPU_OP_VST_BF16)
@@ -397,6 +418,11 @@ static void name_tracks(tpu_timeline *t)
         for (unsigned m = 0; m < t->cfg->num_mxu && m < 4; m++) {
             snprintf(name, sizeof name, "mxu%u weights", m);
             meta(t, "thread_name", c, (int)(TID_MXU + 2 * m), name, (int)(TID_MXU + 2 * m));
+            for (unsigned j = 1; j < weight_tracks(t); j++) {
+                int tid = TID_MXU_SLOT + 256 * (int)m + (int)j;
+                snprintf(name, sizeof name, "mxu%u weights %u", m, j);
+                meta(t, "thread_name", c, tid, name, tid);
+            }
             snprintf(name, sizeof name, "mxu%u stream", m);
             meta(t, "thread_name", c, (int)(TID_MXU + 2 * m + 1), name,
                  (int)(TID_MXU + 2 * m + 1));

@@ -514,6 +514,38 @@ static void test_structure_and_dma_slices(void **state)
     run_free(&r);
 }
 
+/* tiny with mxu_wloads = 2: three mxu.lw issued in 2, 3, 4 start in 3, 4
+ * (two loads in flight, T19) and 11 (when the first has read its N = 8
+ * rows).  The two overlapping loads go on two tracks, the third back on
+ * the first: each load on the lowest free track, as the MXU's slots. */
+static void test_overlapping_loads_on_their_own_tracks(void **state)
+{
+    (void)state;
+    tpu_config cfg = tiny();
+    cfg.mxu_wloads = 2;
+    static const char prog[] =
+        "        li      s1, 0\n"
+        "        li      s2, 16\n"
+        "        mxu.lw  0, s1, s2, 1\n"
+        "        mxu.lw  0, s1, s2, 1\n"
+        "        mxu.lw  0, s1, s2, 1\n"
+        "        sem.wait 1, 3\n"
+        "        halt\n";
+    run r;
+    run_timeline(&r, prog, &cfg, 1, NULL);
+    tracks t;
+    size_t ns, nc;
+    check_structure(&r.root, &t, &ns, &nc);
+    assert_string_equal(track_name(&t, 0, 1001), "mxu0 weights 1");
+    assert_null(track_name(&t, 0, 1002));
+    assert_int_equal(count_slices(&r.root, &t, "mxu0 weights"), 2);
+    assert_int_equal(count_slices(&r.root, &t, "mxu0 weights 1"), 1);
+    assert_slice(find_slice(&r.root, &t, "mxu0 weights", "mxu.lw", 0), 3, 8);
+    assert_slice(find_slice(&r.root, &t, "mxu0 weights 1", "mxu.lw", 0), 4, 8);
+    assert_slice(find_slice(&r.root, &t, "mxu0 weights", "mxu.lw", 1), 11, 8);
+    run_free(&r);
+}
+
 static void test_mxu_and_vpu_slices(void **state)
 {
     (void)state;
@@ -648,6 +680,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_structure_and_dma_slices),
         cmocka_unit_test(test_mxu_and_vpu_slices),
+        cmocka_unit_test(test_overlapping_loads_on_their_own_tracks),
         cmocka_unit_test(test_counters_are_windows),
         cmocka_unit_test(test_slice_cap),
         cmocka_unit_test(test_two_cores_ici),

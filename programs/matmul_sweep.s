@@ -112,6 +112,36 @@
         .equ    SEM_YWB, 2 * R + 6
         .equ    SEM_NONE, 31
 
+# ---- W in VMEM (WVMEM=1): its own, simpler pipeline -------------------------------------
+# Only X and Y cross HBM, and a step can be as short as N/WL cycles (WL
+# weight loads in flight per MXU, timing.md T19, T25), so one run of the
+# matmul may take less than the HBM latency: X comes XA runs ahead, whole,
+# into XS = XA + 2 buffers; Y goes back a whole run at a time (its B x F
+# results laid out as in HBM: one DMA, or a few of about 2 DMAB bytes) from
+# YS sets, VOFF steps after the run's last step, when its last rows are
+# surely in VMEM.  Few, big DMAs: every DMA holds an engine for the HBM
+# latency.  A step costs the sequencer 4 NUM_MXU + 1 instructions (li and
+# mxu.lw per MXU, li of X, a stream per MXU; the destinations of a group's
+# streams sit in s5..s8, so NUM_MXU <= 4), under N/WL for v5e.
+        .equ    WL, 1                   # mxu_wloads (tpu-roofline passes the machine's)
+        .equ    LAT, 500                # hbm_latency, cycles
+        .equ    HBMB, 512               # HBM bytes per cycle, roughly
+        .equ    NW, (N + WL - 1) / WL   # cycles per weight tile at best
+        .equ    TS, B > NW ? B : NW     # cycles per step at best
+        .equ    RUNC, STEPS * TS        # cycles per run at best
+        .equ    XA, 1 + (LAT + 2*B*D / HBMB + 2*TS + 64 + RUNC - 1) / RUNC
+        .equ    XS, XA + 2              # X buffers: run r's is r % XS
+        .equ    YRUNB, B * 4 * F        # bytes of a run's Y
+        .equ    VOFF, 3 + (B + 2*N + TS - 1) / TS
+        .equ    VSEM_X, 0               # + r % (XA+1): run r's X has landed
+        .equ    VSEM_YDONE, XA + 1      # + m: MXU m has finished a run (T24a)
+        .equ    VSEM_YWB, XA + 1 + NM   # + r % YS: a piece of run r's Y is in HBM
+        .equ    YS0, 2 + (VOFF*TS + LAT + YRUNB / HBMB + 2*TS + 64 + RUNC - 1) / RUNC
+        .equ    YS, YS0 > 31 - VSEM_YWB ? 31 - VSEM_YWB : YS0
+        .equ    VYPR0, (2*DMAB + 4*F - 1) / (4*F)
+        .equ    VYPR, VYPR0 > B ? B : VYPR0       # rows per write-back piece
+        .equ    VYP, (B + VYPR - 1) / VYPR        # pieces per run
+
 # ---- VMEM layout -------------------------------------------------------------------
         .equ    XBYTES, (2 * B * D + 63) / 64 * 64
         .equ    XV, 0                   # X of run r at XV + (r%3)*XBYTES
@@ -120,7 +150,8 @@
         .equ    SLOTS, XV + (REPS < 3 ? REPS : 3) * XBYTES
         .equ    YSET, SLOTS + (WVMEM ? 0 : R * SLOT_BYTES)
         .equ    YSET_BYTES, B * YROW    # set s at YSET + s*YSET_BYTES, Y_m at + m*4N
-        .equ    WV, YSET + 3 * YSET_BYTES
+        .equ    VYV, XS * XBYTES        # W in VMEM: Y set s at VYV + s*YRUNB
+        .equ    WV, WVMEM ? VYV + YS * YRUNB : YSET + 3 * YSET_BYTES
 
 # ---- the operands -------------------------------------------------------------------
         .hbm    0
@@ -138,6 +169,7 @@ W:      .random bf16, D*F, 2
 
 # ---- code ------------------------------------------------------------------------------
         .text
+        .rept   !WVMEM                  # ==== W streamed from HBM
         li      s20, B                  # rows of every stream and of X's DMAs
         li      s21, SLOT_ROW           # row stride of a slot (and its DMA row size)
         li      s22, 2*D                # row stride of X, in HBM and in VMEM
@@ -357,6 +389,133 @@ W:      .random bf16, D*F, 2
         li      s3, B - row
         dma.v2h s1, s2, s3, s23, s23, s25, SEM_YWB + G%3
         halt                            # waits for the DMA engines to finish
+        .endr
+
+        .rept   WVMEM                   # ==== W in VMEM
+        li      s20, B                  # rows of every stream and of X's DMAs
+        li      s22, 2*D                # row stride of X, in HBM and in VMEM
+        li      s24, 2*F                # row stride of W in VMEM
+        li      s25, 4*F                # row stride of Y, in VMEM and in HBM
+        .set    t, 0
+        .rept   XA < REPS ? XA : REPS   # X of runs 0 .. XA-1
+          li      s1, XV + (t % XS)*XBYTES
+          li      s2, X
+          dma.h2v s1, s2, s20, s22, s22, s22, VSEM_X + t % (XA+1)
+          .set    t, t + 1
+        .endr
+
+        .set    j, 0
+        .rept   TOTAL                   # ==== step j
+          .set    r, j / STEPS
+          .set    g, (j % STEPS) / KT
+          .set    k, (j % STEPS) % KT
+          .rept   j % STEPS == 0
+            sem.wait VSEM_X + r % (XA+1), 1     # run r's X is in VMEM
+          .endr
+          .rept   j % STEPS == 0 && r >= YS
+            sem.wait VSEM_YWB + r % YS, VYP     # set r % YS is back in HBM: reuse it
+          .endr
+          .rept   k == 0                # the destinations of group g's streams
+            .set    m, 0
+            .rept   NM
+              .rept   m == 0
+                li      s5, VYV + (r % YS)*YRUNB + (g*NM + m)*4*N
+              .endr
+              .rept   m == 1
+                li      s6, VYV + (r % YS)*YRUNB + (g*NM + m)*4*N
+              .endr
+              .rept   m == 2
+                li      s7, VYV + (r % YS)*YRUNB + (g*NM + m)*4*N
+              .endr
+              .rept   m == 3
+                li      s8, VYV + (r % YS)*YRUNB + (g*NM + m)*4*N
+              .endr
+              .set    m, m + 1
+            .endr
+          .endr
+          li      s3, XV + (r % XS)*XBYTES + k*2*N
+          .set    sm, (k == KT-1 && g == GROUPS-1) ? VSEM_YDONE : SEM_NONE
+          .set    m, 0
+          .rept   NM                    # ---- the step: every MXU m
+            li      s1, W + k*N*2*F + (g*NM + m)*N*2
+            mxu.lw  m, s1, s24, SEM_NONE
+            .set    ss, sm == SEM_NONE ? SEM_NONE : sm + m
+            .rept   m == 0 && k == 0
+              mxu.mm  m, s5, s3, s20, s22, s25, ss
+            .endr
+            .rept   m == 0 && k != 0
+              mxu.mma m, s5, s3, s20, s22, s25, ss
+            .endr
+            .rept   m == 1 && k == 0
+              mxu.mm  m, s6, s3, s20, s22, s25, ss
+            .endr
+            .rept   m == 1 && k != 0
+              mxu.mma m, s6, s3, s20, s22, s25, ss
+            .endr
+            .rept   m == 2 && k == 0
+              mxu.mm  m, s7, s3, s20, s22, s25, ss
+            .endr
+            .rept   m == 2 && k != 0
+              mxu.mma m, s7, s3, s20, s22, s25, ss
+            .endr
+            .rept   m == 3 && k == 0
+              mxu.mm  m, s8, s3, s20, s22, s25, ss
+            .endr
+            .rept   m == 3 && k != 0
+              mxu.mma m, s8, s3, s20, s22, s25, ss
+            .endr
+            .set    m, m + 1
+          .endr
+
+          .set    H, r - 1 - VOFF / STEPS - 1   # ---- run H's Y goes back in step (H+1)*STEPS + VOFF
+          .rept   VOFF / STEPS + 2
+            .rept   H >= 0 && (H+1)*STEPS + VOFF == j
+              .set    m, 0
+              .rept   NM
+                sem.wait VSEM_YDONE + m, 1
+                .set    m, m + 1
+              .endr
+              .set    p, 0
+              .rept   VYP
+                li      s1, Y + p*VYPR*4*F
+                li      s2, VYV + (H % YS)*YRUNB + p*VYPR*4*F
+                li      s4, (p < VYP-1 ? VYPR : B - (VYP-1)*VYPR)
+                dma.v2h s1, s2, s4, s25, s25, s25, VSEM_YWB + H % YS
+                .set    p, p + 1
+              .endr
+            .endr
+            .set    H, H + 1
+          .endr
+
+          .rept   j % STEPS == STEPS / 2 && r + XA < REPS   # ---- X of run r + XA
+            li      s1, XV + ((r + XA) % XS)*XBYTES
+            li      s2, X
+            dma.h2v s1, s2, s20, s22, s22, s22, VSEM_X + (r + XA) % (XA+1)
+          .endr
+          .set    j, j + 1
+        .endr
+
+        .set    H, REPS - 1 - VOFF / STEPS - 1  # ==== runs whose Y has not gone back yet
+        .rept   VOFF / STEPS + 2
+          .rept   H >= 0 && (H+1)*STEPS + VOFF >= TOTAL
+            .set    m, 0
+            .rept   NM
+              sem.wait VSEM_YDONE + m, 1
+              .set    m, m + 1
+            .endr
+            .set    p, 0
+            .rept   VYP
+              li      s1, Y + p*VYPR*4*F
+              li      s2, VYV + (H % YS)*YRUNB + p*VYPR*4*F
+              li      s4, (p < VYP-1 ? VYPR : B - (VYP-1)*VYPR)
+              dma.v2h s1, s2, s4, s25, s25, s25, VSEM_YWB + H % YS
+              .set    p, p + 1
+            .endr
+          .endr
+          .set    H, H + 1
+        .endr
+        halt                            # waits for the DMA engines to finish
+        .endr
 
 # ---- check --------------------------------------------------------------------------------
         .expect matmul Y, X, W, B, D, F

@@ -41,7 +41,7 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_FILES = 3 };
 /* A run's fixed start and end cost (HBM latency, pipeline fill and drain)
  * is kept under 1/OVERHEAD_FACTOR of its length by repeating it (REPS). */
 #define OVERHEAD_FACTOR 40.0
-#define MAX_REPS 64
+#define MAX_REPS 256
 /* Points within this factor of a side's bound take part in that side's fit. */
 #define SIDE_MARGIN 1.1
 
@@ -93,7 +93,7 @@ typedef struct sweep {
     point pts[MAX_POINTS];
     size_t npts;
     /* machine numbers */
-    double n, nm, peak, bw, vmem_bw, wl_bw, lat;
+    double n, nm, wl, peak, bw, vmem_bw, wl_bw, lat;
     int64_t dmab;                       /* bytes per DMA the matmul aims at */
 } sweep;
 
@@ -118,8 +118,8 @@ static void usage(FILE *f)
           "                       largest of 4096, 2048, ... whose program fits the IMEM)\n"
           "  --batches LIST       batches of the matmul with W in HBM, e.g. 64,256,1024\n"
           "                       (default: 1/16 to 4 times the predicted crossover)\n"
-          "  --vmem-batches LIST  batches of the matmul with W in VMEM (default: N/8 to 4N;\n"
-          "                       none: leave that sweep out)\n"
+          "  --vmem-batches LIST  batches of the matmul with W in VMEM (default: N/W/8 to\n"
+          "                       16 N/W, W = mxu_wloads; none: leave that sweep out)\n"
           "  --chunks N           chunks of the pointwise runs (default: enough that their\n"
           "                       start and end cost under 3%)\n"
           "  --reps N             matmuls per run (default: per point, enough that the\n"
@@ -202,7 +202,7 @@ static int parse_args(int argc, char **argv, options *o)
             o->chunks = n;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--reps", &missing))) {
             if (parse_int(v, 1, MAX_REPS, &n))
-                return bad_usage("--reps wants a whole number from 1 to 64, not '%s'", v);
+                return bad_usage("--reps wants a whole number from 1 to 256, not '%s'", v);
             o->reps = n;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--jobs", &missing))) {
             if (parse_int(v, 1, 256, &n))
@@ -325,11 +325,13 @@ static void machine(sweep *sw)
     const tpu_config *c = &sw->cfg;
     sw->n = (double)c->mxu_n;
     sw->nm = (double)c->num_mxu;
+    sw->wl = (double)c->mxu_wloads;
     sw->peak = 2.0 * sw->n * sw->n * sw->nm;
     sw->bw = c->hbm_bw / c->clock_hz;
     sw->vmem_bw = (double)c->vmem_bw;
-    /* a weight tile of 2N^2 bytes per MXU every N + 1 cycles (T19, T21) */
-    sw->wl_bw = sw->nm * 2.0 * sw->n * sw->n / (sw->n + 1.0);
+    /* W loads in flight per MXU, each reading a weight row of 2N bytes per
+     * cycle: a tile of 2N^2 bytes every N/W cycles (T19, T20, T25) */
+    sw->wl_bw = sw->nm * 2.0 * sw->n * sw->wl;
     sw->lat = (double)c->hbm_latency;
     /* Every DMA holds an engine through the HBM latency: with E engines a
      * stream of S-byte copies keeps HBM busy when S (E - 1) >= latency *
@@ -351,10 +353,34 @@ static double predicted_crossover(const sweep *sw)
     return den > 0 ? r * d * f / den : -1;
 }
 
+/* X buffers and Y sets of matmul_sweep.s with W in VMEM (its XS and YS,
+ * the same integer arithmetic): enough that X comes and Y goes back
+ * through the HBM latency while the MXUs run at their best. */
+static void vmem_buffers(const sweep *sw, int64_t b, int64_t *xs, int64_t *ys)
+{
+    int64_t n = (int64_t)sw->n, nm = (int64_t)sw->nm, wl = (int64_t)sw->wl;
+    int64_t d = sw->d, f = sw->f, lat = (int64_t)sw->lat, hbmb = (int64_t)sw->bw;
+    hbmb = hbmb < 1 ? 1 : hbmb;
+    int64_t nw = (n + wl - 1) / wl, ts = b > nw ? b : nw;
+    int64_t runc = d / n * (f / (n * nm)) * ts;
+    int64_t xa = 1 + (lat + 2 * b * d / hbmb + 2 * ts + 64 + runc - 1) / runc;
+    int64_t voff = 3 + (b + 2 * n + ts - 1) / ts;
+    int64_t y = 2 + (voff * ts + lat + b * 4 * f / hbmb + 2 * ts + 64 + runc - 1) / runc;
+    int64_t ymax = 31 - (xa + 1 + nm);
+    *xs = xa + 2;
+    *ys = y > ymax ? ymax : y;
+}
+
 /* Bytes of VMEM a matmul_sweep.s run needs (its layout). */
 static double matmul_vmem_need(const sweep *sw, double b, int wvmem, double reps)
 {
     double xb = ceil(2.0 * b * (double)sw->d / 64.0) * 64.0;
+    if (wvmem) {
+        int64_t xs, ys;
+        vmem_buffers(sw, (int64_t)b, &xs, &ys);
+        return (double)xs * xb + (double)ys * b * 4.0 * (double)sw->f
+             + 2.0 * (double)sw->d * (double)sw->f + 4096;
+    }
     double slot = 2.0 * sw->n * sw->n * sw->nm * 8.0;    /* WK <= 8 blocks per slot, roughly */
     return (reps < 3 ? reps : 3) * xb + (wvmem ? 2.0 * (double)sw->d * (double)sw->f : 8 * slot)
          + 3.0 * b * 4.0 * sw->n * sw->nm + 4096;
@@ -371,11 +397,11 @@ static int64_t matmul_reps(const sweep *sw, double b, int wvmem)
     double tiles = d / sw->n * f / (sw->n * sw->nm);
     double t_math = 2.0 * b * d * f / sw->peak;
     double t_hbm = (2.0 * b * d + (wvmem ? 0 : 2.0 * d * f) + 4.0 * b * f) / sw->bw;
-    double t_w = tiles * (sw->n + 1.0);
+    double t_w = tiles * sw->n / sw->wl;
     double t = fmax(t_math, fmax(t_hbm, t_w));
     double xt = 2.0 * b * sw->n;
     double over = 2.0 * sw->lat + 4.0 * sw->n
-                + (2.0 * dmab + xt + b * 4.0 * sw->n * sw->nm) / sw->bw;
+                + (2.0 * dmab + xt + b * 4.0 * (wvmem ? f : sw->n * sw->nm)) / sw->bw;
     double reps = ceil(OVERHEAD_FACTOR * over / t);
     reps = reps < 1 ? 1 : reps > MAX_REPS ? MAX_REPS : reps;
     while (reps > 1 && matmul_vmem_need(sw, b, wvmem, reps) > (double)sw->cfg.vmem_bytes)
@@ -433,10 +459,10 @@ static int64_t default_dim(const sweep *sw)
  * does not fit), run, check. */
 static void run_point(const sweep *sw, point *p, outcome *out)
 {
-    tpu_asm_define defs[8];
+    tpu_asm_define defs[10];
     size_t nd = 0;
     char err[256];
-    char text[8][48];
+    char text[10][48];
     int k = p->series == S_HBM || p->series == S_VMEM ? 0 : 1;
     for (;;) {
         nd = 0;
@@ -447,6 +473,10 @@ static void run_point(const sweep *sw, point *p, outcome *out)
             snprintf(text[nd++], sizeof text[0], "REPS=%lld", (long long)p->reps);
             snprintf(text[nd++], sizeof text[0], "WVMEM=%d", p->series == S_VMEM);
             snprintf(text[nd++], sizeof text[0], "DMAB=%lld", (long long)sw->dmab);
+            snprintf(text[nd++], sizeof text[0], "WL=%lld", (long long)sw->wl);
+            snprintf(text[nd++], sizeof text[0], "LAT=%lld", (long long)sw->lat);
+            snprintf(text[nd++], sizeof text[0], "HBMB=%lld",
+                     (long long)(sw->bw < 1 ? 1 : sw->bw));
         } else {
             snprintf(text[nd++], sizeof text[0], "OP=%d", p->series - S_ADD);
             snprintf(text[nd++], sizeof text[0], "NCHUNK=%lld", (long long)p->nchunk);
@@ -591,7 +621,7 @@ static void derive(const sweep *sw, point *p)
     p->wbytes = 0;
     if (p->series == S_HBM || p->series == S_VMEM) {
         double tiles = (double)sw->d / sw->n * (double)sw->f / (sw->n * sw->nm);
-        p->t_w = (double)p->reps * tiles * (sw->n + 1.0);
+        p->t_w = (double)p->reps * tiles * sw->n / sw->wl;
         p->wbytes = 2.0 * (double)sw->d * (double)sw->f * (double)p->reps;
     }
     p->bound = fmax(p->t_math, fmax(p->t_hbm, p->t_w));
@@ -674,8 +704,20 @@ static double median(double *v, size_t n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* FLOPs per byte of VMEM traffic of the MXUs in a matmul of batch B:
+ * 2BDF FLOPs over the weights (2DF), the LHS rows each tile streams
+ * (2BDF/N) and the results (4BF written by the first K-tile, read and
+ * written by the D/N - 1 others).  Where it equals the VMEM ridge the
+ * weight loads and streams use all of VMEM's bandwidth (timing.md T11). */
+static double vmem_intensity(const sweep *sw, double b)
+{
+    double d = (double)sw->d, f = (double)sw->f;
+    double bytes = 2.0 * d * f + 2.0 * b * d * f / sw->n + 4.0 * b * f * (2.0 * d / sw->n - 1.0);
+    return 2.0 * b * d * f / bytes;
+}
+
 typedef struct summary {
-    double cross_pred, cross_meas, vcross_pred, vcross_meas;
+    double cross_pred, cross_meas, vcross_pred, vcross_meas, vint_pred, vint_meas;
     int cross_left, cross_right, vcross_left, vcross_right;
     double peak_meas, bw_meas, ridge_meas;
     double worst_pct;
@@ -708,8 +750,11 @@ static void analyse(sweep *sw, summary *s)
     }
     s->cross_pred = predicted_crossover(sw);
     s->cross_meas = measured_crossover(sw, S_HBM, &s->cross_left, &s->cross_right);
-    s->vcross_pred = sw->n + 1.0;
+    /* compute 2BDF / peak = weight bytes 2DF / wl_bw: B = N / W */
+    s->vcross_pred = sw->n / sw->wl;
     s->vcross_meas = measured_crossover(sw, S_VMEM, &s->vcross_left, &s->vcross_right);
+    s->vint_pred = vmem_intensity(sw, s->vcross_pred);
+    s->vint_meas = s->vcross_meas > 0 ? vmem_intensity(sw, s->vcross_meas) : -1;
     s->peak_meas = median(peaks, np);
     s->bw_meas = median(bws, nb);
     s->ridge_meas = s->peak_meas > 0 && s->bw_meas > 0 ? s->peak_meas / s->bw_meas : -1;
@@ -764,6 +809,8 @@ static int write_summary(const sweep *sw, const summary *s, const char *path)
             s->cross_pred, s->cross_meas);
     fprintf(f, "crossover_vmem_predicted = %.10g\ncrossover_vmem_measured = %.10g\n",
             s->vcross_pred, s->vcross_meas);
+    fprintf(f, "vmem_intensity_predicted = %.10g\nvmem_intensity_measured = %.10g\n",
+            s->vint_pred, s->vint_meas);
     fprintf(f, "peak_measured = %.10g\nhbm_bytes_per_cycle_measured = %.10g\n"
             "ridge_measured = %.10g\n", s->peak_meas, s->bw_meas, s->ridge_meas);
     fprintf(f, "worst_pct_of_bound = %.6g\npoints = %zu\nfailures = %d\n", s->worst_pct,
@@ -808,8 +855,8 @@ static int write_gp(const sweep *sw, const summary *s, const char *path, const c
     fprintf(f, "peak = %.10g       # FLOP per cycle: num_mxu * 2 * mxu_n^2\n", sw->peak);
     fprintf(f, "hbm = %.10g        # HBM bytes per cycle: hbm_bw / clock_hz\n", sw->bw);
     fprintf(f, "vmem = %.10g       # VMEM bytes per cycle: vmem_bw\n", sw->vmem_bw);
-    fprintf(f, "wl = %.10g         # MXU weight load: num_mxu * 2 mxu_n^2 bytes per mxu_n + 1 "
-            "cycles\n", sw->wl_bw);
+    fprintf(f, "wl = %.10g         # MXU weight load: num_mxu * mxu_wloads rows of 2 mxu_n "
+            "bytes per cycle\n", sw->wl_bw);
     fprintf(f, "clk = %.10g\n", sw->cfg.clock_hz);
     fprintf(f, "min(a, b) = a < b ? a : b\n");
     fprintf(f, "set datafile separator ','\nset logscale xy\n");
@@ -959,12 +1006,13 @@ static void print_report(const sweep *sw, const summary *s, FILE *out, int quiet
     else
         fprintf(out, "measured     crossover: none (memory-bound runs: %d, compute-bound: %d)\n",
                 s->cross_left, s->cross_right);
-    fprintf(out, "crossover    W in VMEM: predicted B = %.0f (a weight tile per N + 1 cycles; "
-            "peak / vmem_bw = %.3g does not bind, timing.md T11)\n", s->vcross_pred,
-            sw->peak / sw->vmem_bw);
+    fprintf(out, "crossover    W in VMEM: predicted B = N / W = %.1f (a weight tile per N / W "
+            "cycles, timing.md T25), where the MXUs do %.3g FLOP per byte of VMEM (VMEM "
+            "ridge %.3g)\n", s->vcross_pred, s->vint_pred, sw->peak / sw->vmem_bw);
     if (s->vcross_meas > 0)
-        fprintf(out, "measured     crossover B = %.1f (weight-load-bound runs: %d, compute-bound: "
-                "%d)\n", s->vcross_meas, s->vcross_left, s->vcross_right);
+        fprintf(out, "measured     crossover B = %.1f: %.3g FLOP per VMEM byte (weight-load-bound "
+                "runs: %d, compute-bound: %d)\n", s->vcross_meas, s->vint_meas, s->vcross_left,
+                s->vcross_right);
     else
         fprintf(out, "measured     crossover: none (weight-load-bound runs: %d, compute-bound: "
                 "%d)\n", s->vcross_left, s->vcross_right);
@@ -1026,10 +1074,12 @@ static int plan(sweep *sw)
         if (parse_list(o->vmem_batches, list, 24, &n, "--vmem-batches"))
             return EXIT_USAGE;
     } else {
-        static const double f[] = { 1.0 / 8, 1.0 / 4, 1.0 / 2, 0.75, 1, 1.25, 1.5, 2, 3, 4 };
+        /* around the crossover N / W, not at it: there the weight loads
+         * and the streams fill VMEM's bandwidth and the DMAs wait */
+        static const double f[] = { 1.0 / 8, 1.0 / 4, 1.0 / 2, 0.75, 1.5, 2, 3, 4, 8, 16 };
         n = 0;
         for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-            double b = round(sw->n * f[i]);
+            double b = round(sw->n / sw->wl * f[i]);
             list[n++] = b < 1 ? 1 : (int64_t)b;
         }
     }

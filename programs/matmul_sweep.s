@@ -139,7 +139,8 @@
         .equ    YS0, 2 + (VOFF*TS + LAT + YRUNB / HBMB + 2*TS + 64 + RUNC - 1) / RUNC
         .equ    YS, YS0 > 31 - VSEM_YWB ? 31 - VSEM_YWB : YS0
         .equ    VYPR0, (2*DMAB + 4*F - 1) / (4*F)
-        .equ    VYPR, VYPR0 > B ? B : VYPR0       # rows per write-back piece
+        .equ    VYPR1, VYPR0 < (B + 3) / 4 ? (B + 3) / 4 : VYPR0  # at most 4 pieces: the
+        .equ    VYPR, VYPR1 > B ? B : VYPR1       # DMA queue takes them.  Rows per piece
         .equ    VYP, (B + VYPR - 1) / VYPR        # pieces per run
 
 # ---- VMEM layout -------------------------------------------------------------------

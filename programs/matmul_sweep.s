@@ -53,7 +53,7 @@
 #   the results of a pass go back to HBM while the next pass computes: what
 #   is left to write after the last multiply is one pass, not a whole set.
 #
-# Semaphores (R <= 11):
+# Semaphores of W streamed (R <= 11; W in VMEM: below):
 #   0..R-1       slot r has landed                      (dma.h2v, WVMEM=0)
 #   R..2R-1      slot r has been read by its mxu.lw's   (T20a, WVMEM=0)
 #   2R + r%2     a chunk of X for run r has landed      (dma.h2v)
@@ -225,14 +225,8 @@ W:      .random bf16, D*F, 2
 
           .set    m, 0
           .rept   NM                    # ---- the step: every MXU m
-            .rept   !WVMEM
-              li      s1, SLOTS + ((j/WK) % R)*SLOT_BYTES + (j % WK)*N*SLOT_ROW + m*2*N
-              mxu.lw  m, s1, s21, SEM_READ + (j/WK) % R
-            .endr
-            .rept   WVMEM
-              li      s1, W + k*N*2*F + (g*NM + m)*N*2
-              mxu.lw  m, s1, s24, SEM_NONE
-            .endr
+            li      s1, SLOTS + ((j/WK) % R)*SLOT_BYTES + (j % WK)*N*SLOT_ROW + m*2*N
+            mxu.lw  m, s1, s21, SEM_READ + (j/WK) % R
             li      s2, YSET + (G%3)*YSET_BYTES + m*4*N
             li      s3, XB + k*2*N
             .rept   k == 0 && j < TOTAL - KT
@@ -345,14 +339,8 @@ W:      .random bf16, D*F, 2
             .set    j, TOTAL - KT + k   # the step whose weights these are
             .set    m, 0
             .rept   NM
-              .rept   !WVMEM
-                li      s1, SLOTS + ((j/WK) % R)*SLOT_BYTES + (j % WK)*N*SLOT_ROW + m*2*N
-                mxu.lw  m, s1, s21, SEM_NONE
-              .endr
-              .rept   WVMEM
-                li      s1, W + k*N*2*F + (g*NM + m)*N*2
-                mxu.lw  m, s1, s24, SEM_NONE
-              .endr
+              li      s1, SLOTS + ((j/WK) % R)*SLOT_BYTES + (j % WK)*N*SLOT_ROW + m*2*N
+              mxu.lw  m, s1, s21, SEM_NONE
               li      s2, YSET + (G%3)*YSET_BYTES + row*YROW + m*4*N
               li      s3, XB + row*2*D + k*2*N
               .rept   k == 0

@@ -913,7 +913,7 @@ static int write_gp(const sweep *sw, const summary *s, const char *path, const c
             "lw 3 lc rgb '#1f77b4', \\\n"
             "       min(peak, vmem*x) title 'roof with VMEM bandwidth (vmem\\_bw)' "
             "lw 2 dt 2 lc rgb '#2ca02c', \\\n"
-            "       min(peak, wl*x) title 'roof with the MXU weight load (a tile per N+1 cycles)' "
+            "       min(peak, wl*x) title 'roof with the MXU weight load (a tile per N/W cycles)' "
             "lw 2 dt 3 lc rgb '#9467bd', \\\n");
     static const char *const style[S_COUNT] = {
         "pt 7 ps 1.4 lc rgb '#d62728'", "pt 5 ps 1.3 lc rgb '#9467bd'",

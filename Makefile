@@ -8,6 +8,7 @@
 #   make fuzz       run the fuzz targets for longer (FUZZ_SECONDS per target)
 #   make roofline   measure the roofline of tiny and v5e (CSV, PNG and SVG plots)
 #   make bench      simulator speed
+#   make cosim-mid  every program in lockstep on the mid config's RTL
 #
 # Object files go to build/ (build-san/ with SAN=1); nothing is rebuilt that
 # has not changed.
@@ -59,13 +60,14 @@ roofline: $(BIN)/tpu-roofline
 	$(BIN)/tpu-roofline --config tiny --out $(BUILD)/roofline --img docs
 	$(BIN)/tpu-roofline --config v5e --out $(BUILD)/roofline --img docs
 
-.PHONY: all deps demo test test-unit check-generated generate roundtrip fuzz fuzz-smoke clean help bench
+.PHONY: all deps demo test test-unit check-generated generate roundtrip fuzz fuzz-smoke clean help bench \
+        cosim-mid
 .DEFAULT_GOAL := all
 
 all: $(TOOLS)
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
 
 # ---- build ----------------------------------------------------------------
 $(BUILD)/%.o: %.c
@@ -145,6 +147,24 @@ bench: all systemc-build
 	@$(MAKE) -s --no-print-directory SAN=0 rtl-build RTL_CONFIG=mid
 	@BENCH_BUILD_TIME=$(BENCH_BUILD_TIME) bash sim/bench.sh $(BIN)
 
+# ---- the second config ---------------------------------------------------
+# Every program (programs/*.s, sim/rtl/progs/*.s) in lockstep on the RTL of
+# the mid config (16 x 16, 2 MXUs; the two-core programs on its system2), as
+# rtl-test does on tiny.  The benches link the plain library (SAN=0).  The
+# Verilated C++ of mid is large: compiled with -O1 (-O0 for the code that
+# runs once) it builds about 4x faster than with -O2 and simulates as fast,
+# and two compilers run at once.
+# COSIM_MID_TWO=0 (make test) builds and runs the one-core bench only: the
+# two-core top of mid takes about twice as long to build as the core.
+COSIM_MID_MKFLAGS := OBJCACHE=$(RTL_OBJCACHE) OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1
+COSIM_MID_TWO     ?= 1
+
+cosim-mid: all
+	@$(MAKE) -s --no-print-directory SAN=0 all
+	@$(MAKE) -s --no-print-directory -j2 SAN=0 RTL_CONFIG=mid RTL_MKFLAGS="$(COSIM_MID_MKFLAGS)" \
+	  $(if $(filter 0,$(COSIM_MID_TWO)),build/rtl/mid/rtl-bench,rtl-build)
+	@ONE_CORE=$(if $(filter 0,$(COSIM_MID_TWO)),1,0) bash sim/rtl/run_tests.sh build/bin build/rtl/mid mid
+
 # ---- tests -------------------------------------------------------------
 test: deps all $(TEST_BINS)
 	@$(MAKE) --no-print-directory check-generated
@@ -156,6 +176,7 @@ test: deps all $(TEST_BINS)
 	@bash tests/tutorial.sh $(BIN)
 	@$(MAKE) --no-print-directory rtl-lint-fp rtl-fp-test
 	@$(MAKE) --no-print-directory SAN=0 rtl-lint rtl-test cosim-random cosim-mutation
+	@$(MAKE) --no-print-directory SAN=0 cosim-mid COSIM_MID_TWO=0
 	@$(MAKE) --no-print-directory systemc-test
 	@$(MAKE) --no-print-directory fuzz-smoke
 

@@ -2,10 +2,13 @@
 # run_tests.sh BIN_DIR RTL_DIR CONFIG - every program on the RTL against the
 # C model: programs/*.s and the RTL's directed tests sim/rtl/progs/*.s,
 # assembled for CONFIG, run by RTL_DIR/rtl-bench --lockstep (two-core
-# programs, those that use dma.ici, by RTL_DIR/rtl-bench2 when it exists).
+# programs, those that use dma.ici, by RTL_DIR/rtl-bench2 when it exists;
+# with ONE_CORE=1 they are skipped).
 # programs/pointwise.s runs once per operation (-D OP=0, 1, 2).
-# Prints one line per program and "rtl-test: N passed, M failed, K skipped";
-# exits 1 if any failed.
+# The programs are assembled with --config CONFIG whatever their first line
+# says (every one fits tiny and mid).  JOBS (default 2) run at once.  Prints
+# one line per program, in order, and
+# "rtl-test (CONFIG): N passed, M failed, K skipped"; exits 1 if any failed.
 set -uo pipefail
 bin=${1:?usage: run_tests.sh BIN_DIR RTL_DIR CONFIG}
 dir=${2:?usage: run_tests.sh BIN_DIR RTL_DIR CONFIG}
@@ -23,34 +26,54 @@ for src in programs/*.s sim/rtl/progs/*.s; do
     runs+=("$src")
   fi
 done
-for run in "${runs[@]}"; do
+# one RUN: assemble and run it; the first line of its report starts with
+# ok, FAIL or skip (the lines below it are the log).
+one() {
+  local run=$1 src opts optv name bench obj log
   read -r src opts <<< "$run"
   read -r -a optv <<< "${opts:-}"
   name=$(basename "$src" .s)$(echo "${opts:-}" | tr -d ' =-' | sed 's/^D/_/')
   bench="$dir/rtl-bench"
   if grep -q '^[^#]*dma\.ici' "$src"; then
     bench="$dir/rtl-bench2"
+    if [ "${ONE_CORE:-0}" = 1 ]; then
+      echo "skip  $run (two cores: ONE_CORE=1)"
+      return
+    fi
     if [ ! -x "$bench" ]; then
       echo "skip  $run (two cores: $bench not built)"
-      skip=$((skip + 1))
-      continue
+      return
     fi
   fi
   obj="$work/$name.bin" log="$work/$name.log"
   if ! "$bin/tpu-as" --config "$cfg" "${optv[@]}" -o "$obj" "$src" >"$log" 2>&1; then
     echo "FAIL  $run: tpu-as failed"
     sed 's/^/      /' "$log" | head -n 10
-    fail=$((fail + 1))
-    continue
+    return
   fi
   if "$bench" --lockstep "$obj" >"$log" 2>&1; then
     echo "ok    $run: $(tail -n 1 "$log" | sed 's/^rtl-bench[0-9]*: [^:]*: //')"
-    pass=$((pass + 1))
   else
     echo "FAIL  $run"
     sed 's/^/      /' "$log" | head -n 20
-    fail=$((fail + 1))
   fi
+}
+export -f one
+export bin dir cfg work
+
+# JOBS (default 2) runs at once; the reports come out in the order of runs.
+for i in "${!runs[@]}"; do
+  printf '%s\0' "$i ${runs[$i]}"
+done | xargs -0 -P "${JOBS:-2}" -I{} bash -c 'set -- {}; i=$1; shift; one "$*" > "$work/report.$i"'
+for i in "${!runs[@]}"; do
+  report="$work/report.$i"
+  cat "$report"
+  case "$(head -c 4 "$report")" in
+    "ok  ") pass=$((pass + 1)) ;;
+    skip) skip=$((skip + 1)) ;;
+    *) fail=$((fail + 1)) ;;
+  esac
+  rm -f "$report"
 done
-echo "rtl-test: $pass passed, $fail failed, $skip skipped"
+echo "rtl-test ($cfg): $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -3,6 +3,7 @@
 #   make            build the tools into build/bin
 #   make demo       the main job (see README.md)
 #   make test       every test; `make test SAN=1` under AddressSanitizer + UBSan
+#                   (JOBS=N compiles at once: default, the number of CPUs)
 #   make deps       install missing Debian packages (as root) or print the command
 #   make generate   refresh the files generated from cmodel/isa.def
 #   make fuzz       run the fuzz targets for longer (FUZZ_SECONDS per target)
@@ -60,14 +61,14 @@ roofline: $(BIN)/tpu-roofline
 	$(BIN)/tpu-roofline --config tiny --out $(BUILD)/roofline --img docs
 	$(BIN)/tpu-roofline --config v5e --out $(BUILD)/roofline --img docs
 
-.PHONY: all deps demo test test-unit check-generated generate roundtrip fuzz fuzz-smoke clean help bench \
+.PHONY: all deps demo test test-build check-generated generate roundtrip fuzz fuzz-smoke clean help bench \
         cosim-mid
 .DEFAULT_GOAL := all
 
 all: $(TOOLS)
 
 help:
-	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
 
 # ---- build ----------------------------------------------------------------
 $(BUILD)/%.o: %.c
@@ -143,30 +144,39 @@ demo: deps all
 	@bash sim/demo.sh $(BIN)
 
 bench: all systemc-build
-	@$(MAKE) -s --no-print-directory SAN=0 rtl-build RTL_CONFIG=tiny
-	@$(MAKE) -s --no-print-directory SAN=0 rtl-build RTL_CONFIG=mid
+	@$(MAKE) -s --no-print-directory -j$(JOBS) SAN=0 all build/rtl/tiny/rtl-bench build/rtl/mid/rtl-bench
 	@BENCH_BUILD_TIME=$(BENCH_BUILD_TIME) bash sim/bench.sh $(BIN)
 
 # ---- the second config ---------------------------------------------------
 # Every program (programs/*.s, sim/rtl/progs/*.s) in lockstep on the RTL of
 # the mid config (16 x 16, 2 MXUs; the two-core programs on its system2), as
-# rtl-test does on tiny.  The benches link the plain library (SAN=0).  The
-# Verilated C++ of mid is large: compiled with -O1 (-O0 for the code that
-# runs once) it builds about 4x faster than with -O2 and simulates as fast,
-# and two compilers run at once.
+# rtl-test does on tiny.  The benches link the plain library (SAN=0).
 # COSIM_MID_TWO=0 (make test) builds and runs the one-core bench only: the
 # two-core top of mid takes about twice as long to build as the core.
-COSIM_MID_MKFLAGS := OBJCACHE=$(RTL_OBJCACHE) OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1
 COSIM_MID_TWO     ?= 1
 
 cosim-mid: all
-	@$(MAKE) -s --no-print-directory SAN=0 all
-	@$(MAKE) -s --no-print-directory -j2 SAN=0 RTL_CONFIG=mid RTL_MKFLAGS="$(COSIM_MID_MKFLAGS)" \
-	  $(if $(filter 0,$(COSIM_MID_TWO)),build/rtl/mid/rtl-bench,rtl-build)
+	@$(MAKE) -s --no-print-directory -j$(JOBS) SAN=0 all build/rtl/mid/rtl-bench \
+	  $(if $(filter 0,$(COSIM_MID_TWO)),,build/rtl/mid/rtl-bench2)
 	@ONE_CORE=$(if $(filter 0,$(COSIM_MID_TWO)),1,0) bash sim/rtl/run_tests.sh build/bin build/rtl/mid mid
 
 # ---- tests -------------------------------------------------------------
-test: deps all $(TEST_BINS)
+# make test first builds everything it runs, JOBS (default: the number of
+# CPUs) compiles at once: the C tools and tests, the SystemC objects, the
+# fuzz targets and the Verilated models (tiny's core and two-core top, the
+# mutant, mid's core, the fp units; their Verilator makefiles share make's
+# job slots).  The Verilated benches link the plain library, so with SAN=1
+# they are built by a second, SAN=0 make.  Then it runs the tests in turn.
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+TEST_RTL    = build/rtl/tiny/rtl-bench build/rtl/tiny/rtl-bench2 $(COSIM_MUT_DIR)/rtl-bench \
+              build/rtl/mid/rtl-bench
+TEST_BUILD  = all $(TEST_BINS) systemc-build $(FUZZ_TARGETS) $(RTL_FP_BIN) $(COSIM_TEST)
+
+test-build: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) $(TEST_BUILD) $(if $(filter 0,$(SAN)),$(TEST_RTL))
+	@$(if $(filter 0,$(SAN)),:,$(MAKE) --no-print-directory -j$(JOBS) SAN=0 all $(TEST_RTL))
+
+test: test-build
 	@$(MAKE) --no-print-directory check-generated
 	@bash tests/run-unit.sh $(BUILD)/tests
 	@bash tests/roundtrip.sh $(BIN) $(BUILD)/roundtrip

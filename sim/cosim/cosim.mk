@@ -47,17 +47,10 @@ soak: $(BIN)/tpu-randprog $(BIN)/tpu-as $(RTL_DIR)/rtl-bench
 
 # The mutant: the same sources and bench as $(COSIM_MUT_CFG)/rtl-bench, with
 # the mutation compiled in.
-$(COSIM_MUT_DIR)/rtl-bench: $(RTL_V) $(RTL_WAIVERS) $(COSIM_MUT_CFG)/tpu_cfg.vh $(RTL_BENCH_CPP) \
-                            $(RTL_BENCH_HDRS) $(LIB) sim/cosim/cosim.mk
-	@mkdir -p $(COSIM_MUT_DIR)/obj
-	rm -f $@
+$(COSIM_MUT_DIR)/rtl-bench: $(COSIM_MUT_CFG)/tpu_cfg.vh $(RTL_BENCH_DEPS) sim/cosim/cosim.mk
+	@mkdir -p $(COSIM_MUT_DIR)
 	cp $(COSIM_MUT_CFG)/rtl_config.h $(COSIM_MUT_DIR)/rtl_config.h
-	$(VERILATOR) $(RTL_VFLAGS) +define+TPU_MUTATION -I$(COSIM_MUT_CFG) --top-module core \
-	  --prefix Vcore --Mdir $(COSIM_MUT_DIR)/obj -o ../rtl-bench \
-	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(COSIM_MUT_CFG))" \
-	  -LDFLAGS "$(abspath $(LIB)) -lm" \
-	  $(RTL_WAIVERS) rtl/core.v $(abspath $(RTL_BENCH_CPP))
-	$(MAKE) --no-print-directory -C $(COSIM_MUT_DIR)/obj -f Vcore.mk $(RTL_MKFLAGS)
+	$(call rtl_bench_recipe,core,$(COSIM_MUT_DIR)/obj,$(COSIM_MUT_CFG),+define+TPU_MUTATION)
 
 cosim-mutant: $(COSIM_MUT_DIR)/rtl-bench
 

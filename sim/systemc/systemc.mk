@@ -68,7 +68,7 @@ SC_VERILATOR ?= verilator
 SC_VINC       = $(eval SC_VINC := $(shell $(SC_VERILATOR) -V 2>/dev/null \
                   | sed -n 's/^ *VERILATOR_ROOT *= *//p' | head -n 1)/include)$(SC_VINC)
 SC_VFLAGS    := --sc -O3 --x-assign fast -Wall -Wno-fatal --unroll-count 65536 -Irtl -y rtl
-SC_VMKFLAGS  := OBJCACHE=$(SC_CCACHE) OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
+SC_VMKFLAGS  := $(RTL_MKFLAGS)   # -O1, as sim/rtl/rtl.mk says why
 SC_VOBJS     := $(SC_RTL)/obj/Vcore__ALL.a $(SC_RTL)/obj/verilated.o \
                 $(SC_RTL)/obj/verilated_threads.o
 

@@ -45,15 +45,31 @@ done
 # rtl-bench runs the Verilated core (and the C model beside it, ~100x faster,
 # to compare the end state); --lockstep compares every cycle's records too.
 # tpu-sc-lockstep is the same comparison under SystemC.  Rates are simulated
-# cycles per host second of the whole command (loading included).
-rate() {  # rate LABEL CYCLES COMMAND...: run COMMAND, print cycles per second
-  local label=$1 cycles=$2; shift 2
+# cycles per host second of the whole command (loading included).  For the
+# benches, "start and end" is the time of the same command with
+# --max-cycles 1 (constructing the model, loading the program through the
+# backdoor, comparing every byte of VMEM and HBM at the end), and "running"
+# the rate of the cycles alone, without that.
+secs() {  # secs COMMAND...: wall seconds of COMMAND (empty if it failed)
   local t0 t1
   t0=$(date +%s.%N)
-  "$@" >/dev/null 2>&1 || { echo "$label: FAILED"; return; }
+  "$@" >/dev/null 2>&1 || return 1
   t1=$(date +%s.%N)
-  awk -v l="$label" -v c="$cycles" -v a="$t0" -v b="$t1" \
-    'BEGIN { printf "%s: %d cycles in %.2f s: %.3g cycles per host second\n", l, c, b - a, c / (b - a) }'
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
+}
+rate() {  # rate LABEL CYCLES COMMAND...: run COMMAND, print cycles per second
+  local label=$1 cycles=$2 t; shift 2
+  t=$(secs "$@") || { echo "$label: FAILED"; return; }
+  awk -v l="$label" -v c="$cycles" -v t="$t" \
+    'BEGIN { printf "%s: %d cycles in %.2f s: %.3g cycles per host second\n", l, c, t, c / t }'
+}
+rate_bench() {  # rate_bench LABEL CYCLES BENCH [--lockstep] OBJ: also without start and end
+  local label=$1 cycles=$2 t t1; shift 2
+  t=$(secs "$@") || { echo "$label: FAILED"; return; }
+  t1=$(secs "$1" --max-cycles 1 "${@:2}") || { echo "$label: FAILED (--max-cycles 1)"; return; }
+  awk -v l="$label" -v c="$cycles" -v t="$t" -v s="$t1" \
+    'BEGIN { r = t > s ? c / (t - s) : 0;
+             printf "%s: %d cycles in %.2f s: %.3g cycles per host second; start and end %.2f s, running %.3g cycles/s\n", l, c, t, c / t, s, r }'
 }
 rtlbench=build/rtl/tiny/rtl-bench
 midbench=build/rtl/mid/rtl-bench
@@ -63,21 +79,38 @@ obj=$out/rtl-matmul-tiny.bin
 cycles=$("$bin/tpu-sim" --config tiny --json "$obj" | grep -o '"cycles": [0-9]*' | grep -o '[0-9]*$')
 echo "== RTL and co-simulation: $prog on tiny (-D B=256 -D D=64 -D F=64), $cycles cycles"
 rate "C model alone (tpu-sim)" "$cycles" "$bin/tpu-sim" --config tiny --quiet "$obj"
-rate "RTL, tiny (rtl-bench)" "$cycles" "$rtlbench" "$obj"
-rate "lockstep, tiny (rtl-bench --lockstep)" "$cycles" "$rtlbench" --lockstep "$obj"
+rate_bench "RTL, tiny (rtl-bench)" "$cycles" "$rtlbench" "$obj"
+rate_bench "lockstep, tiny (rtl-bench --lockstep)" "$cycles" "$rtlbench" --lockstep "$obj"
 [ -x "$scbench" ] && SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 \
   rate "SystemC lockstep, tiny (tpu-sc-lockstep)" "$cycles" "$scbench" "$obj"
 objm=$out/rtl-matmul-mid.bin
 "$bin/tpu-as" --config mid -D B=256 -D D=64 -D F=64 -o "$objm" "$prog"
 cyclesm=$("$bin/tpu-sim" --config mid --json "$objm" | grep -o '"cycles": [0-9]*' | grep -o '[0-9]*$')
 echo "== the same on mid (16x16, 2 MXUs), $cyclesm cycles"
-rate "RTL, mid (rtl-bench)" "$cyclesm" "$midbench" "$objm"
-rate "lockstep, mid (rtl-bench --lockstep)" "$cyclesm" "$midbench" --lockstep "$objm"
+rate_bench "RTL, mid (rtl-bench)" "$cyclesm" "$midbench" "$objm"
+rate_bench "lockstep, mid (rtl-bench --lockstep)" "$cyclesm" "$midbench" --lockstep "$objm"
+
+# ---- the Verilator build -----------------------------------------------------------
+# A bench's build from scratch (Verilator's C++ generated and compiled with
+# JOBS compiles at once, ccache bypassed but refreshed: CCACHE_RECACHE),
+# then the same again from ccache, as a second clone or a new build
+# directory gets it.  tiny's core always; mid's core (about five times
+# the C++) with BENCH_BUILD_TIME=1.
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+build_time() {  # build_time CONFIG: time two builds of build/rtl/CONFIG/rtl-bench
+  local cfg=$1 t
+  for how in "from scratch" "from ccache"; do
+    rm -rf "build/rtl/$cfg/obj" "build/rtl/$cfg/rtl-bench"
+    if [ "$how" = "from scratch" ]; then
+      t=$(secs env CCACHE_RECACHE=1 make -s --no-print-directory -j"$jobs" "build/rtl/$cfg/rtl-bench")
+    else
+      t=$(secs make -s --no-print-directory -j"$jobs" "build/rtl/$cfg/rtl-bench")
+    fi || { echo "verilator build ($cfg core, $how): FAILED"; return; }
+    echo "verilator build ($cfg core, $how, $jobs jobs): $t s"
+  done
+}
+echo "== Verilator build of the bench (ccache: $(command -v ccache || echo none))"
+build_time tiny
 if [ -n "${BENCH_BUILD_TIME:-}" ]; then   # make bench BENCH_BUILD_TIME=1
-  echo "== Verilator build of the mid config from scratch (ccache: $(command -v ccache || echo none))"
-  rm -rf build/rtl/mid
-  t0=$(date +%s.%N)
-  make -s --no-print-directory rtl-build RTL_CONFIG=mid >/dev/null
-  t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "verilator build (mid): %.1f s\n", b - a }'
+  build_time mid
 fi

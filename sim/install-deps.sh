@@ -16,6 +16,7 @@ PACKAGES=(
   libsystemc-dev      # SystemC/TLM wrappers
   ccache              # reuse Verilator object files between builds
   gnuplot-nox         # roofline plots
+  gtkwave             # fst2vcd: the tests read the co-simulation's FST waveforms back
 )
 
 missing=()

@@ -17,7 +17,7 @@
 #      actual values (18.5, 20.5) and the mxu.mm in flight (pc and word
 #      from the listing);
 #   4. the waveform: tpu-cosim --bench MUTANT_BENCH writes PROG.fail.fst by
-#      default and exits 1; --wave-cycles 10 writes cycles 16..25 only.
+#      default and exits 1; --wave-cycles 10 writes cycles 17..26 only.
 #      Checked from the FST header (block type 0, length 329, start and
 #      end time: cycle t is at 10t, the file ends at the falling edge
 #      after the edge that ends the failing cycle), and with fst2vcd

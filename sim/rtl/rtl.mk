@@ -73,7 +73,9 @@ rtl-lint: $(RTL_LINT_DIR)/tpu_cfg.vh
 #
 # $(call rtl_bench_recipe,TOP,OBJ_DIR,CFG_DIR,VERILATOR_FLAGS): verilate
 # rtl/TOP.v with the tpu_cfg.vh of CFG_DIR into OBJ_DIR and build $@ (a
-# file beside OBJ_DIR) from it and sim/rtl/rtl_bench.cpp.
+# file beside OBJ_DIR) from it and sim/rtl/rtl_bench.cpp.  The '+' marks the
+# sub-make as recursive (make sees no $(MAKE) in a $(call)), so it gets the
+# job slots instead of running -j1.
 define rtl_bench_recipe
 	@mkdir -p $(2)
 	rm -f $@
@@ -82,7 +84,7 @@ define rtl_bench_recipe
 	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(3))$(if $(filter system2,$(1)), -DRTL_SYSTEM2)" \
 	  -LDFLAGS "$(abspath $(LIB)) -lm" \
 	  $(RTL_WAIVERS) rtl/$(1).v $(abspath $(RTL_BENCH_CPP))
-	$(MAKE) --no-print-directory -C $(2) -f V$(1).mk $(RTL_MKFLAGS)
+	+$(MAKE) --no-print-directory -C $(2) -f V$(1).mk $(RTL_MKFLAGS)
 endef
 
 RTL_BENCH_DEPS := $(RTL_V) $(RTL_WAIVERS) $(RTL_BENCH_CPP) $(RTL_BENCH_HDRS) $(LIB) sim/rtl/rtl.mk

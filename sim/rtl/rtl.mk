@@ -36,8 +36,8 @@ RTL_UNROLL       := --unroll-count 65536
 RTL_VFLAGS       := --cc --exe -O3 --x-assign fast -Wall -Wno-fatal $(RTL_UNROLL) --trace-fst \
                     -Irtl -y rtl
 # The Verilated C++ is large: -O1 (-O0 for the code that runs once) builds
-# it faster than -O2 (tiny 1.7 times, mid about 4 times) and simulates as fast (tiny, 19,030
-# cycles in lockstep: 0.30-0.36 s against 0.30 s; docs/cosim.md).
+# it faster than -O2 and simulates about as fast (docs/cosim.md, "Build
+# time"; make bench prints the build times and run rates).
 RTL_MKFLAGS      := OBJCACHE=$(RTL_OBJCACHE) OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1
 RTL_LINT_FLAGS   := --lint-only -Wall $(RTL_UNROLL) -Irtl -y rtl $(RTL_WAIVERS)
 

@@ -68,7 +68,8 @@ SC_VERILATOR ?= verilator
 SC_VINC       = $(eval SC_VINC := $(shell $(SC_VERILATOR) -V 2>/dev/null \
                   | sed -n 's/^ *VERILATOR_ROOT *= *//p' | head -n 1)/include)$(SC_VINC)
 SC_VFLAGS    := --sc -O3 --x-assign fast -Wall -Wno-fatal --unroll-count 65536 -Irtl -y rtl
-SC_VMKFLAGS  := $(RTL_MKFLAGS)   # -O1, as sim/rtl/rtl.mk says why
+# The model's C++ is compiled as the benches' (RTL_MKFLAGS, sim/rtl/rtl.mk).
+SC_VMKFLAGS  := $(RTL_MKFLAGS)
 SC_VOBJS     := $(SC_RTL)/obj/Vcore__ALL.a $(SC_RTL)/obj/verilated.o \
                 $(SC_RTL)/obj/verilated_threads.o
 

@@ -8,6 +8,7 @@
  */
 #include "objfile.h"
 
+#include "config.h"
 #include "fp.h"
 #include "isa.h"
 
@@ -331,6 +332,30 @@ void tpu_obj_sort_symbols(tpu_object *o)
 {
     if (o->nsyms > 1)
         qsort(o->syms, o->nsyms, sizeof *o->syms, sym_qsort_cmp);
+}
+
+/* ---- the machine shape ---------------------------------------------------- */
+
+int tpu_obj_config_matches(const tpu_obj_config *w, const tpu_config *c)
+{
+    return (!w->mxu_n || w->mxu_n == c->mxu_n) && (!w->num_mxu || w->num_mxu == c->num_mxu) &&
+           (!w->vpu_sublanes || w->vpu_sublanes == c->vpu_sublanes) &&
+           (!w->vpu_lanes || w->vpu_lanes == c->vpu_lanes);
+}
+
+int tpu_obj_config_preset(const tpu_obj_config *shape, int from, tpu_config *out)
+{
+    char err[256];
+    for (int k = from < 0 ? 0 : from; tpu_config_presets[k].name; k++) {
+        tpu_config c;
+        if (tpu_config_load(&c, tpu_config_presets[k].name, err, sizeof err) == 0 &&
+            tpu_obj_config_matches(shape, &c)) {
+            if (out)
+                *out = c;
+            return k;
+        }
+    }
+    return -1;
 }
 
 /* ---- serialising --------------------------------------------------------- */

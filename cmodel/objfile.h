@@ -54,6 +54,14 @@ typedef struct tpu_obj_config {
     uint32_t mxu_n, num_mxu, vpu_sublanes, vpu_lanes;
 } tpu_obj_config;
 
+struct tpu_config;
+/* Does the machine have this shape?  A 0 field matches anything. */
+int tpu_obj_config_matches(const tpu_obj_config *shape, const struct tpu_config *cfg);
+/* The first compiled-in preset (cmodel/configs/, in name order) from index
+ * `from` on that has this shape: its index, with the preset loaded into
+ * *out (when out is not NULL); -1 when none has. */
+int tpu_obj_config_preset(const tpu_obj_config *shape, int from, struct tpu_config *out);
+
 /* One DATA or FILL record. */
 typedef struct tpu_obj_chunk {
     uint8_t  rec;        /* TPU_REC_DATA or TPU_REC_FILL */

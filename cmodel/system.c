@@ -233,27 +233,44 @@ static int put_piece(tpu_system *s, uint8_t space, uint64_t addr, const uint8_t 
     return 0;
 }
 
+/* A size for `--set KEY=SIZE` that holds `need`: the next power of two, at
+ * least lo, written 512Ki, 32Mi or 4Gi when it is one of those.  0 when it
+ * would be more than hi. */
+static uint64_t size_flag(char *buf, size_t len, uint64_t need, uint64_t lo, uint64_t hi)
+{
+    uint64_t v = lo;
+    while (v < need && v <= hi / 2)
+        v *= 2;
+    if (v < need || v > hi)
+        return 0;
+    static const char *const suffix[] = { "Gi", "Mi", "Ki" };
+    for (int k = 0; k < 3; k++) {
+        uint64_t unit = 1ull << (30 - 10 * k);
+        if (v >= unit && v % unit == 0) {
+            snprintf(buf, len, "%" PRIu64 "%s", v / unit, suffix[k]);
+            return v;
+        }
+    }
+    snprintf(buf, len, "%" PRIu64, v);
+    return v;
+}
+
+/* ": run with --set KEY=SIZE" for a memory that is too small, or "" when
+ * no machine can have that much. */
+static void size_hint(char *buf, size_t len, const char *key, uint64_t need, uint64_t lo,
+                      uint64_t hi)
+{
+    char v[32];
+    if (size_flag(v, sizeof v, need, lo, hi))
+        snprintf(buf, len, ": run with --set %s=%s", key, v);
+    else
+        snprintf(buf, len, " (more than any machine has: %s is at most %" PRIu64 ")", key, hi);
+}
+
 int tpu_system_load(tpu_system *s, const tpu_object *obj, char *err, size_t errlen)
 {
     const tpu_config *cfg = &s->cfg;
     const tpu_obj_config *oc = &obj->config;
-    struct { const char *key; uint32_t want; uint64_t have; } shape[] = {
-        { "mxu_n", oc->mxu_n, cfg->mxu_n }, { "num_mxu", oc->num_mxu, cfg->num_mxu },
-        { "vpu_sublanes", oc->vpu_sublanes, cfg->vpu_sublanes },
-        { "vpu_lanes", oc->vpu_lanes, cfg->vpu_lanes },
-    };
-    for (size_t i = 0; i < sizeof shape / sizeof shape[0]; i++) {
-        if (shape[i].want && shape[i].want != shape[i].have) {
-            snprintf(err, errlen, "the object was assembled for %s = %" PRIu32
-                     ", the config has %" PRIu64, shape[i].key, shape[i].want, shape[i].have);
-            return -1;
-        }
-    }
-    if (obj->ntext > cfg->imem_words) {
-        snprintf(err, errlen, "object needs IMEM up to %zu words, config has %" PRIu64,
-                 obj->ntext, cfg->imem_words);
-        return -1;
-    }
     uint64_t need[4] = { 0 };
     for (size_t i = 0; i < obj->nchunks; i++) {
         const tpu_obj_chunk *ch = &obj->chunks[i];
@@ -268,14 +285,62 @@ int tpu_system_load(tpu_system *s, const tpu_object *obj, char *err, size_t errl
         if (end > need[ch->space])
             need[ch->space] = end;
     }
+    /* Every error ends with the option that fixes it (docs/tpu-sim.md). */
+    char hint[200];
+    if (!tpu_obj_config_matches(oc, cfg)) {
+        /* A preset with the object's shape, one with room for it if there is. */
+        tpu_config p;
+        const char *name = NULL;
+        for (int k = tpu_obj_config_preset(oc, 0, &p); k >= 0;
+             k = tpu_obj_config_preset(oc, k + 1, &p)) {
+            int room = obj->ntext <= p.imem_words && need[TPU_SPACE_VMEM] <= p.vmem_bytes &&
+                       need[TPU_SPACE_HBM] <= p.hbm_bytes;
+            if (!name || room)
+                name = tpu_config_presets[k].name;
+            if (room)
+                break;
+        }
+        struct { const char *key; uint32_t want; uint64_t have; } shape[] = {
+            { "mxu_n", oc->mxu_n, cfg->mxu_n }, { "num_mxu", oc->num_mxu, cfg->num_mxu },
+            { "vpu_sublanes", oc->vpu_sublanes, cfg->vpu_sublanes },
+            { "vpu_lanes", oc->vpu_lanes, cfg->vpu_lanes },
+        };
+        size_t first = SIZE_MAX, used;
+        if (name)
+            snprintf(hint, sizeof hint, ": run with --config %s", name);
+        else
+            snprintf(hint, sizeof hint, ": run with");
+        for (size_t i = 0; i < sizeof shape / sizeof shape[0]; i++) {
+            if (!shape[i].want || shape[i].want == shape[i].have)
+                continue;
+            if (first == SIZE_MAX)
+                first = i;
+            used = strlen(hint);
+            if (!name)
+                snprintf(hint + used, sizeof hint - used, " --set %s=%" PRIu32, shape[i].key,
+                         shape[i].want);
+        }
+        snprintf(err, errlen, "the object was assembled for %s = %" PRIu32
+                 ", the config has %" PRIu64 "%s", shape[first].key, shape[first].want,
+                 shape[first].have, hint);
+        return -1;
+    }
+    if (obj->ntext > cfg->imem_words) {
+        size_hint(hint, sizeof hint, "imem_words", obj->ntext, 16, 1048576);
+        snprintf(err, errlen, "object needs IMEM up to %zu words, config has %" PRIu64 "%s",
+                 obj->ntext, cfg->imem_words, hint);
+        return -1;
+    }
     if (need[TPU_SPACE_VMEM] > cfg->vmem_bytes) {
-        snprintf(err, errlen, "object needs VMEM up to 0x%" PRIx64 ", config has 0x%" PRIx64,
-                 need[TPU_SPACE_VMEM], cfg->vmem_bytes);
+        size_hint(hint, sizeof hint, "vmem_bytes", need[TPU_SPACE_VMEM], 4096, 1ull << 32);
+        snprintf(err, errlen, "object needs VMEM up to 0x%" PRIx64 ", config has 0x%" PRIx64 "%s",
+                 need[TPU_SPACE_VMEM], cfg->vmem_bytes, hint);
         return -1;
     }
     if (need[TPU_SPACE_HBM] > cfg->hbm_bytes) {
-        snprintf(err, errlen, "object needs HBM up to 0x%" PRIx64 ", config has 0x%" PRIx64,
-                 need[TPU_SPACE_HBM], cfg->hbm_bytes);
+        size_hint(hint, sizeof hint, "hbm_bytes", need[TPU_SPACE_HBM], 4096, 1ull << 40);
+        snprintf(err, errlen, "object needs HBM up to 0x%" PRIx64 ", config has 0x%" PRIx64 "%s",
+                 need[TPU_SPACE_HBM], cfg->hbm_bytes, hint);
         return -1;
     }
 

@@ -22,6 +22,8 @@
         .equ    PORT, 0                 # ring: port 0 goes to core (cid + 1) mod 2
         .equ    SENT, 0                 # semaphore: the sender's "all bytes left"
         .equ    ARRIVED, 1              # semaphore: the receiver's "all bytes landed"
+        .assert PORT == 0 || PORT == 1, "PORT must be 0 or 1 (a ring's ports: both lead to the other core of two), got %d", PORT
+        .assert SENT >= 0 && SENT <= 31 && ARRIVED >= 0 && ARRIVED <= 31, "SENT and ARRIVED must be semaphores 0 to 31, got %d and %d", SENT, ARRIVED
 
 # ---- VMEM of every core (each core gets its own copy of this data) -------------
         .vmem   0

@@ -44,13 +44,23 @@
         .equ    B, 16                   # rows of X and Y (the batch)
         .equ    D, 2 * MXU_N            # inner dimension
         .equ    F, 2 * MXU_N * NUM_MXU  # columns of W and Y
+        .equ    R, 6                    # slots in the ring of W blocks
+
+# The sizes are checked before anything uses them (-D B=0 stops here, not
+# at a division by zero further down).  MAXDIM keeps the products below in
+# 64 bits.
+        .equ    MAXDIM, 1 << 24
+        .equ    NF, MXU_N * NUM_MXU     # F comes in groups of NF columns
+        .assert B >= 1 && B <= MAXDIM, "B must be 1 to %d (rows of X), got %d", MAXDIM, B
+        .assert D > 0 && D <= MAXDIM && D % MXU_N == 0, "D must be a multiple of MXU_N (%d) from %d to %d, got %d", MXU_N, MXU_N, MAXDIM, D
+        .assert F > 0 && F <= MAXDIM && F % NF == 0, "F must be a multiple of MXU_N * NUM_MXU (%d) from %d to %d, got %d", NF, NF, MAXDIM, F
+        .assert R >= 2 && R <= 13, "R (slots in the W ring) must be 2 to 13, got %d", R
 
         .equ    N, MXU_N
         .equ    NM, NUM_MXU
         .equ    KT, D / N               # K-tiles
         .equ    GROUPS, F / (N * NM)    # groups of NM column tiles
         .equ    STEPS, GROUPS * KT
-        .equ    R, 6                    # slots in the ring of W blocks
         .equ    P, R - 1                # steps of look-ahead
         .equ    XC0, 131072 / (B*2*N)   # K-tiles of X in 128 KiB
         .equ    XC, XC0 < 1 ? 1 : (XC0 > KT ? KT : XC0)   # K-tiles per X chunk
@@ -60,14 +70,6 @@
         .equ    SEM_YWB, 2*R + 3
         .equ    SEM_NONE, 31
 
-# ---- HBM: the operands and the result ---------------------------------------------
-        .hbm    0
-X:      .random bf16, B*D, 1            # row-major B x D, uniform in [-1, 1)
-        .align  64
-W:      .random bf16, D*F, 2            # row-major D x F
-        .align  64
-Y:      .zero   B*F*4                   # row-major B x F fp32
-
 # ---- VMEM layout (addresses only: nothing is placed there before the run) ----------
         .equ    XV, 0                   # X, row-major as in HBM
         .equ    SLOT_ROW, 2*N*NM        # bytes in a row of a W block
@@ -76,6 +78,19 @@ Y:      .zero   B*F*4                   # row-major B x F fp32
         .equ    YROW, 4*N*NM            # a row of a set: row b of every Y_m
         .equ    YSET_BYTES, B*YROW
         .equ    YSET, SLOTS + R*SLOT_BYTES   # set s at YSET + s*YSET_BYTES, Y_m at + m*4N
+        .equ    VMEM_NEED, YSET + 2*YSET_BYTES
+        .assert VMEM_NEED <= VMEM_BYTES, "B, D and F need %d bytes of VMEM (X, the W ring and two sets of Y tiles), the machine has %d", VMEM_NEED, VMEM_BYTES
+        .equ    HBM_NEED, ((2*B*D + 63) / 64 * 64 + 2*D*F + 63) / 64 * 64 + 4*B*F
+        .assert HBM_NEED <= HBM_BYTES, "B, D and F need %d bytes of HBM (X, W and Y), the machine has %d", HBM_NEED, HBM_BYTES
+        .assert HBM_NEED < 1 << 31 && VMEM_NEED < 1 << 31, "B, D and F need addresses beyond 2 GiB, which li cannot load"
+
+# ---- HBM: the operands and the result ---------------------------------------------
+        .hbm    0
+X:      .random bf16, B*D, 1            # row-major B x D, uniform in [-1, 1)
+        .align  64
+W:      .random bf16, D*F, 2            # row-major D x F
+        .align  64
+Y:      .zero   B*F*4                   # row-major B x F fp32
 
 # ---- code -----------------------------------------------------------------------------
         .text

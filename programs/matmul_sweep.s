@@ -72,6 +72,25 @@
         .equ    R, 8                    # slots in the ring of W
         .equ    DMAQ, 8                 # DMAs the prologue may issue (engines + queue)
         .equ    FR, 1                   # fetches per step at most
+        .equ    WL, 1                   # mxu_wloads (tpu-roofline passes the machine's)
+        .equ    LAT, 500                # hbm_latency, cycles
+        .equ    HBMB, 512               # HBM bytes per cycle, roughly
+
+# The parameters are checked before anything uses them.  MAXDIM keeps the
+# products below in 64 bits.
+        .equ    MAXDIM, 1 << 24
+        .equ    NF, MXU_N * NUM_MXU     # F comes in groups of NF columns
+        .assert B >= 1 && B <= MAXDIM, "B (rows of X and Y) must be 1 to %d, got %d", MAXDIM, B
+        .assert D > 0 && D <= MAXDIM && D % MXU_N == 0, "D must be a multiple of MXU_N (%d) from %d to %d, got %d", MXU_N, MXU_N, MAXDIM, D
+        .assert F > 0 && F <= MAXDIM && F % NF == 0, "F must be a multiple of MXU_N * NUM_MXU (%d) from %d to %d, got %d", NF, NF, MAXDIM, F
+        .assert REPS >= 1 && REPS <= 65536, "REPS (matmuls back to back) must be 1 to 65536, got %d", REPS
+        .assert WVMEM == 0 || WVMEM == 1, "WVMEM must be 0 (W streamed from HBM) or 1 (W in VMEM), got %d", WVMEM
+        .assert DMAB >= 1 && DMAB <= 1 << 30, "DMAB (bytes per DMA) must be 1 to %d, got %d", 1 << 30, DMAB
+        .assert R >= 2 && R <= 11, "R (slots in the W ring) must be 2 to 11, got %d", R
+        .assert DMAQ >= 1 && FR >= 1, "DMAQ and FR must be at least 1, got %d and %d", DMAQ, FR
+        .assert WL >= 1 && WL <= 256, "WL (weight loads in flight) must be 1 to 256, got %d", WL
+        .assert LAT >= 0 && LAT <= 1 << 20, "LAT (HBM latency) must be 0 to %d cycles, got %d", 1 << 20, LAT
+        .assert HBMB >= 1 && HBMB <= 1 << 20, "HBMB (HBM bytes per cycle) must be 1 to %d, got %d", 1 << 20, HBMB
 
         .equ    N, MXU_N
         .equ    NM, NUM_MXU
@@ -123,9 +142,6 @@
 # latency.  A step costs the sequencer 4 NUM_MXU + 1 instructions (li and
 # mxu.lw per MXU, li of X, a stream per MXU; the destinations of a group's
 # streams sit in s5..s8, so NUM_MXU <= 4), under N/WL for v5e.
-        .equ    WL, 1                   # mxu_wloads (tpu-roofline passes the machine's)
-        .equ    LAT, 500                # hbm_latency, cycles
-        .equ    HBMB, 512               # HBM bytes per cycle, roughly
         .equ    NW, (N + WL - 1) / WL   # cycles per weight tile at best
         .equ    TS, B > NW ? B : NW     # cycles per step at best
         .equ    RUNC, STEPS * TS        # cycles per run at best
@@ -153,6 +169,12 @@
         .equ    YSET_BYTES, B * YROW    # set s at YSET + s*YSET_BYTES, Y_m at + m*4N
         .equ    VYV, XS * XBYTES        # W in VMEM: Y set s at VYV + s*YRUNB
         .equ    WV, WVMEM ? VYV + YS * YRUNB : YSET + 3 * YSET_BYTES
+        .assert !WVMEM || YS >= 1, "WVMEM=1: X must come %d runs ahead (LAT, HBMB), too many for the 32 semaphores", XA
+        .equ    VMEM_NEED, WVMEM ? WV + 2*D*F : WV
+        .assert VMEM_NEED <= VMEM_BYTES, "B, D, F, REPS and WVMEM need %d bytes of VMEM, the machine has %d", VMEM_NEED, VMEM_BYTES
+        .equ    HBM_NEED, ((2*B*D + 63) / 64 * 64 + 4*B*F + 63) / 64 * 64 + (WVMEM ? 0 : 2*D*F)
+        .assert HBM_NEED <= HBM_BYTES, "B, D and F need %d bytes of HBM (X, Y and W), the machine has %d", HBM_NEED, HBM_BYTES
+        .assert HBM_NEED < 1 << 31 && VMEM_NEED < 1 << 31, "B, D and F need addresses beyond 2 GiB, which li cannot load"
 
 # ---- the operands -------------------------------------------------------------------
         .hbm    0

@@ -13,6 +13,9 @@
 
         .equ    N, MXU_N                # array size, from --config
         .equ    M, 16                   # rows of X streamed through the array
+        .assert M >= 1 && M <= 1 << 20, "M (rows of X) must be 1 to %d, got %d", 1 << 20, M
+        .equ    VMEM_NEED, ((2*M*N + 63) / 64 * 64 + 2*N*N + 63) / 64 * 64 + 4*M*N
+        .assert VMEM_NEED <= VMEM_BYTES, "M = %d rows need %d bytes of VMEM (X, W and Y), the machine has %d", M, VMEM_NEED, VMEM_BYTES
 
 # ---- data: VMEM layout ------------------------------------------------------
 # Labels in a data section are byte addresses.  The MXU wants bf16 operands

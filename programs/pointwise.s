@@ -46,6 +46,16 @@
         .equ    BINARY, OP != RELU      # does the op read Y?
         .equ    NIN, BINARY ? 2 : 1     # input DMAs per chunk
 
+# The parameters are checked before anything uses them.
+        .assert OP >= 0 && OP <= 2, "OP must be 0 (add), 1 (mul) or 2 (relu), got %d", OP
+        .assert NCHUNK >= 1 && NCHUNK <= 1 << 20, "NCHUNK (chunks) must be 1 to %d, got %d", 1 << 20, NCHUNK
+        .assert CH > 0 && CH <= 1 << 30 && CH % VBYTES == 0, "CH (bytes of a chunk) must be a positive multiple of %d (a vector register), got %d", VBYTES, CH
+        .assert R >= 2 && R <= 16, "R (slots in the ring) must be 2 to 16, got %d", R
+        .assert 2*R*CH <= VMEM_BYTES, "R slots of 2 chunks of CH bytes need %d bytes of VMEM, the machine has %d", 2*R*CH, VMEM_BYTES
+        .equ    HBM_NEED, 3 * ((NELEM*4 + 63) / 64 * 64)
+        .assert HBM_NEED <= HBM_BYTES, "NCHUNK chunks of X, Y and Z need %d bytes of HBM, the machine has %d", HBM_NEED, HBM_BYTES
+        .assert HBM_NEED < 1 << 31, "NCHUNK chunks of X, Y and Z need addresses beyond 2 GiB, which li cannot load"
+
 # ---- HBM: the arrays --------------------------------------------------------------
         .hbm    0
 X:      .random f32, NELEM, 1, -4, 4

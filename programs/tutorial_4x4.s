@@ -14,9 +14,13 @@
 #
 #   tpu-as --config programs/tut4.cfg programs/tutorial_4x4.s -o tut4.bin
 #   tpu-sim --config programs/tut4.cfg --step tut4.bin
+#
+# It works for any array size N (odd ones too: Y is 4-byte aligned), e.g.
+# a copy of tut4.cfg with mxu_n = 3.
 
-        .equ    N, MXU_N
+        .equ    N, MXU_N                # any N the machine has (2, 3, 4, ... 256)
         .equ    M, 6
+        .assert M >= 1 && M <= 4096, "M (rows of X) must be 1 to 4096, got %d", M
 
 # ---- HBM: the operands ---------------------------------------------------------
         .hbm    0
@@ -40,7 +44,8 @@ X:      .set    b, 0
 # ---- VMEM layout -----------------------------------------------------------------
         .equ    WV, 0                   # N x N bf16
         .equ    XV, 2*N*N               # M x N bf16
-        .equ    YV, 2*N*N + 2*M*N       # M x N fp32
+        .equ    YV, (2*N*N + 2*M*N + 3) / 4 * 4   # M x N fp32, 4-byte aligned (odd N)
+        .assert YV + 4*M*N <= VMEM_BYTES, "N = %d and M = %d need %d bytes of VMEM, the machine has %d", N, M, YV + 4*M*N, VMEM_BYTES
         .vmem   YV
 Y:      .zero   4*M*N
 

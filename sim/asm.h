@@ -67,6 +67,12 @@ int tpu_asm_assemble(const char *src, size_t len, const char *filename,
 
 void tpu_asm_result_free(tpu_asm_result *res);
 
+/* The machine shape the source names with `.target`: the operands of its
+ * first `.target` line, when they are integer expressions of literals in
+ * range (as tpu-dis writes them).  Returns 1 and fills *shape, else 0.
+ * tpu-as picks its machine with it when there is no --config. */
+int tpu_asm_source_target(const char *src, size_t len, tpu_obj_config *shape);
+
 /* Parse a -D argument "NAME=VALUE" (VALUE an integer expression of
  * literals, e.g. 64 or 0x40 or 1<<10).  d->name points into arg.  Returns 0,
  * or -1 with a message in err. */

@@ -1,6 +1,7 @@
 /*
  * asm_directive.c - the directives other than .rept/.endr (asm_run.c runs
- * those): sections, constants, data, .insn, .target and .expect.
+ * those): sections, constants, data, .insn, .target, .expect, .error and
+ * .assert.
  *
  * Anything that decides where things go (.hbm/.vmem addresses, .zero,
  * .random and .align sizes, the number of values of a data directive) is
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "asm_impl.h"
+#include "config.h"
 
 enum where { ANY, DATA, TEXT };
 
@@ -36,6 +38,7 @@ static void d_align(dctx *d);
 static void d_insn(dctx *d);
 static void d_target(dctx *d);
 static void d_expect(dctx *d);
+static void d_error(dctx *d);
 
 static const struct directive {
     const char *name;
@@ -61,6 +64,8 @@ static const struct directive {
     { ".insn", d_insn, 1, 1, TEXT, "EXPR" },
     { ".target", d_target, 4, 4, ANY, "MXU_N, NUM_MXU, SUBLANES, LANES" },
     { ".expect", d_expect, 0, -1, ANY, "" },
+    { ".error", d_error, 0, -1, ANY, "" },
+    { ".assert", d_error, 0, -1, ANY, "" },
     { ".rept", NULL, 1, 1, ANY, "COUNT" },
     { ".endr", NULL, 0, 0, ANY, "" },
 };
@@ -336,14 +341,23 @@ static void d_target(dctx *d)
         val[k] = (uint32_t)v.v;
     }
     tpu_obj_config *c = &a->obj->config;
-    int same = c->mxu_n == val[0] && c->num_mxu == val[1] && c->vpu_sublanes == val[2] &&
-               c->vpu_lanes == val[3];
-    if (a->opt->config && !same) {
-        asm_error(a, d->dir->col, "'.target %u, %u, %u, %u' does not match --config "
-                  "(%u, %u, %u, %u)", val[0], val[1], val[2], val[3], c->mxu_n, c->num_mxu,
-                  c->vpu_sublanes, c->vpu_lanes);
+    tpu_obj_config want = { val[0], val[1], val[2], val[3] };
+    if (a->opt->config) {                   /* 0 matches any; CONFIG stays --config's */
+        if (!tpu_obj_config_matches(&want, a->opt->config)) {
+            int k = tpu_obj_config_preset(&want, 0, NULL);
+            char fix[64];
+            if (k >= 0)
+                snprintf(fix, sizeof fix, "assemble with --config %s", tpu_config_presets[k].name);
+            else
+                snprintf(fix, sizeof fix, "assemble without --config");
+            asm_error(a, d->dir->col, "'.target %u, %u, %u, %u' does not match --config "
+                      "(%u, %u, %u, %u): %s", val[0], val[1], val[2], val[3], c->mxu_n,
+                      c->num_mxu, c->vpu_sublanes, c->vpu_lanes, fix);
+        }
         return;
     }
+    int same = c->mxu_n == val[0] && c->num_mxu == val[1] && c->vpu_sublanes == val[2] &&
+               c->vpu_lanes == val[3];
     if (a->have_target && !same) {
         asm_error(a, d->dir->col, "'.target' differs from the one at %.250s:%u:%u", a->file,
                   a->target_line, a->target_col);
@@ -477,6 +491,119 @@ static void d_expect(dctx *d)
         asm_oom(a);
 out:
     free(e);
+}
+
+/* Stop the assembly at a failed .error or .assert.  Pass 1 stops quietly
+ * (asm_run.c then runs pass 2 up to here, where the same check fails
+ * again); pass 2 reports msg (NULL: its error is already reported). */
+static void stop_here(dctx *d, const char *msg)
+{
+    asm_ctx *a = d->a;
+    if (a->pass == 1)
+        a->halted = 1;
+    else if (msg)
+        asm_fatal_at(a, a->lineno, d->dir->col, "%s", msg);
+    else
+        a->fatal = 1;
+}
+
+/* .error "MESSAGE" [, VALUE...] and .assert EXPR [, "MESSAGE" [, VALUE...]]:
+ * report MESSAGE (for .assert only when EXPR is 0) and stop the assembly
+ * there, so that what follows cannot add errors that are only its
+ * consequences.  In MESSAGE, %d and %x print the next VALUE (decimal, and
+ * hex as 0x...), %% a '%'.  EXPR and the VALUEs may use only what is
+ * defined above, so both passes decide alike. */
+static void d_error(dctx *d)
+{
+    asm_ctx *a = d->a;
+    char b[ASM_CLIP_BUF], text[400], msg[480];
+    int is_assert = asm_tok_is(d->dir, ".assert");
+    int k = is_assert ? 1 : 0, failed = !is_assert;
+    if (d->n < 1) {
+        asm_error(a, d->dir->col, is_assert
+                  ? "'.assert' needs a condition: .assert EXPR [, \"MESSAGE\" [, VALUE...]]"
+                  : "'.error' needs a message: .error \"MESSAGE\" [, VALUE...]");
+        return;
+    }
+    if (is_assert) {
+        asm_val c;
+        if (const_operand(d, 0, &c))
+            return;
+        failed = c.v == 0;
+    }
+    if (failed && a->pass == 1) {
+        stop_here(d, NULL);
+        return;
+    }
+    if (k == d->n) {                        /* .assert EXPR */
+        const asm_tok *first = &a->toks[d->st[0]], *last = &a->toks[d->en[0] - 1];
+        char e[200];
+        snprintf(msg, sizeof msg, "assertion failed: %s",
+                 asm_clip(e, sizeof e, first->s, (size_t)(last->s + last->len - first->s)));
+        if (failed)
+            stop_here(d, msg);
+        return;
+    }
+    const asm_tok *m = &a->toks[d->st[k]];
+    if (d->en[k] != d->st[k] + 1 || m->type != T_STRING) {
+        asm_error(a, m->col, "the message of '%s' must be a string (\"...\"), got '%s'",
+                  d->name, asm_tok_text(m, b, sizeof b));
+        if (failed)
+            stop_here(d, NULL);
+        return;
+    }
+    k++;
+    asm_string_text(m, text, sizeof text);
+    int conv = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p != '%')
+            continue;
+        if (p[1] == 'd' || p[1] == 'x') {
+            conv++;
+        } else if (p[1] != '%') {
+            asm_error(a, m->col, "'%%%.1s' in the message of '%s': only %%d, %%x and %%%% are "
+                      "allowed", p + 1, d->name);
+            if (failed)
+                stop_here(d, NULL);
+            return;
+        }
+        p++;
+    }
+    if (conv != d->n - k) {
+        asm_error(a, d->dir->col, "the message of '%s' prints %d value%s (%%d, %%x), got %d",
+                  d->name, conv, conv == 1 ? "" : "s", d->n - k);
+        if (failed)
+            stop_here(d, NULL);
+        return;
+    }
+    if (!failed)
+        return;
+    size_t n = 0;
+    for (const char *p = text; *p && n + 1 < sizeof msg; p++) {
+        if (*p != '%') {
+            msg[n++] = *p;
+            continue;
+        }
+        p++;
+        if (*p == '%') {
+            msg[n++] = '%';
+            continue;
+        }
+        asm_val v;
+        if (const_operand(d, k++, &v)) {
+            stop_here(d, NULL);
+            return;
+        }
+        uint64_t mag = v.v < 0 ? 0 - (uint64_t)v.v : (uint64_t)v.v;
+        int w = *p == 'd' ? snprintf(msg + n, sizeof msg - n, "%lld", (long long)v.v)
+                          : snprintf(msg + n, sizeof msg - n, "%s0x%llx", v.v < 0 ? "-" : "",
+                                     (unsigned long long)mag);
+        n += w > 0 ? (size_t)w : 0;
+        if (n >= sizeof msg)
+            n = sizeof msg - 1;
+    }
+    msg[n] = '\0';
+    stop_here(d, msg);
 }
 
 static void unknown_directive(asm_ctx *a, const asm_tok *t)

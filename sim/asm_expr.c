@@ -74,6 +74,8 @@ static int symbol_value(parser *p, const asm_tok *t, asm_val *out)
     }
     if (s && (s->known || s->kind != SYM_LABEL))
         asm_error(a, t->col, "symbol '%s' is not defined yet", asm_tok_text(t, b, sizeof b));
+    else if (a->halted)     /* pass 1 stopped at an .error: labels below it are not known */
+        return -1;
     else
         asm_error(a, t->col, "undefined symbol '%s'", asm_tok_text(t, b, sizeof b));
     return -1;

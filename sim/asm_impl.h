@@ -28,6 +28,7 @@ enum tok_type {
     T_COMMA, T_COLON, T_LPAREN, T_RPAREN, T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PERCENT,
     T_TILDE, T_AMP, T_CARET, T_PIPE, T_AT, T_SHL, T_SHR,
     T_LT, T_LE, T_GT, T_GE, T_EQ, T_NE, T_ANDAND, T_OROR, T_NOT, T_QUESTION,
+    T_STRING,               /* "text": s/len span the quotes; \" and \\ inside */
 };
 
 typedef struct asm_tok {
@@ -99,6 +100,7 @@ typedef struct asm_ctx {
     unsigned ndiags, seq;
     int stopped;            /* too many errors: stop executing */
     int fatal;              /* a limit was hit: stop executing */
+    int halted;             /* pass 1 stopped at a failed .error/.assert */
     int quiet;              /* drop non-fatal messages (pass 1, pre-pass) */
     int oom;
 
@@ -169,6 +171,9 @@ int asm_check_line_bytes(const char *s, uint32_t len, uint32_t *badcol);
 const char *asm_tok_text(const asm_tok *t, char *buf, size_t bufsz);
 int asm_is_reserved(const char *s, size_t len);
 int asm_tok_is(const asm_tok *t, const char *word);
+/* The text of a T_STRING token without its quotes and escapes, clipped to
+ * bufsz - 1 bytes. */
+const char *asm_string_text(const asm_tok *t, char *buf, size_t bufsz);
 
 /* asm_float.c: decimal text / integers to fp32 or bf16 bits, round to nearest even */
 enum fmt { FMT_F32, FMT_BF16 };

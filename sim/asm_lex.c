@@ -17,13 +17,18 @@ static int is_digit(int c) { return c >= '0' && c <= '9'; }
 
 /* Find the first byte the language never allows: a control byte anywhere
  * (tab and carriage return are blanks), or a non-ASCII byte outside a
- * comment.  Returns the byte (and its column), or -1 when the line is clean. */
+ * comment ('#' or ';' inside a "string" does not start one).  Returns the
+ * byte (and its column), or -1 when the line is clean. */
 int asm_check_line_bytes(const char *s, uint32_t len, uint32_t *badcol)
 {
-    int in_comment = 0;
+    int in_comment = 0, in_string = 0;
     for (uint32_t k = 0; k < len; k++) {
         unsigned char c = (unsigned char)s[k];
-        if (c == '#' || c == ';')
+        if (in_string && c == '\\' && k + 1 < len && (s[k + 1] == '"' || s[k + 1] == '\\'))
+            k++;                            /* \" and \\ stay inside the string */
+        else if (c == '"' && !in_comment)
+            in_string = !in_string;
+        else if ((c == '#' || c == ';') && !in_string)
             in_comment = 1;
         if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f || (c >= 0x80 && !in_comment)) {
             *badcol = k + 1;
@@ -173,6 +178,29 @@ int asm_lex_line(asm_ctx *a, const char *s, uint32_t len)
             k = j;
             continue;
         }
+        if (c == '"') {                     /* a string: "...", with \" and \\ */
+            uint32_t j = k + 1;
+            while (j < len && s[j] != '"') {
+                if (s[j] == '\\') {
+                    if (j + 1 < len && (s[j + 1] == '"' || s[j + 1] == '\\')) {
+                        j += 2;
+                        continue;
+                    }
+                    asm_error(a, j + 1, "unknown escape in a string (only \\\" and \\\\ are "
+                              "allowed)");
+                    return -1;
+                }
+                j++;
+            }
+            if (j == len) {
+                asm_error(a, col, "unterminated string (no closing '\"')");
+                return -1;
+            }
+            if (push(a, T_STRING, s + k, j + 1 - k, col))
+                return -1;
+            k = j + 1;
+            continue;
+        }
         uint8_t type;
         uint32_t n = 1;
         switch (c) {
@@ -242,6 +270,18 @@ const char *asm_tok_text(const asm_tok *t, char *buf, size_t bufsz)
     if (t->type == T_EOL)
         return "end of line";
     return asm_clip(buf, bufsz, t->s, t->len);
+}
+
+const char *asm_string_text(const asm_tok *t, char *buf, size_t bufsz)
+{
+    size_t n = 0;
+    for (uint32_t k = 1; k + 1 < t->len && n + 1 < bufsz; k++) {
+        if (t->s[k] == '\\')
+            k++;
+        buf[n++] = t->s[k];
+    }
+    buf[n] = '\0';
+    return buf;
 }
 
 int asm_tok_is(const asm_tok *t, const char *word)

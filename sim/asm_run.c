@@ -155,10 +155,11 @@ static void run_pass(asm_ctx *a, int pass)
     a->rec_open = 0;
     a->rec_len = 0;
     a->have_target = 0;
-    while (off < a->srclen && !a->stopped && !a->fatal) {
+    while (off < a->srclen && !a->stopped && !a->fatal && !(pass == 1 && a->halted)) {
         uint32_t len = line_at(a, off, &next);
         const char *s = a->src + off;
-        if (depth > 0) {
+        /* Count the lines of the bodies; an .endr only ends a repetition. */
+        if (depth > 0 && off != st[depth - 1].endr_off) {
             exp_lines++;
             exp_bytes += (uint64_t)len + 1;
             if (exp_lines > TPU_ASM_MAX_EXPANSION) {
@@ -182,7 +183,9 @@ static void run_pass(asm_ctx *a, int pass)
             act = asm_exec_line(a, &count);
         if (act == ACT_REPT) {
             const asm_rept *r = find_rept(a, off);
-            if (r && count == 0) {                  /* skip the body and the .endr */
+            /* No repetitions, or an empty body (whose repetitions no line
+             * would count): skip the body and the .endr. */
+            if (r && (count == 0 || r->endr_off == next)) {
                 off = r->endr_off;
                 lineno = r->endr_line;
                 line_at(a, off, &next);
@@ -335,6 +338,9 @@ int tpu_asm_assemble(const char *src, size_t len, const char *filename,
             run_pass(a, 2);
             a->quiet = 0;
             asm_data_check_overlaps(a);
+            if (a->halted && !a->fatal)     /* pass 2 must stop where pass 1 did */
+                asm_fatal_at(a, a->lineno, 1, "internal error: an .error or .assert stopped "
+                             "pass 1 only");
         }
         if (a->ndiags == 0 && a->ntext == 0)
             asm_error_at(a, 1, 1, "empty program (no instructions)");
@@ -425,4 +431,46 @@ int tpu_asm_parse_define(const char *arg, tpu_asm_define *d, char *err, size_t e
     free(a->toks);
     free(a);
     return r;
+}
+
+int tpu_asm_source_target(const char *src, size_t len, tpu_obj_config *shape)
+{
+    static const tpu_asm_options no_options;
+    static const uint32_t hi[4] = { 256, 4, 64, 1024 };     /* as .target checks */
+    asm_ctx *a = calloc(1, sizeof *a);
+    int found = 0;
+    if (!a)
+        return 0;
+    a->file = "<scan>";
+    a->src = src;
+    a->srclen = len > TPU_ASM_MAX_SOURCE ? 0 : len;
+    a->opt = &no_options;
+    a->pass = 2;
+    a->quiet = 1;                           /* the assembly reports what is wrong */
+    size_t next;
+    for (size_t off = 0; off < a->srclen && !a->fatal; off = next) {
+        uint32_t n = line_at(a, off, &next);
+        const asm_tok *t;
+        if (!line_ok(a, src + off, n) || asm_lex_line(a, src + off, n) ||
+            !(t = first_directive(a, ".target")))
+            continue;
+        size_t st[5], en[5];
+        uint32_t v[4];
+        int ok = asm_split_operands(a, (size_t)(t - a->toks) + 1, st, en, 5) == 4;
+        for (int k = 0; ok && k < 4; k++) {
+            asm_val x;
+            ok = asm_expr_operand(a, st[k], en[k], 0, &x) == 0 && x.v >= 0 &&
+                 x.v <= (int64_t)hi[k] && (x.v != 1 || k != 0);
+            v[k] = ok ? (uint32_t)x.v : 0;
+        }
+        if (ok) {
+            *shape = (tpu_obj_config){ v[0], v[1], v[2], v[3] };
+            found = 1;
+        }
+        break;                              /* the first .target decides */
+    }
+    asm_free_diags(a);
+    free(a->toks);
+    free(a);
+    return found;
 }

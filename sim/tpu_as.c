@@ -4,7 +4,9 @@
  *   tpu-as [--config NAME|FILE] [-D NAME=VALUE]... [-o OUT] [--list] FILE.s
  *
  * Reads FILE.s (or standard input for "-"), assembles it with the library
- * in sim/asm_*.c and writes the object (docs/object-format.md).  Exit
+ * in sim/asm_*.c and writes the object (docs/object-format.md).  Without
+ * --config it assembles for the machine tpu-sim would run the object on:
+ * the preset with the shape of the source's .target, else tiny.  Exit
  * status: 0 done, 1 assembly or I/O error, 2 bad command line.
  */
 #include <errno.h>
@@ -27,12 +29,15 @@ static void usage(FILE *f)
           "  --config NAME|FILE  assemble for this machine: a preset (tiny, mid, v5e) or a .cfg\n"
           "                      file; defines MXU_N, NUM_MXU, VPU_SUBLANES, VPU_LANES,\n"
           "                      VMEM_BYTES, HBM_BYTES, IMEM_WORDS, checks the memory sizes\n"
-          "                      and records the machine shape in the object\n"
+          "                      and records the machine shape in the object.  Default, as\n"
+          "                      tpu-sim's: the preset with the shape the source's .target\n"
+          "                      gives, else tiny; the first line of --list says which\n"
           "  -D NAME=VALUE       define a constant (wins over .equ NAME); VALUE is an\n"
           "                      integer expression such as 64 or 0x40 or 1<<10; -D NAME is 1\n"
           "  -o OUT              write the object to OUT (default: FILE with .s replaced\n"
           "                      by .bin, or a.bin for standard input)\n"
-          "  --list              print a listing (address, contents, source line) to stdout\n"
+          "  --list              print a listing to stdout: the machine, then address,\n"
+          "                      contents and source line of each instruction and data\n"
           "  -h, --help          print this help and exit\n"
           "\n"
           "exit status: 0 success, 1 assembly or file error, 2 bad command line\n", f);
@@ -98,6 +103,61 @@ static char *default_output(const char *in)
         strcpy(out + n, ".bin");
     }
     return out;
+}
+
+/* 256Ki, 16Mi, 16Gi when exact, else the number. */
+static const char *size_text(char *buf, size_t n, uint64_t v)
+{
+    static const char *const suffix[] = { "Gi", "Mi", "Ki" };
+    for (int k = 0; k < 3; k++) {
+        uint64_t unit = 1ull << (30 - 10 * k);
+        if (v >= unit && v % unit == 0) {
+            snprintf(buf, n, "%llu%s", (unsigned long long)(v / unit), suffix[k]);
+            return buf;
+        }
+    }
+    snprintf(buf, n, "%llu", (unsigned long long)v);
+    return buf;
+}
+
+/* The machine to assemble for: --config's (already in *cfg), else, as
+ * tpu-sim picks one for an object, the preset with the shape the source's
+ * .target gives, else tiny.  A .target that is no preset's shape (or has a
+ * 0, "any") leaves no machine: the shape from .target, no predefined
+ * constants, the largest memories.  Returns 1 with *cfg set, 0 for no
+ * machine; `what` gets the first line of the listing. */
+static int pick_machine(const char *config_name, const char *src, size_t len, tpu_config *cfg,
+                        char *what, size_t n)
+{
+    char why[160], err[256];
+    tpu_obj_config t;
+    int k;
+    if (config_name) {
+        snprintf(why, sizeof why, "--config %.140s", config_name);
+    } else if (!tpu_asm_source_target(src, len, &t)) {
+        tpu_config_defaults(cfg);
+        if (tpu_config_load(cfg, "tiny", err, sizeof err))
+            tpu_config_defaults(cfg);       /* tiny is config.def's defaults anyway */
+        snprintf(why, sizeof why, "the default: no --config and no .target");
+    } else if (t.mxu_n && t.num_mxu && t.vpu_sublanes && t.vpu_lanes &&
+               (k = tpu_obj_config_preset(&t, 0, cfg)) >= 0) {
+        snprintf(why, sizeof why, "no --config: the preset with the shape of .target %u, %u, "
+                 "%u, %u", t.mxu_n, t.num_mxu, t.vpu_sublanes, t.vpu_lanes);
+    } else {
+        snprintf(what, n, "assembled for the shape of .target %u, %u, %u, %u (no --config, and "
+                 "no preset has that shape): no predefined constants, memories up to "
+                 "hbm_bytes 16Gi, vmem_bytes 128Mi", t.mxu_n, t.num_mxu, t.vpu_sublanes,
+                 t.vpu_lanes);
+        return 0;
+    }
+    char h[32], v[32];
+    snprintf(what, n, "assembled for %s (%s): mxu_n %llu, num_mxu %llu, vpu %llu x %llu, "
+             "imem_words %llu, vmem_bytes %s, hbm_bytes %s", cfg->name, why,
+             (unsigned long long)cfg->mxu_n, (unsigned long long)cfg->num_mxu,
+             (unsigned long long)cfg->vpu_sublanes, (unsigned long long)cfg->vpu_lanes,
+             (unsigned long long)cfg->imem_words, size_text(v, sizeof v, cfg->vmem_bytes),
+             size_text(h, sizeof h, cfg->hbm_bytes));
+    return 1;
 }
 
 int main(int argc, char **argv)
@@ -179,14 +239,19 @@ int main(int argc, char **argv)
         free(defines);
         return 1;
     }
-    tpu_asm_options opt = { config_name ? &cfg : NULL, defines, ndefines, listing };
+    char machine[600];
+    int have_cfg = pick_machine(config_name, src, len, &cfg, machine, sizeof machine);
+    tpu_asm_options opt = { have_cfg ? &cfg : NULL, defines, ndefines, listing };
     tpu_object obj;
     tpu_asm_result res;
     int rc = tpu_asm_assemble(src, len, strcmp(in, "-") == 0 ? "<stdin>" : in, &opt, &obj, &res);
     if (res.messages)
         fputs(res.messages, stderr);
-    if (rc == 0 && listing && res.listing)
-        fwrite(res.listing, 1, res.listing_len, stdout);
+    if (rc == 0 && listing) {
+        printf("# tpu-as: %s\n", machine);
+        if (res.listing)
+            fwrite(res.listing, 1, res.listing_len, stdout);
+    }
     int status = rc == 0 ? 0 : 1;
     if (rc == 0) {
         char *path = out ? NULL : default_output(in);

@@ -50,6 +50,16 @@ static void expect_error(const char *src, const char *msg)
     expect_error_opt(src, NULL, msg);
 }
 
+/* The source must assemble without a message. */
+static void expect_ok(const char *src)
+{
+    int rc;
+    char *m = run(src, strlen(src), NULL, &rc, NULL);
+    if (rc != 0)
+        fail_msg("source:\n%.200s\nfailed: %s", src, m);
+    free(m);
+}
+
 static const struct { const char *src, *msg; } catalogue[] = {
     { "add s1, s2\n",
       "t.s:1:1: error: 'add' takes 3 operands (rd, rs1, rs2), got 2" },
@@ -208,6 +218,39 @@ static const struct { const char *src, *msg; } catalogue[] = {
     { "nop\n, nop\n", "t.s:2:1: error: expected a label, an instruction or a directive, got ','" },
     { "li s1, cid\n", "t.s:1:8: error: operand 2 of 'li' must be a signed 32-bit immediate, got 'cid'" },
     { "li s1, 2 + s3\n", "t.s:1:12: error: register 's3' cannot be used in an expression" },
+    /* .error and .assert (the assembly stops at them: nothing below is reported) */
+    { "nop\n.error \"no good\"\nadd s1\n", "t.s:2:1: error: no good" },
+    { "nop\n  .equ B, 0\n  .assert B > 0 && B % 8 == 0, \"B must be a positive multiple of MXU_N (%d), got %d\", 8, B\n"
+      "  .equ X, 64 / B\n",
+      "t.s:3:3: error: B must be a positive multiple of MXU_N (8), got 0" },
+    { "nop\n.assert 2 > 3\n", "t.s:2:1: error: assertion failed: 2 > 3" },
+    { "nop\n.error \"%x and %d, 100%%\", 255, -0x10\n", "t.s:2:1: error: 0xff and -16, 100%" },
+    { "nop\n.error \"%x\", -255\n", "t.s:2:1: error: -0xff" },
+    { "nop\n.error \"say \\\"no\\\" # not a comment; \\\\ \"\n",
+      "t.s:2:1: error: say \"no\" # not a comment; \\ " },
+    { "nop\n.rept 3\n.set i, 0\n.rept 2\n.assert i < 1, \"i is %d\", i\n.set i, i + 1\n.endr\n.endr\n",
+      "t.s:5:1: error: i is 1" },
+    { "nop\n.error\n", "t.s:2:1: error: '.error' needs a message: .error \"MESSAGE\" [, VALUE...]" },
+    { "nop\n.assert\n",
+      "t.s:2:1: error: '.assert' needs a condition: .assert EXPR [, \"MESSAGE\" [, VALUE...]]" },
+    { "nop\n.assert 1, 2\n",
+      "t.s:2:12: error: the message of '.assert' must be a string (\"...\"), got '2'" },
+    { "nop\n.assert 1, \"%s\", 2\n",
+      "t.s:2:12: error: '%s' in the message of '.assert': only %d, %x and %% are allowed" },
+    { "nop\n.assert 1, \"50%\"\n",
+      "t.s:2:12: error: '%' in the message of '.assert': only %d, %x and %% are allowed" },
+    { "nop\n.assert 1, \"%d %d\", 2\n",
+      "t.s:2:1: error: the message of '.assert' prints 2 values (%d, %x), got 1" },
+    { "nop\n.error \"%d\", 1, 2\n",
+      "t.s:2:1: error: the message of '.error' prints 1 value (%d, %x), got 2" },
+    { "nop\n.assert \"yes\", \"a\"\n", "t.s:2:9: error: expected an expression, got '\"yes\"'" },
+    { "nop\n.assert later, \"a\"\nlater: nop\n", "t.s:2:9: error: symbol 'later' is not defined yet" },
+    { "nop\n.assert 0, \"v %d\", 1/0\n", "t.s:2:21: error: division by zero" },
+    { "nop\n.error \"abc\n", "t.s:2:8: error: unterminated string (no closing '\"')" },
+    { "nop\n.error \"a\\n\"\n", "t.s:2:10: error: unknown escape in a string (only \\\" and \\\\ are allowed)" },
+    { "nop\n.error \"caf\xc3\xa9\"\n", "t.s:2:12: error: invalid character 0xc3" },
+    { "li s1, \"a\"\n", "t.s:1:8: error: expected an expression, got '\"a\"'" },
+    { "nop\n.eror \"x\"\n", "t.s:2:1: error: unknown directive '.eror'; did you mean '.error'?" },
 };
 
 static void test_catalogue(void **state)
@@ -350,12 +393,30 @@ static void test_rept_errors_reported_once(void **state)
 static void test_rept_limits(void **state)
 {
     (void)state;
-    expect_error("nop\n.rept 1000000\n.rept 1000000\n.endr\n.endr\n",
+    expect_error("nop\n.rept 1000000\n.rept 1000000\n#\n.endr\n.endr\n",
                  "t.s:2:1: error: '.rept' expands to more than 4000000 lines");
-    expect_error("nop\n.rept 1<<60\n.endr\n",
+    /* An empty body is skipped: no line would count its 1e12 repetitions. */
+    expect_ok("nop\n.rept 1000000\n.rept 1000000\n.endr\n.endr\n");
+    expect_error("nop\n.rept 1<<60\n# a comment\n.endr\n",
                  "t.s:2:1: error: '.rept' expands to more than 4000000 lines");
     expect_error(".rept 2000000\nnop\n.endr\n",
                  "t.s:2:1: error: too many instructions (more than 1048576)");
+    /* Exactly at the limits: the lines of the bodies count, not the .endr
+     * that ends each repetition (nor the .rept lines of the outermost). */
+    expect_ok("nop\n.rept 4000000\n\n.endr\n");
+    expect_error("nop\n.rept 4000001\n\n.endr\n",
+                 "t.s:2:1: error: '.rept' expands to more than 4000000 lines");
+    expect_ok("nop\n.rept 2000\n.rept 1999\n\n.endr\n.endr\n");    /* 2000 x (1 + 1999) */
+    expect_error("nop\n.rept 2000\n.rept 2000\n\n.endr\n.endr\n",
+                 "t.s:2:1: error: '.rept' expands to more than 4000000 lines");
+    /* 64 MiB of body text: 1 Mi lines of 63 bytes and their newlines */
+    char body[63], rep[200];
+    memset(body, 'x', 62);
+    body[62] = '\0';
+    snprintf(rep, sizeof rep, "nop\n.rept %d\n#%s\n.endr\n", 1 << 20, body);
+    expect_ok(rep);
+    snprintf(rep, sizeof rep, "nop\n.rept %d\n#%s\n.endr\n", (1 << 20) + 1, body);
+    expect_error(rep, "t.s:2:1: error: '.rept' expands to more than 64 MiB of source text");
     /* 2000 lines of 60000 bytes, 1000 times: the text budget ends it */
     char *big = malloc(70000);
     assert_non_null(big);
@@ -374,6 +435,35 @@ static void test_rept_limits(void **state)
     expect_error(deep, "t.s:18:1: error: '.rept' nested too deeply (at most 16 levels)");
 }
 
+/* An .error or a failed .assert stops the assembly: the errors above it are
+ * reported, nothing below it runs (not even pass 1, so a runaway .rept
+ * below never starts). */
+static void test_error_stops_the_assembly(void **state)
+{
+    (void)state;
+    int rc;
+    unsigned n;
+    const char *src = "nop\nadd s1\n.equ B, 0\n.assert B, \"B must not be 0\"\n"
+                      ".rept 1 << 40\n.endr\nli s1, 1/B\nbad\n";
+    char *m = run(src, strlen(src), NULL, &rc, &n);
+    assert_int_equal(rc, -1);
+    assert_string_equal(m, "t.s:2:1: error: 'add' takes 3 operands (rd, rs1, rs2), got 1\n"
+                           "t.s:4:1: error: B must not be 0\n");
+    assert_int_equal(n, 2);
+    free(m);
+    /* a label below the .error is not known: its uses above are not errors */
+    expect_error("jmp end\nli s1, end\n.error \"stop\"\nend: halt\n", "t.s:3:1: error: stop");
+    /* a .rept 0 body is not run, nor is a true .assert an error */
+    tpu_object o;
+    tpu_asm_result r;
+    const char *good = ".rept 0\n.error \"never\"\n.endr\n.assert 1 < 2, \"fine\"\n"
+                       ".assert 1\nhalt\n";
+    assert_int_equal(tpu_asm_assemble(good, strlen(good), "t.s", NULL, &o, &r), 0);
+    assert_int_equal(o.ntext, 1);
+    tpu_asm_result_free(&r);
+    tpu_obj_free(&o);
+}
+
 static void test_limits_from_config(void **state)
 {
     (void)state;
@@ -388,7 +478,14 @@ static void test_limits_from_config(void **state)
     expect_error_opt("mxu.lw 1, s1, s2, 0\n", &o,
                      "t.s:1:8: error: MXU 1 does not exist: the configuration has 1 (0..0)");
     expect_error_opt("nop\n.target 16, 1, 8, 8\n", &o,
-                     "t.s:2:1: error: '.target 16, 1, 8, 8' does not match --config (8, 1, 8, 8)");
+                     "t.s:2:1: error: '.target 16, 1, 8, 8' does not match --config (8, 1, 8, 8): "
+                     "assemble without --config");
+    expect_error_opt("nop\n.target 16, 2, 8, 16\n", &o,
+                     "t.s:2:1: error: '.target 16, 2, 8, 16' does not match --config (8, 1, 8, 8): "
+                     "assemble with --config mid");
+    expect_error_opt("nop\n.target 128, 0, 0, 0\n", &o,
+                     "t.s:2:1: error: '.target 128, 0, 0, 0' does not match --config (8, 1, 8, 8): "
+                     "assemble with --config v5e");
     expect_error_opt(".rept 5000\nnop\n.endr\n", &o,
                      "t.s:2:1: error: too many instructions (more than 4096)");
     expect_error_opt("nop\n.set MXU_N, 4\n", &o,
@@ -431,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_too_many_errors),
         cmocka_unit_test(test_rept_errors_reported_once),
         cmocka_unit_test(test_rept_limits),
+        cmocka_unit_test(test_error_stops_the_assembly),
         cmocka_unit_test(test_limits_from_config),
         cmocka_unit_test(test_command_line_constants),
     };

@@ -465,7 +465,8 @@ static void test_load_checks_the_object(void **state)
     h->obj.config.mxu_n = 128;
     h->sys = tpu_system_create(&h->cfg, NULL, err, sizeof err);
     assert_int_equal(tpu_system_load(h->sys, &h->obj, err, sizeof err), -1);
-    assert_string_equal(err, "the object was assembled for mxu_n = 128, the config has 8");
+    assert_string_equal(err, "the object was assembled for mxu_n = 128, the config has 8: "
+                             "run with --config v5e");
     h->obj.config.mxu_n = 8;
     h->obj.config.vpu_lanes = 8;
     assert_int_equal(tpu_system_load(h->sys, &h->obj, err, sizeof err), 0);
@@ -473,7 +474,8 @@ static void test_load_checks_the_object(void **state)
     uint8_t b[64] = { 0 };
     h_data(h, TPU_SPACE_VMEM, 0x3fff0, b, 64);
     assert_int_equal(tpu_system_load(h->sys, &h->obj, err, sizeof err), -1);
-    assert_string_equal(err, "object needs VMEM up to 0x40030, config has 0x40000");
+    assert_string_equal(err, "object needs VMEM up to 0x40030, config has 0x40000: "
+                             "run with --set vmem_bytes=512Ki");
     h_free(h);
 
     h = h_new("tiny", NULL);
@@ -481,7 +483,8 @@ static void test_load_checks_the_object(void **state)
                                       0, 0), 0);
     h->sys = tpu_system_create(&h->cfg, NULL, err, sizeof err);
     assert_int_equal(tpu_system_load(h->sys, &h->obj, err, sizeof err), -1);
-    assert_string_equal(err, "object needs HBM up to 0x1001000, config has 0x1000000");
+    assert_string_equal(err, "object needs HBM up to 0x1001000, config has 0x1000000: "
+                             "run with --set hbm_bytes=32Mi");
     h_free(h);
 
     h = h_new("tiny", "imem_words=16", NULL);
@@ -489,7 +492,54 @@ static void test_load_checks_the_object(void **state)
         I0(h, "nop");
     h->sys = tpu_system_create(&h->cfg, NULL, err, sizeof err);
     assert_int_equal(tpu_system_load(h->sys, &h->obj, err, sizeof err), -1);
-    assert_string_equal(err, "object needs IMEM up to 17 words, config has 16");
+    assert_string_equal(err, "object needs IMEM up to 17 words, config has 16: "
+                             "run with --set imem_words=32");
+    h_free(h);
+}
+
+/* Each message ends with the tpu-sim option that makes the object fit: the
+ * preset with its shape, else --set for every key that differs. */
+static void test_load_errors_name_the_fix(void **state)
+{
+    (void)state;
+    char err[300];
+    harness *h = h_new("tiny", NULL);
+    I0(h, "halt");
+    h->sys = tpu_system_create(&h->cfg, NULL, err, sizeof err);
+    h->obj.config = (tpu_obj_config){ 16, 2, 8, 16 };
+    assert_int_equal(tpu_system_load(h->sys, &h->obj, err, sizeof err), -1);
+    assert_string_equal(err, "the object was assembled for mxu_n = 16, the config has 8: "
+                             "run with --config mid");
+    h->obj.config = (tpu_obj_config){ 8, 2, 0, 0 };         /* 0: any */
+    assert_int_equal(tpu_system_load(h->sys, &h->obj, err, sizeof err), -1);
+    assert_string_equal(err, "the object was assembled for num_mxu = 2, the config has 1: "
+                             "run with --set num_mxu=2");
+    h->obj.config = (tpu_obj_config){ 4, 1, 8, 16 };        /* no preset has it */
+    assert_int_equal(tpu_system_load(h->sys, &h->obj, err, sizeof err), -1);
+    assert_string_equal(err, "the object was assembled for mxu_n = 4, the config has 8: "
+                             "run with --set mxu_n=4 --set vpu_lanes=16");
+    h->obj.config = (tpu_obj_config){ 0, 0, 0, 0 };
+    assert_int_equal(tpu_system_load(h->sys, &h->obj, err, sizeof err), 0);
+    h_free(h);
+
+    /* tut4 (programs/tut4.cfg) running an object made for tiny */
+    h = h_new("tiny", "mxu_n=4", NULL);
+    I0(h, "halt");
+    h->obj.config = (tpu_obj_config){ 8, 1, 8, 8 };
+    h->sys = tpu_system_create(&h->cfg, NULL, err, sizeof err);
+    assert_int_equal(tpu_system_load(h->sys, &h->obj, err, sizeof err), -1);
+    assert_string_equal(err, "the object was assembled for mxu_n = 8, the config has 4: "
+                             "run with --config tiny");
+    h_free(h);
+
+    h = h_new("tiny", NULL);
+    I0(h, "halt");
+    assert_int_equal(tpu_obj_add_fill(&h->obj, TPU_SPACE_VMEM, 0xffffffffull, TPU_FILL_ZERO, 2,
+                                      0, 0, 0), 0);
+    h->sys = tpu_system_create(&h->cfg, NULL, err, sizeof err);
+    assert_int_equal(tpu_system_load(h->sys, &h->obj, err, sizeof err), -1);
+    assert_string_equal(err, "object needs VMEM up to 0x100000001, config has 0x40000 (more "
+                             "than any machine has: vmem_bytes is at most 4294967296)");
     h_free(h);
 }
 
@@ -713,6 +763,7 @@ int main(void)
         cmocka_unit_test(test_ici_mesh_edge_is_unconnected),
         cmocka_unit_test(test_system_options_checked),
         cmocka_unit_test(test_load_checks_the_object),
+        cmocka_unit_test(test_load_errors_name_the_fix),
         cmocka_unit_test(test_load_big_fills_v5e),
         cmocka_unit_test(test_backdoor_ranges),
         cmocka_unit_test(test_events_and_break),

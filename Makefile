@@ -1,18 +1,47 @@
 # tpu-model: a cycle-accurate C model and Verilog RTL of one TPU-style core.
 #
-#   make            build the tools into build/bin
-#   make demo       the main job (see README.md)
-#   make test       every test; `make test SAN=1` under AddressSanitizer + UBSan
-#                   (JOBS=N compiles at once: default, the number of CPUs)
-#   make deps       install missing Debian packages (as root) or print the command
-#   make generate   refresh the files generated from cmodel/isa.def
-#   make fuzz       run the fuzz targets for longer (FUZZ_SECONDS per target)
-#   make roofline   measure the roofline of tiny and v5e (CSV, PNG and SVG plots)
-#   make bench      simulator speed
-#   make cosim-mid  every program in lockstep on the mid config's RTL
+# The two commands (README.md):
+#   make demo           the main job: install what is missing, build, run the
+#                       example programs on tiny and v5e, then the tiled matmul
+#                       on the RTL in lockstep (builds the Verilated core once)
+#   make test           every test; `make test SAN=1` under AddressSanitizer +
+#                       UBSan (JOBS=N compiles at once: default, the CPUs)
 #
-# Object files go to build/ (build-san/ with SAN=1); nothing is rebuilt that
-# has not changed.
+# Build and set-up:
+#   make                build the tools into build/bin
+#   make deps           install missing Debian packages (as root) or print the
+#                       command
+#   make generate       refresh the files generated from cmodel/isa.def
+#   make check-generated  fail when a generated file is stale
+#   make clean          remove build/, build-san/, build-fuzz/
+#
+# See it run:
+#   make roofline       measure the roofline of tiny and v5e (CSV, PNG, SVG)
+#   make bench          simulator, RTL and lockstep speed
+#                       (BENCH_BUILD_TIME=1: also the Verilator build times)
+#
+# The RTL (sim/rtl/rtl.mk, sim/cosim/cosim.mk, sim/rtl_fp/rtl_fp.mk):
+#   make rtl-lint       verilator --lint-only -Wall on the core and system2
+#   make rtl-build      the Verilated core and two-core top (RTL_CONFIG=tiny)
+#   make rtl-test       every program on the RTL in lockstep (RTL_CONFIG)
+#   make cosim-mid      every program in lockstep on the mid config's RTL
+#   make cosim-random   COSIM_SEEDS random programs in lockstep
+#   make soak           random programs in lockstep for SOAK_SECONDS
+#   make cosim-mutation the mutation test (lockstep must catch a broken MXU)
+#   make cosim-cli-test tpu-cosim's errors, exit statuses and Ctrl-C
+#   make rtl-fp-test    the fp units against cmodel/fp.c, bit for bit
+#   make synth          Yosys on the tiny config: cells per unit, no latches
+#
+# SystemC (sim/systemc/systemc.mk):
+#   make systemc-build  the TLM-2.0 model, the virtual platform tpu-vp and
+#                       the SystemC lockstep top
+#   make systemc-test   their tests
+#
+# Fuzzing:
+#   make fuzz           run the fuzz targets for longer (FUZZ_SECONDS each)
+#
+# Object files go to build/ (build-san/ with SAN=1, or BUILD=DIR); nothing is
+# rebuilt that has not changed.
 
 SHELL      := /bin/bash
 CC         ?= gcc
@@ -67,8 +96,9 @@ roofline: $(BIN)/tpu-roofline
 
 all: $(TOOLS)
 
+# The comment at the top of this file, up to its first blank line.
 help:
-	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,/^$$/p' Makefile | sed -e 's/^# \{0,1\}//' -e '$$d'
 
 # ---- build ----------------------------------------------------------------
 $(BUILD)/%.o: %.c
@@ -97,6 +127,10 @@ $(GEN)/presets.o: $(GEN)/presets.c
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+
+# The tools' main objects are intermediates of this pattern rule: keep them,
+# so that a second make has nothing to rebuild.
+.SECONDARY: $(TOOL_MAINS:%.c=$(BUILD)/%.o)
 
 $(BIN)/tpu-%: $(BUILD)/sim/tpu_%.o $(LIB)
 	@mkdir -p $(dir $@)
@@ -185,7 +219,8 @@ test: test-build
 	@bash tests/cli.sh $(BIN)
 	@bash tests/tutorial.sh $(BIN)
 	@$(MAKE) --no-print-directory rtl-lint-fp rtl-fp-test
-	@$(MAKE) --no-print-directory SAN=0 rtl-lint rtl-test cosim-random cosim-mutation
+	@$(MAKE) --no-print-directory SAN=0 rtl-lint rtl-test cosim-random cosim-mutation \
+	  cosim-cli-test
 	@$(MAKE) --no-print-directory SAN=0 cosim-mid COSIM_MID_TWO=0
 	@$(MAKE) --no-print-directory systemc-test
 	@$(MAKE) --no-print-directory fuzz-smoke

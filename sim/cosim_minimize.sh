@@ -85,6 +85,6 @@ echo "cosim_minimize: $n of ${#cand[@]} instructions left after $tries runs: $ou
 wave=${out%.s}.fail.fst
 "$bin/tpu-as" --config "$cfg" -o "$work/t.bin" "$out" >/dev/null 2>&1
 "$bench" --lockstep --max-cycles 200000 --wave-on-fail "$wave" "$work/t.bin" >"$work/t.log" 2>&1
-grep -v -e '^rtl-bench2\{0,1\}: .*: \(halt\|error\) after' -e 'waveform of cycles' "$work/t.log" \
+grep -v -e '^rtl-bench2\{0,1\}: .*: \(halt after\|error after\|both stopped:\)' -e 'waveform of cycles' "$work/t.log" \
   | head -n 3
 grep 'waveform of cycles' "$work/t.log"

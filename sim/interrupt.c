@@ -5,18 +5,28 @@
 
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 
 static volatile sig_atomic_t interrupted;
+static volatile time_t first_at;     /* when the pending interrupt arrived */
 
 /* The first signal sets the flag; a second one, while the flag is still
- * set, restores the default action and re-raises: the user insists. */
+ * set and at least a second later, restores the default action and
+ * re-raises: the user insists.  Signals within that second count as one,
+ * so a Ctrl-C that reaches both a script and the tool it runs (the
+ * terminal signals the whole foreground group, and tpu-cosim forwards it
+ * too) stops the tool cleanly.  time() is async-signal-safe. */
 static void on_signal(int sig)
 {
+    time_t now = time(NULL);
     if (interrupted) {
+        if (now - first_at < 1)
+            return;
         signal(sig, SIG_DFL);
         raise(sig);
         return;
     }
+    first_at = now;
     interrupted = 1;
 }
 

@@ -5,8 +5,9 @@
  * points) and, when it is set, stops where it is, prints the report so far
  * with "stop: interrupted at cycle N", closes its output files so that
  * they load, and exits with TPU_EXIT_INTERRUPTED (130, the shell's 128 +
- * SIGINT).  A second Ctrl-C before the tool has noticed the first ends the
- * process at once, as a plain SIGINT would.  SIGTERM is treated like the
+ * SIGINT).  A second Ctrl-C, a second or more after a first one the tool
+ * has not yet handled, ends the process at once, as a plain SIGINT would
+ * (signals within one second count as one).  SIGTERM is treated like the
  * first Ctrl-C too, so a `timeout` or a CI runner also gets valid files.
  *
  * The handler is installed without SA_RESTART: a blocking read (the

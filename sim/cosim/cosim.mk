@@ -15,6 +15,9 @@
 #                         at the right cycle and unit, name the instruction
 #                         in flight and write the waveform
 #                         (tests/cosim_mutation.sh)
+#   make cosim-cli-test   tpu-cosim's command line: a bad --config, run-time
+#                         errors and their exit statuses, a failing --bench,
+#                         Ctrl-C and SIGTERM (tests/cosim_cli.sh)
 
 COSIM_SEEDS      ?= 200
 COSIM_SEEDS_MID  ?= 0
@@ -22,7 +25,7 @@ SOAK_SECONDS     ?= 600
 COSIM_MUT_DIR    := build/rtl/tiny-mutant
 COSIM_MUT_CFG    := build/rtl/tiny
 
-.PHONY: cosim-random soak cosim-mutant cosim-mutation cosim-report-test
+.PHONY: cosim-random soak cosim-mutant cosim-mutation cosim-report-test cosim-cli-test
 
 # The report's own tests: the header is C++, the test uses cmocka.
 COSIM_TEST      := $(BUILD)/cosim/test_trace_records
@@ -57,6 +60,9 @@ cosim-mutant: $(COSIM_MUT_DIR)/rtl-bench
 cosim-mutation: $(COSIM_MUT_DIR)/rtl-bench $(COSIM_MUT_CFG)/rtl-bench $(BIN)/tpu-as \
                 $(BIN)/tpu-cosim cosim-report-test
 	@bash tests/cosim_mutation.sh $(BIN) $(COSIM_MUT_CFG)/rtl-bench $(COSIM_MUT_DIR)/rtl-bench
+
+cosim-cli-test: build/rtl/tiny/rtl-bench $(BIN)/tpu-as $(BIN)/tpu-cosim $(BIN)/tpu-rtlcfg
+	@bash tests/cosim_cli.sh $(BIN)
 
 # tpu-cosim is a shell script: installed into $(BIN) like the C commands.
 $(BIN)/tpu-cosim: sim/tpu-cosim

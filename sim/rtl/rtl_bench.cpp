@@ -64,6 +64,7 @@ typedef Vcore Top;
 
 extern "C" {
 #include "config.h"
+#include "interrupt.h"
 #include "objfile.h"
 #include "tpu.h"
 }
@@ -461,7 +462,8 @@ void usage(FILE *f)
 {
     fprintf(f,
             "usage: " RTL_NAME " [--max-cycles N] [--lockstep] [--verbose] [--wave FILE]\n"
-            "       [--wave-on-fail FILE] [--wave-cycles N] prog.bin\n"
+            "       [--wave-on-fail FILE] [--wave-cycles N] [--program-status]\n"
+            "       [--expect-error] prog.bin\n"
             "\n"
             "Run prog.bin on the Verilated RTL (%s, config %s) and on the C model;\n"
             "compare the end of the run, its cycle count and all of VMEM and HBM.\n"
@@ -475,7 +477,15 @@ void usage(FILE *f)
             "                  after a lockstep mismatch, write the last cycles up to\n"
             "                  it as an FST waveform (the RTL runs again from reset)\n"
             "  --wave-cycles N cycles in that waveform (default 1000)\n"
-            "  -h, --help      show this help\n",
+            "  --program-status  exit 3 when both sides agree but the program stopped\n"
+            "                  with a run-time error or the cycle limit (as tpu-sim)\n"
+            "  --expect-error  the program is meant to stop with a run-time error:\n"
+            "                  exit 0 when both sides stop with it, 1 when it halts\n"
+            "  -h, --help      show this help\n"
+            "\n"
+            "exit status: 0 both sides match, 1 a mismatch, 2 bad usage or input,\n"
+            "3 (with --program-status) both match but the program did not halt,\n"
+            "130 interrupted (Ctrl-C: the run stops at the next cycle)\n",
             RTL_CORES == 1 ? "one core, rtl/core.v" : "two cores in a ring, rtl/system2.v",
             RTL_CONFIG);
 }
@@ -485,7 +495,7 @@ void usage(FILE *f)
 int main(int argc, char **argv)
 {
     uint64_t max_cycles = 10000000, wave_cycles = 1000;
-    int lockstep = 0, verbose = 0;
+    int lockstep = 0, verbose = 0, program_status = 0, expect_error = 0;
     const char *prog = nullptr, *wave = nullptr, *fail_wave = nullptr;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -514,6 +524,10 @@ int main(int argc, char **argv)
             lockstep = 1;
         } else if (!strcmp(a, "--verbose")) {
             verbose = 1;
+        } else if (!strcmp(a, "--program-status")) {
+            program_status = 1;
+        } else if (!strcmp(a, "--expect-error")) {
+            expect_error = 1;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, RTL_NAME ": error: unknown option '%s' (try --help)\n", a);
             return 2;
@@ -572,8 +586,13 @@ int main(int argc, char **argv)
     for (unsigned k = 0; k < RTL_CORES; k++)
         rhalt[k] = 0;
     const char *rend = "cycle limit";
-    int mismatch = 0;
+    int mismatch = 0, interrupted = 0;
+    tpu_interrupt_install();
     for (; t < max_cycles; t++) {
+        if (tpu_interrupted()) {            // Ctrl-C: stop at this cycle boundary
+            interrupted = 1;
+            break;
+        }
         Cycle rc[RTL_CORES];
         int r_err = r.deadlock();
         for (unsigned k = 0; k < RTL_CORES; k++) {
@@ -631,6 +650,15 @@ int main(int argc, char **argv)
     tpu_obj_free(&obj);
     if (mismatch)
         return 1;
+    if (interrupted) {
+        printf(RTL_NAME ": %s: interrupted at cycle %" PRIu64 ": %s\n", prog, t,
+               lockstep ? "every cycle before it matched the C model" : "nothing compared");
+        fflush(stdout);
+        if (wave)
+            fprintf(stderr, RTL_NAME ": waveform of cycles 0..%" PRIu64 " in %s\n",
+                    t ? t - 1 : 0, wave);
+        return TPU_EXIT_INTERRUPTED;        // ~Rtl closes the waveform
+    }
     if (!lockstep)
         mstop = tpu_system_run(m.sys, max_cycles);
 
@@ -664,11 +692,28 @@ int main(int argc, char **argv)
         bad |= compare_mem(r, k, core, TPU_SPACE_VMEM, m.cfg.vmem_bytes, "VMEM");
         bad |= compare_mem(r, k, core, TPU_SPACE_HBM, m.cfg.hbm_bytes, "HBM");
     }
-    printf(RTL_NAME ": %s: %s after %" PRIu64 " cycles: %s\n", prog, rend, t,
-           bad ? "MISMATCH" : lockstep ? "cycles, records, VMEM and HBM match the C model"
-                                       : "cycles, VMEM and HBM match the C model");
+    const char *what = lockstep ? "cycles, records, VMEM and HBM match the C model"
+                                : "cycles, VMEM and HBM match the C model";
+    if (bad)
+        printf(RTL_NAME ": %s: %s after %" PRIu64 " cycle%s: MISMATCH\n", prog, rend, t,
+               t == 1 ? "" : "s");
+    else if (mstop == TPU_STOP_HALT)
+        printf(RTL_NAME ": %s: halt after %" PRIu64 " cycle%s: %s\n", prog, t, t == 1 ? "" : "s",
+               what);
+    else    // both stopped the same way before halt: say how, and that they agree
+        printf(RTL_NAME ": %s: both stopped: %s at cycle %" PRIu64 ": %s\n", prog,
+               mstop == TPU_STOP_ERROR ? tpu_system_error(m.sys) : "cycle limit", t, what);
     fflush(stdout);
     if (wave)
         fprintf(stderr, RTL_NAME ": waveform of cycles 0..%" PRIu64 " in %s\n", t - 1, wave);
-    return bad;
+    if (bad)
+        return 1;
+    if (expect_error && mstop == TPU_STOP_HALT) {
+        fprintf(stderr, RTL_NAME ": %s: expected a run-time error (--expect-error), but the "
+                "program halted\n", prog);
+        return 1;
+    }
+    if (program_status && !expect_error && mstop != TPU_STOP_HALT)
+        return 3;
+    return 0;
 }

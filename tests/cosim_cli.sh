@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# cosim_cli.sh BIN_DIR - tpu-cosim as a user meets it (needs the tiny RTL
+# bench, build/rtl/tiny/rtl-bench, built by make test first):
+#   - a bad --config gets tpu-rtlcfg's message and exit 2, no make error;
+#   - a program that stops with a run-time error on both sides says
+#     "both stopped: ... matched" and exits 3, or 0 with --expect-error;
+#     one that halts with --expect-error exits 1;
+#   - a --bench that fails without a report says so;
+#   - Ctrl-C (SIGINT, and SIGTERM) stops the lockstep run at a cycle
+#     boundary: "interrupted at cycle N", exit 130, and a --wave FST that
+#     fst2vcd reads to its end.
+# Prints "cosim-cli: N passed, M failed" and exits non-zero on any failure.
+set -uo pipefail
+bin=${1:?usage: cosim_cli.sh BIN_DIR}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+
+# check NAME WANT_STATUS PATTERN -- COMMAND...: exit status and output.
+check() {
+  local name=$1 want=$2 pat=$3; shift 4
+  local out status
+  out=$("$@" 2>&1); status=$?
+  if [ "$status" != "$want" ]; then
+    bad "$name: exit $status, want $want"; echo "$out" | tail -5; return
+  fi
+  if [ -n "$pat" ] && ! grep -qE -- "$pat" <<<"$out"; then
+    bad "$name: output does not match '$pat'"; echo "$out" | tail -5; return
+  fi
+  ok
+}
+
+cosim=$bin/tpu-cosim
+check "bad --config" 2 "^tpu-cosim: error: --config nosuch: .*unknown preset" -- "$cosim" --config nosuch /dev/null
+out=$("$cosim" --config nosuch /dev/null 2>&1)
+if grep -q "make" <<<"$out"; then bad "bad --config mentions make: $out"; else ok; fi
+
+"$bin/tpu-as" --config tiny -o "$tmp/err.bin" sim/rtl/progs/err_illegal.s || bad "assemble err_illegal.s"
+"$bin/tpu-as" --config tiny -o "$tmp/ok.bin" sim/rtl/progs/scalar.s || bad "assemble scalar.s"
+check "run-time error on both sides" 3 \
+  "^tpu-cosim: both stopped: core 0: cycle [0-9]+: pc 2 .*illegal.* at cycle [0-9]+, matched" \
+  -- "$cosim" "$tmp/err.bin"
+check "--expect-error, error"        0 "both stopped: .*, matched" -- "$cosim" --expect-error "$tmp/err.bin"
+check "--expect-error, halt"         1 "expected a run-time error" -- "$cosim" --expect-error "$tmp/ok.bin"
+check "halt"                         0 "^tpu-cosim: matched [0-9]+ cycles, [0-9]+ records" -- "$cosim" "$tmp/ok.bin"
+check "--mode rtl, error"            3 "both stopped:" -- "$cosim" --mode rtl "$tmp/err.bin"
+check "cycle limit on both sides"    3 "both stopped: cycle limit at cycle 3, matched" \
+  -- "$cosim" --max-cycles 3 "$tmp/ok.bin"
+check "--bench that fails"           1 "the bench failed \(exit 1\) without a report" \
+  -- "$cosim" --bench /bin/false "$tmp/ok.bin"
+check "--bench missing"              2 "no rtl-bench" -- "$cosim" --bench "$tmp/nosuch" "$tmp/ok.bin"
+
+# Ctrl-C: a loop of 100 million iterations (minutes in lockstep),
+# signalled after two seconds.  (The background job is given the signal
+# by kill: tpu-cosim passes it on to the bench.)
+printf '        li s1, 100000000\nloop:   addi s1, s1, -1\n        bne s1, zero, loop\n        halt\n' \
+  > "$tmp/long.s"
+"$bin/tpu-as" --config tiny -o "$tmp/long.bin" "$tmp/long.s" || bad "assemble the long loop"
+# A non-interactive shell starts background jobs with SIGINT ignored (and
+# a script cannot trap a signal ignored on entry); with job control on
+# (set -m) they keep the default, as under a terminal.
+set -m
+for sig in INT TERM; do
+  "$cosim" --wave "$tmp/long-$sig.fst" "$tmp/long.bin" >"$tmp/int-$sig.log" 2>&1 &
+  pid=$!
+  sleep 2
+  kill -"$sig" "$pid"
+  # A watchdog: a tool that ignores the signal fails the test, not hangs it.
+  ( sleep 60; kill -KILL "$pid" 2>/dev/null ) >/dev/null 2>&1 & dog=$!
+  wait "$pid"; status=$?
+  kill -- -"$dog" 2>/dev/null; wait "$dog" 2>/dev/null
+  if [ "$status" = 130 ]; then ok; else bad "SIG$sig: exit $status, want 130"; tail -3 "$tmp/int-$sig.log"; fi
+  if grep -qE "interrupted at cycle [0-9]+: every cycle before it matched" "$tmp/int-$sig.log" \
+     && grep -q "^tpu-cosim: interrupted" "$tmp/int-$sig.log"; then ok
+  else bad "SIG$sig: no 'interrupted' report"; tail -3 "$tmp/int-$sig.log"; fi
+  if command -v fst2vcd >/dev/null; then
+    if fst2vcd "$tmp/long-$sig.fst" 2>/dev/null | tail -n 2 | grep -q '^#'; then ok
+    else bad "SIG$sig: the --wave FST does not read back to its end"; fi
+  fi
+done
+
+echo "cosim-cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

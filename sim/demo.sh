@@ -45,7 +45,7 @@ run "relu"                   v5e programs/pointwise.s "-D OP=2 -D NCHUNK=16"
 echo
 echo "=================================================================="
 echo "== the RTL: the tiled matmul on tiny, C model and Verilated RTL in lockstep"
-echo "==   tpu-cosim --config tiny (builds the Verilated core the first time: a few minutes)"
+echo "==   tpu-cosim --config tiny (builds the Verilated core the first time: about a minute)"
 echo "=================================================================="
 "$bin/tpu-as" --config tiny -D B=32 -D D=64 -D F=64 -o "$out/matmul-cosim.bin" programs/matmul.s
 "$bin/tpu-cosim" --config tiny "$out/matmul-cosim.bin"

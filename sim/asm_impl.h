@@ -200,6 +200,8 @@ const char *asm_space_name(unsigned space);
  * (with the count) / ACT_ENDR for the caller's loop. */
 enum { ACT_NONE, ACT_REPT, ACT_ENDR };
 int asm_exec_line(asm_ctx *a, int64_t *rept_count);
+
+/* asm_line.c: the line's operands, text and listing. */
 /* The executed line without its leading and trailing blanks. */
 void asm_line_text(const asm_ctx *a, const char **s, int *len);
 /* Split toks[from..] at top-level commas: fills starts[]/ends[] (at most

@@ -2,13 +2,14 @@
  * probe.h - a read-only snapshot of one core's unit registers, for the
  * timeline (timeline.c) and the waveform writer (vcd.c).
  *
- * tpu.h's views cover the sequencer, the MXU cells and the vector
- * registers; the timeline and the VCD also need the DMA engines' states,
- * the queue counts, the MXU stream and load registers and the ICI ports.
- * Until tpu.h has a view for those, this file reads them from the model's
- * internal structs (cmodel/core.h), in one place, without changing
- * anything.  Field names follow the RTL's registers (docs/rtl.md,
- * the files in rtl/) so the VCD can use them as they are.
+ * Part of the model's public API (with tpu.h): tpu.h's views cover the
+ * sequencer, the MXU cells and the vector registers; the timeline and the
+ * VCD also need the DMA engines' states, the queue counts, the MXU stream
+ * and load registers and the ICI ports.  probe.c reads them from the
+ * units' structs (core.h), inside the model, without changing anything,
+ * so no file outside cmodel/ includes core.h.  Field names follow the
+ * RTL's registers (docs/rtl.md, the files in rtl/) so the VCD can use
+ * them as they are.
  */
 #ifndef TPU_PROBE_H
 #define TPU_PROBE_H

@@ -1,6 +1,6 @@
 /*
  * probe.c - read one core's unit registers for the timeline and the VCD
- * (probe.h).  The only file of sim/ that looks inside the model's structs.
+ * (probe.h).  Inside the model, so that nothing outside cmodel/ needs core.h.
  */
 #include "probe.h"
 

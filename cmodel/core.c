@@ -224,26 +224,7 @@ void tpu_core_commit(tpu_core *c)
     tpu_hbm_commit(&c->hbm, &c->ev);
     tpu_vpu_commit(&c->vpu, t);
 
-    if (c->seq.push_q) {                            /* T4: visible next cycle */
-        tpu_queue_push(c->seq.push_q, &c->seq.push_e);
-        c->seq.push_q = NULL;
-    }
-    if (c->sems.dirty || c->seq.sem_dec_dirty) {    /* T6, T9 */
-        int want = tpu_ev_wanted(&c->ev, TPU_EV_SEM);
-        for (unsigned i = 0; i < TPU_NUM_SEMS; i++) {
-            uint32_t inc = c->sems.inc[i], dec = c->seq.sem_dec[i];
-            if (!inc && !dec)
-                continue;
-            c->seq.sem[i] += inc - dec;             /* 32 bits, wrapping */
-            c->sems.inc[i] = c->seq.sem_dec[i] = 0;
-            if (want) {
-                tpu_event ev = { .kind = TPU_EV_SEM, .unit = TPU_U_SEQ, .index = i,
-                                 .value = c->seq.sem[i] };
-                tpu_ev_emit(&c->ev, &ev);
-            }
-        }
-        c->sems.dirty = c->seq.sem_dec_dirty = 0;
-    }
+    tpu_seq_commit(&c->seq, &c->sems);              /* T4, T6, T9 */
     if (c->seq.halted && !c->halted) {              /* T8 */
         c->halted = 1;
         c->halt_cycle = t;

@@ -449,3 +449,27 @@ out:
             tpu_ev_simple(s->ev, TPU_EV_RETIRE, TPU_U_SEQ, pc, s->imem[pc]);
     }
 }
+
+void tpu_seq_commit(tpu_seq *s, tpu_sem_inc *sems)
+{
+    if (s->push_q) {                                /* T4: visible next cycle */
+        tpu_queue_push(s->push_q, &s->push_e);
+        s->push_q = NULL;
+    }
+    if (sems->dirty || s->sem_dec_dirty) {        /* T6, T9 */
+        int want = tpu_ev_wanted(s->ev, TPU_EV_SEM);
+        for (unsigned i = 0; i < TPU_NUM_SEMS; i++) {
+            uint32_t inc = sems->inc[i], dec = s->sem_dec[i];
+            if (!inc && !dec)
+                continue;
+            s->sem[i] += inc - dec;                 /* 32 bits, wrapping */
+            sems->inc[i] = s->sem_dec[i] = 0;
+            if (want) {
+                tpu_event ev = { .kind = TPU_EV_SEM, .unit = TPU_U_SEQ, .index = i,
+                                 .value = s->sem[i] };
+                tpu_ev_emit(s->ev, &ev);
+            }
+        }
+        sems->dirty = s->sem_dec_dirty = 0;
+    }
+}

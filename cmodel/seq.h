@@ -87,6 +87,13 @@ void tpu_seq_invalidate(tpu_seq *s, uint64_t first, uint64_t n);
 /* Cycle env->t: issue the instruction at pc or stall; may set an error. */
 void tpu_seq_step(tpu_seq *s, const tpu_seq_env *env);
 
+/* End of cycle: the staged dispatch enters its queue (T4: visible next
+ * cycle), and the semaphores take this cycle's sem.signal/sem.wait
+ * decrements and the units' completion increments `sems` (T6, T9; 32 bits,
+ * wrapping), which are then cleared.  A TPU_EV_SEM event per semaphore that
+ * changed. */
+void tpu_seq_commit(tpu_seq *s, tpu_sem_inc *sems);
+
 /* Format the instruction at pc as "mxu.mm 0, s1, ..." (or ".insn 0x..."). */
 void tpu_seq_insn_text(tpu_seq *s, uint64_t pc, char *buf, size_t len);
 

@@ -274,6 +274,45 @@ int tpu_mem_write(tpu_core *c, enum tpu_space space, uint64_t addr, const void *
     }
 }
 
+uint64_t tpu_mem_hbm_page_bytes(void)
+{
+    return TPU_HBM_PAGE;
+}
+
+uint8_t *tpu_mem_ptr(tpu_core *c, enum tpu_space space, uint64_t addr, uint64_t *base,
+                     uint64_t *len)
+{
+    switch (space) {
+    case TPU_SPACE_IMEM:
+        if (addr >= c->seq.imem_words * 8)
+            return NULL;
+        *base = 0;
+        *len = c->seq.imem_words * 8;
+        return (uint8_t *)c->seq.imem;
+    case TPU_SPACE_VMEM:
+        if (addr >= c->vmem.size)
+            return NULL;
+        *base = 0;
+        *len = c->vmem.size;
+        return c->vmem.mem;
+    case TPU_SPACE_HBM: {
+        uint8_t *p = addr < c->hbm.size ? tpu_hbm_page_at(&c->hbm, addr) : NULL;
+        if (!p)
+            return NULL;
+        *base = addr & ~(TPU_HBM_PAGE - 1);
+        *len = c->hbm.size - *base < TPU_HBM_PAGE ? c->hbm.size - *base : TPU_HBM_PAGE;
+        return p;
+    }
+    default:
+        return NULL;
+    }
+}
+
+uint64_t tpu_mem_hbm_next_page(const tpu_core *c, uint64_t from)
+{
+    return tpu_hbm_next_page(&c->hbm, from);
+}
+
 /* ---- views ---------------------------------------------------------------------- */
 
 void tpu_core_seq_view(const tpu_core *c, tpu_seq_view *v)

@@ -145,3 +145,26 @@ int tpu_hbm_poke(tpu_hbm *h, uint64_t addr, const void *src, size_t n)
         return -1;
     return tpu_hbm_write_now(h, addr, src, n);
 }
+
+uint8_t *tpu_hbm_page_at(const tpu_hbm *h, uint64_t addr)
+{
+    return page_of(h, addr >> TPU_HBM_PAGE_BITS);
+}
+
+uint64_t tpu_hbm_next_page(const tpu_hbm *h, uint64_t from)
+{
+    if (from > UINT64_MAX - TPU_HBM_PAGE)
+        return UINT64_MAX;
+    uint64_t npages = (h->size + TPU_HBM_PAGE - 1) >> TPU_HBM_PAGE_BITS;
+    uint64_t page = (from + TPU_HBM_PAGE - 1) >> TPU_HBM_PAGE_BITS;
+    while (page < npages) {
+        if (!h->dir[page >> TPU_HBM_L2_BITS]) {     /* a whole second-level table is empty */
+            page = ((page >> TPU_HBM_L2_BITS) + 1) << TPU_HBM_L2_BITS;
+            continue;
+        }
+        if (page_of(h, page))
+            return page << TPU_HBM_PAGE_BITS;
+        page++;
+    }
+    return UINT64_MAX;
+}

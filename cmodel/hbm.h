@@ -52,5 +52,11 @@ void tpu_hbm_commit(tpu_hbm *h, const tpu_evsrc *ev);
 /* Backdoor with range check: -1 when outside HBM (or out of memory). */
 int tpu_hbm_peek(const tpu_hbm *h, uint64_t addr, void *dst, size_t n);
 int tpu_hbm_poke(tpu_hbm *h, uint64_t addr, const void *src, size_t n);
+/* The page holding addr (TPU_HBM_PAGE bytes from addr & ~(TPU_HBM_PAGE - 1)),
+ * or NULL when it was never written.  addr < size. */
+uint8_t *tpu_hbm_page_at(const tpu_hbm *h, uint64_t addr);
+/* The address of the first allocated page at or after `from`, or
+ * UINT64_MAX when there is none. */
+uint64_t tpu_hbm_next_page(const tpu_hbm *h, uint64_t from);
 
 #endif /* TPU_HBM_H */

@@ -67,6 +67,24 @@ const tpu_config *tpu_system_config(const tpu_system *s);
 int tpu_mem_read(tpu_core *c, enum tpu_space space, uint64_t addr, void *dst, size_t n);
 int tpu_mem_write(tpu_core *c, enum tpu_space space, uint64_t addr, const void *src, size_t n);
 
+/* ---- direct memory access (SystemC TLM DMI) ----------------------------- */
+/* HBM is stored in lazily allocated pages of this many bytes. */
+uint64_t tpu_mem_hbm_page_bytes(void);
+/* A pointer to byte `addr` of `space` and how many bytes from *base on may
+ * be accessed through it in place (*len), or NULL when the memory is not
+ * one array there:
+ *   IMEM  the whole instruction memory (words little-endian); do not write
+ *         through it (the decode cache would not see it: use tpu_mem_write);
+ *   VMEM  the whole VMEM;
+ *   HBM   the page holding addr if it has been written, else NULL.
+ * *base is the address of the first byte the range covers.  Writes through
+ * the pointer bypass timing and events, as tpu_mem_write does. */
+uint8_t *tpu_mem_ptr(tpu_core *c, enum tpu_space space, uint64_t addr, uint64_t *base,
+                     uint64_t *len);
+/* The address of the first allocated HBM page at or after `from`, or
+ * UINT64_MAX when there is none (copying a core's HBM costs what it uses). */
+uint64_t tpu_mem_hbm_next_page(const tpu_core *c, uint64_t from);
+
 /* ---- state views ------------------------------------------------------- */
 enum tpu_unit_id {          /* units of one core, for stats and events */
     TPU_U_SEQ, TPU_U_DMA, TPU_U_MXU0, TPU_U_MXU1, TPU_U_MXU2, TPU_U_MXU3, TPU_U_VPU,

@@ -8,8 +8,8 @@
 #                        programs (results and cycle counts against tpu-sim)
 #                        and the lockstep top on the program regression
 #
-# The C model stays C: libtpu.a, plus sim/systemc/tpu_sc_mem.c compiled
-# with the project's C flags.  C++ compiles go through ccache when it is
+# The C model stays C: libtpu.a, through its public header cmodel/tpu.h
+# (DMI pointers too: tpu_mem_ptr).  C++ compiles go through ccache when it is
 # installed; nothing is rebuilt that has not changed (-MMD dependencies,
 # picked up by the main Makefile's include of $(BUILD)/**/*.d).
 
@@ -25,7 +25,7 @@ SC_CXXFLAGS  = -std=c++17 -Wall -Wextra -Werror -g $(OPT) $(SANFLAGS) -Icmodel -
                -I$(SC_DIR) $(SC_PKG_CFLAGS)
 SC_LIBS      = $(SC_PKG_LIBS) -lpthread -lm
 
-SC_CORE_OBJS := $(SC_BUILD)/tpu_core_tlm.o $(SC_BUILD)/tpu_host.o $(SC_BUILD)/tpu_sc_mem.o
+SC_CORE_OBJS := $(SC_BUILD)/tpu_core_tlm.o $(SC_BUILD)/tpu_host.o
 
 .PHONY: systemc-build systemc-test
 
@@ -36,11 +36,6 @@ $(SC_BUILD)/%.o: $(SC_DIR)/%.cpp
 $(SC_BUILD)/tests/%.o: $(SC_DIR)/tests/%.cpp
 	@mkdir -p $(dir $@)
 	$(SC_CXX) $(SC_CXXFLAGS) $(DEPFLAGS) -c $< -o $@
-
-# The one C file: the model's inside, for DMI pointers.
-$(SC_BUILD)/tpu_sc_mem.o: $(SC_DIR)/tpu_sc_mem.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(SC_BUILD)/tpu-vp: $(SC_BUILD)/tpu_vp.o $(SC_CORE_OBJS) $(LIB)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)

@@ -5,8 +5,6 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "tpu_sc_mem.h"
-
 using namespace tpu_sc;
 using tlm::tlm_generic_payload;
 using tlm::tlm_response_status;
@@ -206,7 +204,7 @@ int tpu_core_tlm::new_run()
     for (const Listener &l : m_listeners)
         tpu_system_subscribe(n, l.mask, l.fn, l.ctx);
     tpu_core *from = tpu_system_core(m_sys, 0), *to = tpu_system_core(n, 0);
-    const uint64_t piece = tpu_sc_hbm_page_bytes();
+    const uint64_t piece = tpu_mem_hbm_page_bytes();
     std::vector<uint8_t> buf(piece);
     bool ok = true;
     for (enum tpu_space sp : { TPU_SPACE_IMEM, TPU_SPACE_VMEM }) {
@@ -217,8 +215,8 @@ int tpu_core_tlm::new_run()
               && (all_zero(buf.data(), k) || tpu_mem_write(to, sp, a, buf.data(), k) == 0);
         }
     }
-    for (uint64_t a = tpu_sc_hbm_next_page(from, 0); a != UINT64_MAX && ok;
-         a = tpu_sc_hbm_next_page(from, a + piece)) {
+    for (uint64_t a = tpu_mem_hbm_next_page(from, 0); a != UINT64_MAX && ok;
+         a = tpu_mem_hbm_next_page(from, a + piece)) {
         size_t k = (size_t)(m_cfg.hbm_bytes - a < piece ? m_cfg.hbm_bytes - a : piece);
         ok = tpu_mem_read(from, TPU_SPACE_HBM, a, buf.data(), k) == 0
           && tpu_mem_write(to, TPU_SPACE_HBM, a, buf.data(), k) == 0;
@@ -458,7 +456,7 @@ tlm_response_status tpu_core_tlm::mem_access(tlm_generic_payload &t, enum tpu_sp
     }
     // The DMI hint, after the access: a write may have made an HBM page.
     uint64_t base, n;
-    t.set_dmi_allowed(space != TPU_SPACE_HBM || tpu_sc_mem_ptr(c, space, off, &base, &n));
+    t.set_dmi_allowed(space != TPU_SPACE_HBM || tpu_mem_ptr(c, space, off, &base, &n));
     return st;
 }
 
@@ -520,9 +518,9 @@ bool tpu_core_tlm::get_direct_mem_ptr(tlm_generic_payload &t, tlm::tlm_dmi &dmi)
         return false;
     }
     uint64_t base, len;
-    uint8_t *p = tpu_sc_mem_ptr(tpu_system_core(m_sys, 0), space, off, &base, &len);
+    uint8_t *p = tpu_mem_ptr(tpu_system_core(m_sys, 0), space, off, &base, &len);
     if (!p) {               // an HBM page that does not exist yet
-        uint64_t page = tpu_sc_hbm_page_bytes();
+        uint64_t page = tpu_mem_hbm_page_bytes();
         uint64_t first = off & ~(page - 1);
         dmi.set_start_address(wbase + first);
         dmi.set_end_address(wbase + (size - first < page ? size : first + page) - 1);

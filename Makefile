@@ -217,6 +217,7 @@ test: test-build
 	@bash tests/programs.sh $(BIN) $(BUILD)/programs
 	@bash tests/roofline.sh $(BIN) $(BUILD)/roofline-test
 	@bash tests/cli.sh $(BIN)
+	@bash tests/interrupt.sh $(BIN)
 	@bash tests/tutorial.sh $(BIN)
 	@$(MAKE) --no-print-directory rtl-lint-fp rtl-fp-test
 	@$(MAKE) --no-print-directory SAN=0 rtl-lint rtl-test cosim-random cosim-mutation \

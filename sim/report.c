@@ -204,9 +204,11 @@ const char *tpu_report_result_key(const tpu_report *r)
     }
 }
 
-static const char *stop_name(enum tpu_stop s)
+static const char *stop_name(const tpu_report *r)
 {
-    switch (s) {
+    if (r->interrupted)
+        return "interrupted";
+    switch (r->stop) {
     case TPU_STOP_HALT:        return "halt";
     case TPU_STOP_ERROR:       return "error";
     case TPU_STOP_CYCLE_LIMIT: return "cycle-limit";
@@ -395,8 +397,12 @@ void tpu_report_text(FILE *out, const tpu_report *r)
             "(%s)\n", cfg->name, (unsigned long long)cfg->num_mxu, cfg->num_mxu == 1 ? "" : "s",
             (unsigned long long)cfg->mxu_n, (unsigned long long)cfg->mxu_n, hz, hbm_bw(cfg),
             r->ncores, r->ncores == 1 ? "" : "s", r->topology ? r->topology : "single");
-    fprintf(out, "stop          %s after %llu cycles\n", stop_name(r->stop),
-            (unsigned long long)r->cycles);
+    if (r->interrupted)
+        fprintf(out, "stop          interrupted at cycle %llu (Ctrl-C)\n",
+                (unsigned long long)r->cycles);
+    else
+        fprintf(out, "stop          %s after %llu cycle%s\n", stop_name(r),
+                (unsigned long long)r->cycles, r->cycles == 1 ? "" : "s");
     if (r->error && r->error[0])
         fprintf(out, "error         %s\n", r->error);
     if (r->ncores <= 1 && r->core) {
@@ -558,7 +564,7 @@ void tpu_report_json(FILE *out, const tpu_report *r)
     json_u64(&j, "cores", r->ncores);
     json_str(&j, "topology", r->topology ? r->topology : "single");
     json_f64(&j, "clock_hz", r->cfg->clock_hz);
-    json_str(&j, "stop", stop_name(r->stop));
+    json_str(&j, "stop", stop_name(r));
     json_str(&j, "error", r->error && r->error[0] ? r->error : NULL);
     tpu_stats total;
     tpu_roofline rl;

@@ -56,6 +56,7 @@ typedef struct tpu_report {
     const tpu_stats *core;        /* ncores entries */
     uint64_t cycles;              /* system cycles of the run */
     enum tpu_stop stop;
+    int interrupted;              /* stopped by Ctrl-C (stop is TPU_STOP_BREAK) */
     const char *error;            /* the run-time error line, or NULL / "" */
     int checked;                  /* 1: `expect` holds the result check */
     tpu_expect_result expect;

@@ -25,7 +25,9 @@
 #include "cli.h"
 #include "config.h"
 #include "expect.h"
+#include "interrupt.h"
 #include "objfile.h"
+#include "progress.h"
 #include "report.h"
 #include "stepper.h"
 #include "tpu.h"
@@ -74,7 +76,9 @@ static void usage(FILE *f)
           "\n"
           "exit status: 0 halted and results bit-exact (or no .expect), 1 a result differs\n"
           "or cannot be checked, 2 bad command line or config, 3 the program could not be\n"
-          "loaded or did not halt (run-time error, deadlock, cycle limit)\n", f);
+          "loaded or did not halt (run-time error, deadlock, cycle limit), 130 Ctrl-C: the\n"
+          "run stopped at the next cycle, the report so far printed and the files closed\n"
+          "(a second Ctrl-C a second later ends it at once)\n", f);
 }
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -295,7 +299,16 @@ static int read_core_mem(void *ctx, unsigned core, enum tpu_space space, uint64_
 static int run_and_report(const options *o, const tpu_object *obj, const tpu_config *cfg,
                           tpu_system *s, const char *topo, tpu_trace *tr)
 {
+    /* Ctrl-C stops the run at a cycle boundary; the files are closed and
+     * the report printed as for any other stop (interrupt.h). */
+    tpu_progress prog;
+    tpu_progress_init(&prog, "tpu-sim", stderr);
+    tr->progress = &prog;
+    tr->interruptible = 1;
+    tpu_interrupt_install();
     enum tpu_stop stop = tpu_trace_run(s, o->max_cycles, tr);
+    tpu_progress_clear(&prog);
+    int interrupted = stop == TPU_STOP_BREAK && tpu_interrupted();
     char terr[512];
     int trace_failed = tpu_trace_close(tr, terr, sizeof terr) != 0;
     if (trace_failed)
@@ -310,7 +323,10 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
         tpu_core_stats(tpu_system_core(s, i), &st[i]);
 
     char error[600] = "";
-    if (stop != TPU_STOP_HALT) {
+    if (interrupted) {
+        fprintf(stderr, "tpu-sim: interrupted at cycle %llu: the report so far\n",
+                (unsigned long long)tpu_system_cycle(s));
+    } else if (stop != TPU_STOP_HALT) {
         const char *e = tpu_system_error(s);
         if (e && e[0])
             snprintf(error, sizeof error, "%s", e);
@@ -332,6 +348,7 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
     rep.core = st;
     rep.cycles = tpu_system_cycle(s);
     rep.stop = stop;
+    rep.interrupted = interrupted;
     rep.error = error;
     rep.unit_name = tpu_unit_id_name;
     rep.reason_name = tpu_stall_reason_name;
@@ -354,6 +371,8 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
     }
     fflush(stdout);
     free(st);
+    if (interrupted)
+        return TPU_EXIT_INTERRUPTED;
     if (stop != TPU_STOP_HALT || trace_failed)
         return EXIT_RUN;
     if (rep.expect.status == TPU_EXPECT_MISMATCH || rep.expect.status == TPU_EXPECT_ERROR)

@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+#include "interrupt.h"
+
 int tpu_trace_open(tpu_trace *t, tpu_system *s, const char *timeline_path, const char *vcd_path,
                    char *err, size_t errlen)
 {
@@ -24,9 +26,15 @@ int tpu_trace_open(tpu_trace *t, tpu_system *s, const char *timeline_path, const
 
 enum tpu_stop tpu_trace_run(tpu_system *s, uint64_t max_cycles, tpu_trace *t)
 {
+    int stoppable = t && t->interruptible;
+    tpu_progress *p = t ? t->progress : NULL;
     for (;;) {
         if (max_cycles && tpu_system_cycle(s) >= max_cycles)
             return tpu_system_run(s, max_cycles);   /* reports the limit, steps nothing */
+        if (stoppable && tpu_interrupted())
+            return TPU_STOP_BREAK;
+        if (p)
+            tpu_progress_cycles(p, tpu_system_cycle(s));
         enum tpu_stop r = tpu_system_step(s);
         if (t && t->tl)
             tpu_timeline_cycle(t->tl);

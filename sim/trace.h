@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "progress.h"
 #include "timeline.h"
 #include "tpu.h"
 #include "vcd.h"
@@ -16,6 +17,8 @@
 typedef struct tpu_trace {
     tpu_timeline *tl;       /* NULL: no timeline */
     tpu_vcd *vcd;           /* NULL: no VCD */
+    tpu_progress *progress; /* NULL: no progress line */
+    int interruptible;      /* stop at Ctrl-C (interrupt.h) with TPU_STOP_BREAK */
 } tpu_trace;
 
 /* Open the files whose paths are not NULL (after tpu_system_load, before
@@ -25,7 +28,9 @@ int tpu_trace_open(tpu_trace *t, tpu_system *s, const char *timeline_path, const
                    char *err, size_t errlen);
 
 /* As tpu_system_run(s, max_cycles), feeding t's files after every step
- * (t may be NULL).  The cycle limit is reported as tpu_system_run does. */
+ * (t may be NULL).  The cycle limit is reported as tpu_system_run does.
+ * With t->interruptible, a Ctrl-C (tpu_interrupted()) stops the run at the
+ * next cycle boundary with TPU_STOP_BREAK; t->progress gets every cycle. */
 enum tpu_stop tpu_trace_run(tpu_system *s, uint64_t max_cycles, tpu_trace *t);
 
 /* Finish both files.  -1 and a message when writing one failed. */

@@ -419,6 +419,25 @@ static void test_result_lines(void **state)
     assert_contains(t, "stop          error after 10 cycles\n");
     assert_contains(t, "error         core 0: cycle 5: pc 2 (halt): boom\n");
     free(t);
+
+    /* one cycle: singular */
+    rep.cycles = 1;
+    t = render(&rep, 0);
+    assert_contains(t, "stop          error after 1 cycle\n");
+    free(t);
+
+    /* Ctrl-C: the stop line says so, in text and JSON */
+    rep.cycles = 10;
+    rep.stop = TPU_STOP_BREAK;
+    rep.interrupted = 1;
+    rep.error = "";
+    t = render(&rep, 0);
+    assert_contains(t, "stop          interrupted at cycle 10 (Ctrl-C)\n");
+    free(t);
+    t = render(&rep, 1);
+    assert_json(t);
+    assert_contains(t, "\"stop\": \"interrupted\"");
+    free(t);
 }
 
 static void test_text_multi_core(void **state)

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# interrupt.sh BIN_DIR - Ctrl-C and SIGTERM as a user meets them, and the
+# progress line (sim/interrupt.h, sim/progress.h):
+#   - tpu-sim on a loop of 1e8 iterations with --timeline and --vcd, sent
+#     SIGINT: exit 130, "stop: interrupted at cycle N" in the report, the
+#     timeline is valid JSON, the VCD ends with a whole line, at or before
+#     cycle N; SIGTERM with --json: a JSON report whose stop is "interrupted";
+#   - the progress line: shown with TPU_PROGRESS=1, absent when stderr is
+#     not a terminal.
+# Prints "interrupt: N passed, M failed" and exits non-zero on any failure.
+set -uo pipefail
+bin=${1:?usage: interrupt.sh BIN_DIR}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok()  { pass=$((pass+1)); }
+bad() { echo "FAIL $*"; fail=$((fail+1)); }
+
+# A non-interactive shell starts background jobs with SIGINT ignored; with
+# job control on (set -m) they keep the default, as under a terminal.
+set -m
+
+# run_signalled SIG DELAY OUT ERR COMMAND...: run it in the background, send
+# SIG after DELAY seconds and wait for it, at most 60 s (then it is killed,
+# which fails the check instead of hanging the test); the exit status in
+# $status.
+run_signalled() {
+  local sig=$1 delay=$2 out=$3 err=$4; shift 4
+  "$@" >"$out" 2>"$err" &
+  local pid=$! i
+  sleep "$delay"
+  kill -"$sig" "$pid"
+  for ((i = 0; i < 600; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null
+  wait "$pid"; status=$?
+}
+
+printf '        li s1, 100000000\nloop:   addi s1, s1, -1\n        bne s1, zero, loop\n        halt\n' \
+  > "$tmp/long.s"
+"$bin/tpu-as" -o "$tmp/long.bin" "$tmp/long.s" || bad "assemble the long loop"
+
+# ---- tpu-sim, SIGINT, with a timeline and a VCD -----------------------------
+run_signalled INT 1 "$tmp/sim.out" "$tmp/sim.err" \
+  "$bin/tpu-sim" --timeline "$tmp/t.json" --vcd "$tmp/t.vcd" "$tmp/long.bin"
+[ "$status" = 130 ] && ok || { bad "tpu-sim SIGINT: exit $status, want 130"; cat "$tmp/sim.err"; }
+n=$(sed -n 's/^stop *interrupted at cycle \([0-9]*\).*/\1/p' "$tmp/sim.out")
+[ -n "$n" ] && [ "$n" -gt 0 ] && ok || { bad "tpu-sim SIGINT: no 'stop interrupted at cycle N'"; head -5 "$tmp/sim.out"; }
+grep -q "^tpu-sim: interrupted at cycle $n" "$tmp/sim.err" && ok || bad "tpu-sim SIGINT: no message on stderr"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/t.json" 2>/dev/null && ok \
+  || bad "tpu-sim SIGINT: the timeline is not valid JSON"
+# The VCD: ends with a newline; its last timestamp (10 per cycle) is not past cycle n.
+if [ -s "$tmp/t.vcd" ] && [ "$(tail -c 1 "$tmp/t.vcd" | od -An -c | tr -d ' ')" = '\n' ]; then ok
+else bad "tpu-sim SIGINT: the VCD does not end with a whole line"; fi
+last=$(grep -a '^#[0-9]' "$tmp/t.vcd" | tail -n 1 | tr -d '#')
+[ -n "$last" ] && [ -n "$n" ] && [ "$last" -le $((n * 10 + 10)) ] && ok \
+  || bad "tpu-sim SIGINT: last VCD time '$last' past cycle $n"
+
+# ---- tpu-sim, SIGTERM, --json --------------------------------------------------
+run_signalled TERM 1 "$tmp/j.out" "$tmp/j.err" "$bin/tpu-sim" --json "$tmp/long.bin"
+[ "$status" = 130 ] && ok || bad "tpu-sim SIGTERM: exit $status, want 130"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(d["stop"] != "interrupted")' \
+  "$tmp/j.out" 2>/dev/null && ok || bad "tpu-sim SIGTERM: the JSON report's stop is not 'interrupted'"
+
+# ---- the progress line -----------------------------------------------------------
+run_signalled INT 1 "$tmp/p.out" "$tmp/p.err" env TPU_PROGRESS=1 "$bin/tpu-sim" "$tmp/long.bin"
+grep -aqE 'tpu-sim: cycle [0-9,]+ +[0-9.e+]+ cycles/s' "$tmp/p.err" && ok \
+  || bad "TPU_PROGRESS=1: no progress line on stderr"
+run_signalled INT 1 "$tmp/q.out" "$tmp/q.err" "$bin/tpu-sim" "$tmp/long.bin"
+grep -aq 'cycles/s' "$tmp/q.err" && bad "stderr not a terminal: a progress line was printed" || ok
+
+echo "interrupt: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

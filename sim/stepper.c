@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "expect.h"
+#include "interrupt.h"
 #include "isa.h"
 #include "mxu_view.h"
 #include "report.h"
@@ -473,8 +474,9 @@ static void report_end(tpu_stepper *st)
     char error[16], line[600];
     fill_report(st, &rep, stats, error, sizeof error);
     tpu_report_result_line(&rep, line, sizeof line);
-    out(st, "the program halted after %" PRIu64 " cycles; result: %s\n",
-        tpu_system_cycle(st->sys), line);
+    uint64_t cycles = tpu_system_cycle(st->sys);
+    out(st, "the program halted after %" PRIu64 " cycle%s; result: %s\n", cycles,
+        cycles == 1 ? "" : "s", line);
     st->status = rep.expect.status == TPU_EXPECT_MISMATCH || rep.expect.status == TPU_EXPECT_ERROR;
     free(stats);
 }
@@ -784,13 +786,19 @@ enum run_mode { RUN_CYCLES, RUN_NEXT, RUN_CONTINUE };
 static void run(tpu_stepper *st, enum run_mode mode, uint64_t n)
 {
     if (st->state != TPU_RUNNING) {
-        out(st, "the program is not running (it %s after %" PRIu64 " cycles)\n",
-            st->state == TPU_STOP_HALT ? "halted" : "stopped", tpu_system_cycle(st->sys));
+        uint64_t cycles = tpu_system_cycle(st->sys);
+        out(st, "the program is not running (it %s after %" PRIu64 " cycle%s)\n",
+            st->state == TPU_STOP_HALT ? "halted" : "stopped", cycles, cycles == 1 ? "" : "s");
         return;
     }
     st->hits_len = 0;
     st->nhits = 0;
     for (uint64_t i = 0; mode != RUN_CYCLES || i < n; i++) {
+        if (tpu_interrupted()) {            /* Ctrl-C: back to the prompt, as gdb */
+            tpu_interrupt_clear();
+            out(st, "interrupted at cycle %" PRIu64 "\n", tpu_system_cycle(st->sys));
+            break;
+        }
         if (!one_cycle(st))
             break;
         if (st->nhits || st->state != TPU_RUNNING)
@@ -1522,13 +1530,23 @@ int tpu_stepper_exec(tpu_stepper *st, const char *line)
 int tpu_stepper_loop(tpu_stepper *st)
 {
     char line[MAX_LINE];
+    /* Ctrl-C stops a running command at the next cycle (run()) and, at the
+     * prompt, gives a new prompt: the read returns EINTR (no SA_RESTART). */
+    tpu_interrupt_install();
     for (;;) {
         if (st->o.prompt) {
             fputs("(tpu) ", st->o.out);
             fflush(st->o.out);
         }
-        if (!fgets(line, sizeof line, st->o.in))
+        if (!fgets(line, sizeof line, st->o.in)) {
+            if (ferror(st->o.in) && tpu_interrupted()) {
+                clearerr(st->o.in);
+                tpu_interrupt_clear();
+                fputc('\n', st->o.out);
+                continue;
+            }
             break;
+        }
         size_t n = strlen(line);
         if (n == sizeof line - 1 && line[n - 1] != '\n') {
             int ch;

@@ -20,6 +20,7 @@
 #include "asm.h"
 #include "config.h"
 #include "fp.h"
+#include "interrupt.h"
 #include "mxu_view.h"
 #include "stepper.h"
 #include "tpu.h"
@@ -638,8 +639,29 @@ static void test_run_time_error_and_status(void **state)
     s = open_session("        .vmem 0\nA:      .f32 1\n        .text\n        halt\n"
                      "        .expect f32 A, 2\n");
     const char *o = cmd(s, "continue");
-    assert_non_null(strstr(o, "the program halted after 1 cycles; result: MISMATCH"));
+    assert_non_null(strstr(o, "the program halted after 1 cycle; result: MISMATCH"));
     assert_int_equal(tpu_stepper_status(s->st), 1);
+    close_session(s);
+}
+
+/* Ctrl-C during continue stops at the next cycle and the session goes on;
+ * the run can be resumed from there. */
+static void test_interrupt(void **state)
+{
+    (void)state;
+    session *s = open_session("        .text\n        li s1, 1000000\n"
+                              "loop:   addi s1, s1, -1\n        bne s1, zero, loop\n"
+                              "        halt\n");
+    EXPECT(s, "step", "cycle 0: issued pc 0: li s1, 1000000\n");
+    tpu_interrupt_raise();
+    EXPECT(s, "continue", "interrupted at cycle 1\ncycle 0: issued pc 0: li s1, 1000000\n");
+    assert_int_equal(tpu_interrupted(), 0);           /* handled: cleared */
+    EXPECT(s, "step", "cycle 1: issued pc 1 <loop>: addi s1, s1, -1\n");
+    tpu_interrupt_raise();
+    EXPECT(s, "step 10", "interrupted at cycle 2\ncycle 1: issued pc 1 <loop>: addi s1, s1, -1\n");
+    const char *o = cmd(s, "continue");
+    if (!strstr(o, "the program halted after 2000002 cycles"))     /* li, 1e6 x (addi, bne), halt */
+        fail_msg("%s", o);
     close_session(s);
 }
 
@@ -750,6 +772,7 @@ int main(void)
         cmocka_unit_test(test_units_stalled),
         cmocka_unit_test(test_bad_commands),
         cmocka_unit_test(test_run_time_error_and_status),
+        cmocka_unit_test(test_interrupt),
         cmocka_unit_test(test_loop),
         cmocka_unit_test(test_help_lists_every_command),
         cmocka_unit_test(test_animate),

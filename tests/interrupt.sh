@@ -6,7 +6,9 @@
 #     timeline is valid JSON, the VCD ends with a whole line, at or before
 #     cycle N; SIGTERM with --json: a JSON report whose stop is "interrupted";
 #   - the progress line: shown with TPU_PROGRESS=1, absent when stderr is
-#     not a terminal.
+#     not a terminal;
+#   - tpu-vp (SystemC), sent SIGINT: exit 130, "interrupted at cycle N", and
+#     no SystemC banner.
 # Prints "interrupt: N passed, M failed" and exits non-zero on any failure.
 set -uo pipefail
 bin=${1:?usage: interrupt.sh BIN_DIR}
@@ -70,6 +72,18 @@ grep -aqE 'tpu-sim: cycle [0-9,]+ +[0-9.e+]+ cycles/s' "$tmp/p.err" && ok \
   || bad "TPU_PROGRESS=1: no progress line on stderr"
 run_signalled INT 1 "$tmp/q.out" "$tmp/q.err" "$bin/tpu-sim" "$tmp/long.bin"
 grep -aq 'cycles/s' "$tmp/q.err" && bad "stderr not a terminal: a progress line was printed" || ok
+
+# ---- the SystemC virtual platform (when built: make systemc-build) ----------------
+vp=$bin/../systemc/tpu-vp
+if [ -x "$vp" ]; then
+  run_signalled INT 1 "$tmp/vp.out" "$tmp/vp.err" "$vp" "$tmp/long.bin"
+  [ "$status" = 130 ] && ok || bad "tpu-vp SIGINT: exit $status, want 130"
+  grep -q 'tpu-vp: .*: interrupted at cycle [0-9]' "$tmp/vp.err" && ok \
+    || bad "tpu-vp SIGINT: no 'interrupted at cycle N'"
+  grep -q 'Copyright' "$tmp/vp.err" && bad "tpu-vp prints the SystemC banner" || ok
+else
+  echo "interrupt: $vp not built, its checks skipped (make systemc-build)"
+fi
 
 echo "interrupt: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

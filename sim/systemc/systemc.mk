@@ -25,7 +25,7 @@ SC_CXXFLAGS  = -std=c++17 -Wall -Wextra -Werror -g $(OPT) $(SANFLAGS) -Icmodel -
                -I$(SC_DIR) $(SC_PKG_CFLAGS)
 SC_LIBS      = $(SC_PKG_LIBS) -lpthread -lm
 
-SC_CORE_OBJS := $(SC_BUILD)/tpu_core_tlm.o $(SC_BUILD)/tpu_host.o
+SC_CORE_OBJS := $(SC_BUILD)/tpu_core_tlm.o $(SC_BUILD)/tpu_host.o $(SC_BUILD)/no_banner.o
 
 .PHONY: systemc-build systemc-test
 

@@ -32,6 +32,7 @@
 extern "C" {
 #include "config.h"
 #include "expect.h"
+#include "interrupt.h"
 #include "objfile.h"
 }
 
@@ -72,7 +73,8 @@ void usage(FILE *f)
           "\n"
           "exit status: 0 halted and results bit-exact (or no .expect), 1 a result\n"
           "differs or cannot be checked, 2 bad command line or config, 3 the program\n"
-          "could not be loaded or did not halt\n",
+          "could not be loaded or did not halt, 130 Ctrl-C (or SIGTERM): the simulation\n"
+          "stopped within 1000 cycles\n",
           f);
 }
 
@@ -175,12 +177,27 @@ struct VpHost : sc_core::sc_module {
     const tpu_config &cfg;
     int exit_code = EXIT_RUN;
 
+    // Ctrl-C (interrupt.h): poll() looks every 1000 clock periods and
+    // wakes the host, which stops the simulation.
+    sc_core::sc_event interrupted;
+    sc_core::sc_time poll_every;
+
     SC_HAS_PROCESS(VpHost);
     VpHost(sc_core::sc_module_name n, const Options &o, const tpu_object &ob,
            const tpu_config &c)
-        : sc_module(n), socket("socket"), clk("clk"), irq("irq"), opt(o), obj(ob), cfg(c)
+        : sc_module(n), socket("socket"), clk("clk"), irq("irq"), opt(o), obj(ob), cfg(c),
+          poll_every(1000.0 / c.clock_hz, sc_core::SC_SEC)
     {
         SC_THREAD(run);
+        SC_METHOD(poll);
+    }
+
+    void poll()
+    {
+        if (tpu_interrupted())
+            interrupted.notify();
+        else
+            next_trigger(poll_every);
     }
 
     void say(const char *fmt, ...) __attribute__((format(printf, 2, 3)))
@@ -227,7 +244,12 @@ struct VpHost : sc_core::sc_module {
         }
         sc_core::sc_time t0 = sc_core::sc_time_stamp();
         auto h0 = std::chrono::steady_clock::now();
-        wait(irq.posedge_event());
+        wait(irq.posedge_event() | interrupted);
+        if (!irq.read() && tpu_interrupted()) {
+            fprintf(stderr, "tpu-vp: %s: interrupted at cycle %" PRIu64 "\n", opt.prog,
+                    host.reg64(REG_CYCLE));
+            return TPU_EXIT_INTERRUPTED;
+        }
         auto h1 = std::chrono::steady_clock::now();
         sc_core::sc_time t1 = sc_core::sc_time_stamp();
         double host_s = std::chrono::duration<double>(h1 - h0).count();
@@ -297,8 +319,7 @@ int sc_main(int argc, char **argv)
 {
     Options opt;
     // The output is the run's: no "Simulation stopped by user".  (SystemC's
-    // banner goes to stderr before sc_main; SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
-    // in the environment turns it off.)
+    // banner is turned off by no_banner.cpp.)
     sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
                                             sc_core::SC_DO_NOTHING);
     if (parse_args(argc, argv, &opt) < 0)
@@ -317,6 +338,7 @@ int sc_main(int argc, char **argv)
         return EXIT_USAGE;
     }
 
+    tpu_interrupt_install();
     int code;
     try {
         sc_core::sc_clock clock("clock", sc_core::sc_time(1.0 / cfg.clock_hz, sc_core::SC_SEC));

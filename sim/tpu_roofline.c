@@ -15,10 +15,12 @@
  * an SVG, and prints the measured crossover batch and ridge next to what
  * the arithmetic predicts.  docs/roofline.md explains every number.
  * Exit status: 0 every run halted bit-exact, 1 a run failed, 2 bad command
- * line or config, 3 the files could not be written or gnuplot failed.
+ * line or config, 3 the files could not be written or gnuplot failed, 130
+ * Ctrl-C (the points done so far are written, no plot).
  */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,8 @@
 #include "asm.h"
 #include "cli.h"
 #include "config.h"
+#include "interrupt.h"
+#include "progress.h"
 #include "report.h"
 #include "sweep.h"
 #include "tpu.h"
@@ -42,6 +46,9 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_FILES = 3 };
  * is kept under 1/OVERHEAD_FACTOR of its length by repeating it (REPS). */
 #define OVERHEAD_FACTOR 40.0
 #define MAX_REPS 256
+/* ... but a run is kept under about this many cycles (a slow HBM makes
+ * every run long: then the fixed cost is a larger share, and said so). */
+#define POINT_CYCLES 2e7
 /* Points within this factor of a side's bound take part in that side's fit. */
 #define SIDE_MARGIN 1.1
 
@@ -55,6 +62,7 @@ static const char *const series_title[S_COUNT] = {
 /* What a child process sends back for one point. */
 typedef struct outcome {
     int assembled, ok;
+    int done;                           /* the point ran (not skipped by Ctrl-C) */
     char error[512];
     uint64_t ntext, cycles;
     tpu_stats stats;
@@ -403,6 +411,7 @@ static int64_t matmul_reps(const sweep *sw, double b, int wvmem)
     double over = 2.0 * sw->lat + 4.0 * sw->n
                 + (2.0 * dmab + xt + b * 4.0 * (wvmem ? f : sw->n * sw->nm)) / sw->bw;
     double reps = ceil(OVERHEAD_FACTOR * over / t);
+    reps = fmin(reps, floor(POINT_CYCLES / (t + over)));
     reps = reps < 1 ? 1 : reps > MAX_REPS ? MAX_REPS : reps;
     while (reps > 1 && matmul_vmem_need(sw, b, wvmem, reps) > (double)sw->cfg.vmem_bytes)
         reps--;
@@ -435,17 +444,22 @@ static int64_t pointwise_chunks(const sweep *sw, int op)
     double n = ceil(OVERHEAD_FACTOR * over / t_chunk);
     double max_by_hbm = floor((double)c->hbm_bytes / 2 / (3 * ch));
     n = n < 8 ? 8 : n;
+    n = fmin(n, fmax(1, floor(POINT_CYCLES / (t_chunk + over))));
     n = n > 1024 ? 1024 : n;
     n = n > max_by_hbm ? max_by_hbm : n;
     return n < 1 ? 1 : (int64_t)n;
 }
 
-/* The matmul's D = F: the largest power of two from 4096 down whose
- * program fits in half the IMEM (a step is about 5 NUM_MXU + 16 words). */
+/* The matmul's D = F: N * NUM_MXU times a power of two (so any N works,
+ * not only powers of two), the largest up to 4096 whose program fits in
+ * half the IMEM (a step is about 5 NUM_MXU + 16 words). */
 static int64_t default_dim(const sweep *sw)
 {
     double words_per_step = 5.0 * sw->nm + 16.0;
-    for (int64_t d = 4096; d >= 2 * (int64_t)sw->n * (int64_t)sw->nm; d /= 2) {
+    int64_t unit = (int64_t)sw->n * (int64_t)sw->nm, top = unit;
+    while (top * 2 <= 4096)
+        top *= 2;
+    for (int64_t d = top; d >= 2 * unit; d /= 2) {
         double steps = (double)d / sw->n * (double)d / (sw->n * sw->nm);
         if (steps * words_per_step <= (double)sw->cfg.imem_words / 2)
             return d;
@@ -527,7 +541,7 @@ static int read_all(int fd, void *buf, size_t n)
     char *p = buf;
     while (n) {
         ssize_t k = read(fd, p, n);
-        if (k < 0 && errno == EINTR)
+        if (k < 0 && errno == EINTR && !tpu_interrupted())
             continue;
         if (k <= 0)
             return -1;
@@ -538,12 +552,21 @@ static int read_all(int fd, void *buf, size_t n)
 }
 
 /* Run every point, `jobs` at a time in child processes (each sends back
- * its REPS and its outcome through a pipe). */
+ * its REPS and its outcome through a pipe).  The children take Ctrl-C's
+ * default action; the parent, on Ctrl-C, starts no more points, ends the
+ * running ones and returns with the finished ones marked done.  A progress
+ * line (points done of all) on a terminal. */
 static void run_all(sweep *sw, unsigned jobs)
 {
+    tpu_progress prog;
+    tpu_progress_init(&prog, "tpu-roofline", stderr);
     if (jobs <= 1) {
-        for (size_t i = 0; i < sw->npts; i++)
+        for (size_t i = 0; i < sw->npts && !tpu_interrupted(); i++) {
+            tpu_progress_points(&prog, i, sw->npts, "points", NULL);
             run_point(sw, &sw->pts[i], &sw->pts[i].out);
+            sw->pts[i].out.done = 1;
+        }
+        tpu_progress_clear(&prog);
         return;
     }
     struct { pid_t pid; int fd; } slot[256];
@@ -552,21 +575,35 @@ static void run_all(sweep *sw, unsigned jobs)
     size_t owner[256];
     fflush(NULL);
     while (done < sw->npts) {
+        if (tpu_interrupted()) {                /* end the running points */
+            for (unsigned k = 0; k < nrun; k++) {
+                kill(slot[k].pid, SIGKILL);
+                close(slot[k].fd);
+                while (waitpid(slot[k].pid, NULL, 0) < 0 && errno == EINTR)
+                    ;
+            }
+            break;
+        }
+        tpu_progress_points(&prog, done, sw->npts, "points", NULL);
         while (nrun < jobs && next < sw->npts) {
             int fds[2];
             point *p = &sw->pts[next];
             if (pipe(fds)) {
                 run_point(sw, p, &p->out);          /* no pipe: run it here */
+                p->out.done = 1;
                 next++;
                 done++;
                 continue;
             }
             pid_t pid = fork();
             if (pid == 0) {
+                signal(SIGINT, SIG_DFL);
+                signal(SIGTERM, SIG_DFL);
                 close(fds[0]);
                 outcome out;
                 memset(&out, 0, sizeof out);
                 run_point(sw, p, &out);
+                out.done = 1;
                 int bad = write_all(fds[1], &p->reps, sizeof p->reps)
                        || write_all(fds[1], &out, sizeof out);
                 _exit(bad ? 1 : 0);
@@ -575,6 +612,7 @@ static void run_all(sweep *sw, unsigned jobs)
             if (pid < 0) {
                 close(fds[0]);
                 run_point(sw, p, &p->out);
+                p->out.done = 1;
                 next++;
                 done++;
                 continue;
@@ -587,11 +625,14 @@ static void run_all(sweep *sw, unsigned jobs)
         }
         if (!nrun)
             continue;
-        /* collect the oldest child */
+        /* collect the oldest child (a Ctrl-C cuts the read short) */
         point *p = &sw->pts[owner[0]];
         if (read_all(slot[0].fd, &p->reps, sizeof p->reps)
             || read_all(slot[0].fd, &p->out, sizeof p->out)) {
+            if (tpu_interrupted())
+                continue;                           /* ended above */
             memset(&p->out, 0, sizeof p->out);
+            p->out.done = 1;
             snprintf(p->out.error, sizeof p->out.error, "the child process running it failed");
         }
         close(slot[0].fd);
@@ -603,6 +644,7 @@ static void run_all(sweep *sw, unsigned jobs)
         nrun--;
         done++;
     }
+    tpu_progress_clear(&prog);
 }
 
 /* ---- analysis ------------------------------------------------------------------------------ */
@@ -657,15 +699,25 @@ static void fit(const double *x, const double *y, size_t n, double *a, double *b
  * compute: fit cycles per matmul against B on each side (points whose
  * bound beats the other by SIDE_MARGIN) and intersect the two lines.
  * -1 when a side has no points or the lines do not cross. */
-static double measured_crossover(const sweep *sw, int series, int *nleft, int *nright)
+static double measured_crossover(const sweep *sw, int series, int *nleft, int *nright,
+                                 int *nother)
 {
     double lx[MAX_POINTS], ly[MAX_POINTS], rx[MAX_POINTS], ry[MAX_POINTS];
     size_t nl = 0, nr = 0;
+    *nother = 0;
     for (size_t i = 0; i < sw->npts; i++) {
         const point *p = &sw->pts[i];
         if (p->series != series || !p->out.ok)
             continue;
-        double left = fmax(p->t_hbm, p->t_w), y = (double)p->out.cycles / (double)p->reps;
+        /* W streamed: the left side is memory-bound (HBM or weight load);
+         * W in VMEM: weight-load-bound, and a run the HBM bounds (a slow
+         * HBM) is on neither side: counted apart, as the table shows it. */
+        double left = series == S_VMEM ? p->t_w : fmax(p->t_hbm, p->t_w);
+        double y = (double)p->out.cycles / (double)p->reps;
+        if (series == S_VMEM && p->t_hbm >= SIDE_MARGIN * fmax(p->t_w, p->t_math)) {
+            (*nother)++;
+            continue;
+        }
         if (left >= SIDE_MARGIN * p->t_math) {
             lx[nl] = (double)p->b;
             ly[nl++] = y;
@@ -718,7 +770,7 @@ static double vmem_intensity(const sweep *sw, double b)
 
 typedef struct summary {
     double cross_pred, cross_meas, vcross_pred, vcross_meas, vint_pred, vint_meas;
-    int cross_left, cross_right, vcross_left, vcross_right;
+    int cross_left, cross_right, cross_other, vcross_left, vcross_right, vcross_hbm;
     double peak_meas, bw_meas, ridge_meas;
     double worst_pct;
     const point *worst;
@@ -749,10 +801,12 @@ static void analyse(sweep *sw, summary *s)
             peaks[np++] = p->flops / (double)p->out.cycles;
     }
     s->cross_pred = predicted_crossover(sw);
-    s->cross_meas = measured_crossover(sw, S_HBM, &s->cross_left, &s->cross_right);
+    s->cross_meas = measured_crossover(sw, S_HBM, &s->cross_left, &s->cross_right,
+                                       &s->cross_other);
     /* compute 2BDF / peak = weight bytes 2DF / wl_bw: B = N / W */
     s->vcross_pred = sw->n / sw->wl;
-    s->vcross_meas = measured_crossover(sw, S_VMEM, &s->vcross_left, &s->vcross_right);
+    s->vcross_meas = measured_crossover(sw, S_VMEM, &s->vcross_left, &s->vcross_right,
+                                        &s->vcross_hbm);
     s->vint_pred = vmem_intensity(sw, s->vcross_pred);
     s->vint_meas = s->vcross_meas > 0 ? vmem_intensity(sw, s->vcross_meas) : -1;
     s->peak_meas = median(peaks, np);
@@ -961,7 +1015,7 @@ static void print_report(const sweep *sw, const summary *s, FILE *out, int quiet
     const tpu_config *c = &sw->cfg;
     if (!quiet) {
         fprintf(out, "machine   %s: %llu MXU%s of %llux%llu at %.4g GHz: peak %.0f FLOP/cycle; "
-                "HBM %.2f B/cycle (latency %llu); VMEM %.0f B/cycle\n", c->name,
+                "HBM %.3g B/cycle (latency %llu); VMEM %.0f B/cycle\n", c->name,
                 (unsigned long long)c->num_mxu, c->num_mxu == 1 ? "" : "s",
                 (unsigned long long)c->mxu_n, (unsigned long long)c->mxu_n, c->clock_hz / 1e9,
                 sw->peak, sw->bw, (unsigned long long)c->hbm_latency, sw->vmem_bw);
@@ -978,7 +1032,7 @@ static void print_report(const sweep *sw, const summary *s, FILE *out, int quiet
                         reps, p->out.error);
                 continue;
             }
-            fprintf(out, "%-12s %6s %5s %11llu %13.1f %10.4g %9s %7.1f%%  bit-exact\n",
+            fprintf(out, "%-12s %6s %5s %11llu %13.4g %10.4g %9s %7.1f%%  bit-exact\n",
                     series_key[p->series], mm ? b : "-", reps,
                     (unsigned long long)p->out.cycles, p->y, p->x, p->bound_name, p->pct);
         }
@@ -987,7 +1041,7 @@ static void print_report(const sweep *sw, const summary *s, FILE *out, int quiet
     fprintf(out, "ridge        HBM %.4g FLOP/byte (peak / HBM bytes per cycle), VMEM %.4g, MXU "
             "weight load %.4g\n", sw->peak / sw->bw, sw->peak / sw->vmem_bw, sw->peak / sw->wl_bw);
     if (s->ridge_meas > 0)
-        fprintf(out, "measured     ridge %.4g FLOP/byte = %.1f FLOP/cycle over %.2f B/cycle "
+        fprintf(out, "measured     ridge %.4g FLOP/byte = %.4g FLOP/cycle over %.3g B/cycle "
                 "(medians of the compute- and memory-bound runs)\n", s->ridge_meas, s->peak_meas,
                 s->bw_meas);
     else
@@ -1016,6 +1070,9 @@ static void print_report(const sweep *sw, const summary *s, FILE *out, int quiet
     else
         fprintf(out, "measured     crossover: none (weight-load-bound runs: %d, compute-bound: "
                 "%d)\n", s->vcross_left, s->vcross_right);
+    if (s->vcross_hbm)
+        fprintf(out, "             %d W-in-VMEM run%s bound by HBM (the X and Y traffic), on "
+                "neither side of that crossover\n", s->vcross_hbm, s->vcross_hbm == 1 ? "" : "s");
     if (s->worst)
         fprintf(out, "worst point  %.1f%% of its bound (%s, %s %lld)\n", s->worst_pct,
                 series_key[s->worst->series],
@@ -1117,8 +1174,9 @@ int main(int argc, char **argv)
     sw->d = o.d ? o.d : default_dim(sw);
     sw->f = o.f ? o.f : sw->d;
     if (sw->d % (int64_t)sw->n || sw->f % ((int64_t)sw->n * (int64_t)sw->nm)) {
-        fprintf(stderr, "tpu-roofline: --d must be a multiple of mxu_n (%.0f) and --f of mxu_n * "
-                "num_mxu (%.0f)\n", sw->n, sw->n * sw->nm);
+        fprintf(stderr, "tpu-roofline: error: --d %lld --f %lld: D must be a multiple of mxu_n "
+                "(%.0f) and F of mxu_n * num_mxu (%.0f)\n", (long long)sw->d, (long long)sw->f,
+                sw->n, sw->n * sw->nm);
         rc = EXIT_USAGE;
         goto done;
     }
@@ -1128,7 +1186,18 @@ int main(int argc, char **argv)
     if ((rc = plan(sw)))
         goto done;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    tpu_interrupt_install();
     run_all(sw, o.jobs ? o.jobs : ncpu > 0 ? (unsigned)(ncpu > 256 ? 256 : ncpu) : 1);
+    /* Ctrl-C: what follows sees the finished points only. */
+    size_t planned = sw->npts, ndone = 0;
+    int interrupted = tpu_interrupted();
+    for (size_t i = 0; i < sw->npts; i++)
+        if (sw->pts[i].out.done)
+            sw->pts[ndone++] = sw->pts[i];
+    sw->npts = ndone;
+    if (interrupted)
+        fprintf(stderr, "tpu-roofline: interrupted after %zu of %zu points: the report and "
+                "the CSV have those, no plot\n", ndone, planned);
 
     summary s;
     analyse(sw, &s);
@@ -1141,6 +1210,14 @@ int main(int argc, char **argv)
     snprintf(gp, sizeof gp, "%s/roofline-%s.gp", o.out, sw->cfg.name);
     snprintf(png, sizeof png, "%s/roofline-%s.png", o.img, sw->cfg.name);
     snprintf(svg, sizeof svg, "%s/roofline-%s.svg", o.img, sw->cfg.name);
+    if (interrupted) {
+        rc = make_dir(o.out) || write_csv(sw, csv) || write_summary(sw, &s, txt)
+           ? EXIT_FILES : TPU_EXIT_INTERRUPTED;
+        if (rc == TPU_EXIT_INTERRUPTED && !o.quiet)
+            printf("wrote        %s, %s (interrupted: %zu of %zu points)\n", csv, txt, ndone,
+                   planned);
+        goto done;
+    }
     if (make_dir(o.out) || make_dir(o.img) || write_csv(sw, csv) || write_summary(sw, &s, txt)
         || write_gp(sw, &s, gp, csv, png, svg)) {
         rc = EXIT_FILES;

@@ -20,6 +20,8 @@
 #     and the streams fill VMEM's bandwidth at the crossover).  The sweep
 #     leaves out the points right at it (B 12 to 20): there VMEM is the
 #     bottleneck and the DMAs of X and Y wait for it;
+#   - any mxu_n, a very slow HBM (the table and the summary agree), and
+#     Ctrl-C (a valid CSV of the points done, exit 130, no plot);
 #   - --set moves the ridge as the arithmetic says: halving hbm_bw (from
 #     1.64e12 to the preset's 8.2e11) doubles the ridge, exactly in theory
 #     and within 5% measured, and moves the crossover from 184.8 to 805.8.
@@ -144,6 +146,44 @@ if "$bin/tpu-roofline" --batches 1,x >/dev/null 2>&1; [ $? -eq 2 ]; then ok "bad
 if "$bin/tpu-roofline" --set hbm_bw=0 >/dev/null 2>&1; [ $? -eq 2 ]; then ok "bad --set: exit 2"; else bad "bad --set: not exit 2"; fi
 if "$bin/tpu-roofline" --d 100 >/dev/null 2>&1; [ $? -eq 2 ]; then ok "--d not a multiple of mxu_n: exit 2"; else bad "--d 100: not exit 2"; fi
 if "$bin/tpu-roofline" --help | grep -q '^usage: tpu-roofline'; then ok "--help"; else bad "--help"; fi
+
+# 4. the rough edges a new user met (issue 11)
+# Any N, not only powers of two: the default D and F are multiples of it.
+out=$("$bin/tpu-roofline" --config tiny --set mxu_n=6 --out "$work/n6" --no-plot --quiet 2>&1)
+if [ $? -eq 0 ] && grep -q 'D = 48, F = 48' <<<"$out"; then ok "mxu_n = 6: every run bit-exact, D = F = 48"
+else bad "mxu_n = 6: $(head -n 2 <<<"$out")"; fi
+# A very slow HBM: bandwidths print with their digits, and the table and
+# the summary agree that the W-in-VMEM runs are HBM-bound.
+out=$("$bin/tpu-roofline" --config tiny --set hbm_bw=1e6 --batches 4,8 --vmem-batches 2,4 \
+      --chunks 2 --out "$work/slow" --no-plot 2>&1)
+if grep -q 'HBM 0.001 B/cycle' <<<"$out" && ! grep -q '0\.00 B/cycle' <<<"$out"; then
+  ok "hbm_bw 1e6: 'HBM 0.001 B/cycle'"; else bad "hbm_bw 1e6: $(grep -m1 '^machine' <<<"$out")"; fi
+nv=$(grep -c '^matmul_vmem .* hbm ' <<<"$out")
+if grep -q "^ *$nv W-in-VMEM runs bound by HBM" <<<"$out" && grep -q 'weight-load-bound runs: 0' <<<"$out"
+then ok "hbm_bw 1e6: the summary counts the $nv HBM-bound W-in-VMEM runs as the table shows them"
+else bad "hbm_bw 1e6: table and summary disagree"; grep -E '^matmul_vmem|crossover|bound by' <<<"$out"; fi
+# Ctrl-C: the points done so far in a valid CSV, exit 130 (set -m: a
+# background job of a script would otherwise ignore SIGINT).
+set -m
+"$bin/tpu-roofline" --config v5e --out "$work/int" --img "$work/int" --jobs 1 \
+  >"$work/int.out" 2>"$work/int.err" &
+pid=$!
+sleep 2
+kill -INT "$pid"
+for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+kill -KILL "$pid" 2>/dev/null
+wait "$pid"; st=$?
+set +m
+csv=$work/int/roofline-v5e.csv
+if [ "$st" = 130 ] && grep -q 'interrupted after [0-9]* of [0-9]* points' "$work/int.err"; then
+  ok "SIGINT: exit 130, 'interrupted after K of M points'"
+else bad "SIGINT: exit $st"; cat "$work/int.err"; fi
+k=$(sed -n 's/.*interrupted after \([0-9]*\) of.*/\1/p' "$work/int.err")
+if [ -f "$csv" ] && [ "$(($(wc -l <"$csv") - 1))" = "${k:-x}" ] \
+   && awk -F, 'NR > 1 && $NF != "bit-exact" { bad = 1 } END { exit bad }' "$csv"; then
+  ok "SIGINT: the CSV has the $k points done, each bit-exact"
+else bad "SIGINT: the CSV ($csv) does not hold the $k points done"; fi
+[ -e "$work/int/roofline-v5e.png" ] && bad "SIGINT: a plot was written" || ok "SIGINT: no plot"
 
 echo "roofline: $pass passed, $fail failed"
 [ $fail -eq 0 ]

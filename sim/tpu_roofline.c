@@ -941,8 +941,10 @@ static int write_gp(const sweep *sw, const summary *s, const char *path, const c
             "tc rgb '#2ca02c'\n", sw->peak / sw->vmem_bw, sw->peak / sw->vmem_bw);
     fprintf(f, "set arrow 3 from %.10g, %g to %.10g, peak nohead dt 3 lc rgb '#9467bd'\n",
             sw->peak / sw->wl_bw, ymin, sw->peak / sw->wl_bw);
-    fprintf(f, "set label 3 sprintf('weight-load ridge %%.4g', %.10g) at %.10g, peak/2.2 "
-            "center tc rgb '#9467bd'\n", sw->peak / sw->wl_bw, sw->peak / sw->wl_bw);
+    /* low on its line, where no point is (they sit on or under the roofs) */
+    fprintf(f, "set label 3 sprintf('weight-load ridge %%.4g', %.10g) at %.10g, %g left "
+            "offset 0.5, 0 tc rgb '#9467bd'\n", sw->peak / sw->wl_bw, sw->peak / sw->wl_bw,
+            ymin * 20);
     if (s->ridge_meas > 0) {
         fprintf(f, "set arrow 4 from %.10g, %g to %.10g, peak nohead dt 3 lc rgb '#d62728'\n",
                 s->ridge_meas, ymin, s->ridge_meas);
@@ -969,9 +971,11 @@ static int write_gp(const sweep *sw, const summary *s, const char *path, const c
             "lw 2 dt 2 lc rgb '#2ca02c', \\\n"
             "       min(peak, wl*x) title 'roof with the MXU weight load (a tile per N/W cycles)' "
             "lw 2 dt 3 lc rgb '#9467bd', \\\n");
+    /* add and mul have the same intensity and rate: add is a large open
+     * circle around mul's small filled triangle, so both show */
     static const char *const style[S_COUNT] = {
         "pt 7 ps 1.4 lc rgb '#d62728'", "pt 5 ps 1.3 lc rgb '#9467bd'",
-        "pt 9 ps 1.6 lc rgb '#ff7f0e'", "pt 11 ps 1.6 lc rgb '#8c564b'",
+        "pt 6 ps 2.6 lw 2 lc rgb '#ff7f0e'", "pt 11 ps 1.2 lc rgb '#8c564b'",
         "pt 13 ps 1.6 lc rgb '#e377c2'" };
     for (int k = 0; k < S_COUNT; k++)
         fprintf(f, "       '%s' every ::1 using (sel('%s')):(column(13)) title '%s' %s%s\n", csv,

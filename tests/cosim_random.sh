@@ -19,13 +19,19 @@
 # bench's output as SEED.log), and ends with
 # "cosim random: P passed, F failed (CONFIG, seeds A..B, T two-core)";
 # exits 1 if any failed.
+#
+# On a terminal (or with TPU_PROGRESS=1; TPU_PROGRESS=0 turns it off) one
+# line on stderr, redrawn in place, shows the seeds done, the failures and
+# the time elapsed and left.  Ctrl-C (or SIGTERM) stops the runs in flight
+# (they are not counted, and nothing is saved for them), prints the
+# summary of the seeds that finished and exits 130.
 set -uo pipefail
 seconds=0 length=300
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
     --length)  length=${2:?--length needs a value}; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
@@ -66,8 +72,12 @@ one() {
     echo "FAIL seed $seed $opt: could not make the program: $(head -n 1 "$log")"
     return
   fi
-  if "$b" --lockstep --max-cycles 1000000 "$obj" >"$log" 2>&1; then
+  "$b" --lockstep --max-cycles 1000000 "$obj" >"$log" 2>&1
+  local st=$?
+  if [ "$st" -eq 0 ]; then
     echo "$ok $seed"
+  elif [ "$st" -eq 130 ]; then
+    echo "int $seed"                        # interrupted: not a result
   else
     cp "$src" "$faildir/$seed.s"; cp "$log" "$faildir/$seed.log"
     echo "FAIL seed $seed $opt: $(grep -m 1 -v '^ ' "$log")" \
@@ -79,11 +89,42 @@ one() {
 export -f one
 export bin bench bench2 cfg length work faildir
 
+# Ctrl-C / SIGTERM: stop starting seeds and end the ones in flight (the
+# xargs below and its children; a terminal's Ctrl-C reaches them anyway).
+stop=0
+kill_tree() {
+  local p
+  for p in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+    kill_tree "$p"
+    kill -TERM "$p" 2>/dev/null
+  done
+}
+trap 'stop=1' INT TERM
+
+# The progress line: on a terminal, or TPU_PROGRESS=1; never with TPU_PROGRESS=0.
+show=0
+[ -t 2 ] && show=1
+[ "${TPU_PROGRESS:-}" = 1 ] && show=1
+[ "${TPU_PROGRESS:-}" = 0 ] && show=0
+shown_at=-1
+progress() {
+  [ "$show" = 1 ] && [ "$SECONDS" != "$shown_at" ] || return 0    # once a second
+  shown_at=$SECONDS
+  local done=$((pass + fail)) el=$((SECONDS - start)) left=""
+  if [ "$seconds" -gt 0 ]; then
+    left=", $((seconds - el > 0 ? seconds - el : 0)) s left"
+  elif [ "$done" -gt 0 ]; then
+    left=", about $(( el * (count - done) / done )) s left"
+  fi
+  printf '\rcosim random: %d of %d seeds, %d failed, %d s%s\033[K' \
+    "$done" "$count" "$fail" "$el" "$left" >&2
+}
+
 pass=0 fail=0 two=0 skip=0
 start=$SECONDS
 next=$first
 last=$((first + count - 1))
-while [ "$next" -le "$last" ]; do
+while [ "$next" -le "$last" ] && [ "$stop" = 0 ]; do
   if [ "$seconds" -gt 0 ] && [ $((SECONDS - start)) -ge "$seconds" ]; then
     break
   fi
@@ -97,14 +138,29 @@ while [ "$next" -le "$last" ]; do
       pass=$((pass + 1)) two=$((two + 1))
     elif [ "$word" = skip ]; then
       skip=$((skip + 1))
+    elif [ "$word" = int ]; then
+      stop=1
     else
       fail=$((fail + 1))
+      [ "$show" = 1 ] && printf '\r\033[K' >&2
       echo "$word $rest"
     fi
+    progress
   done < <(seq "$next" "$end" | xargs -P "$jobs" -I{} bash -c 'one {}')
+  if [ "$stop" = 1 ]; then
+    kill_tree $$
+    wait 2>/dev/null
+    break
+  fi
   next=$((end + 1))
 done
+[ "$show" = 1 ] && printf '\r\033[K' >&2
 extra=", $two two-core"
 [ "$skip" -gt 0 ] && extra="$extra, $skip two-core skipped: no $(dirname "$bench")/rtl-bench2"
+if [ "$stop" = 1 ]; then
+  echo "cosim random: interrupted after $((pass + fail)) seeds: $pass passed, $fail failed" \
+       "($cfg, from seed $first$extra)"
+  exit 130
+fi
 echo "cosim random: $pass passed, $fail failed ($cfg, seeds $first..$((next - 1))$extra)"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

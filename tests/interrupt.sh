@@ -8,7 +8,10 @@
 #   - the progress line: shown with TPU_PROGRESS=1, absent when stderr is
 #     not a terminal;
 #   - tpu-vp (SystemC), sent SIGINT: exit 130, "interrupted at cycle N", and
-#     no SystemC banner.
+#     no SystemC banner;
+#   - tests/cosim_random.sh (make soak), sent SIGTERM: exit 130, a summary
+#     of the seeds that finished, a progress line, no bench left running and
+#     nothing saved as a failure.
 # Prints "interrupt: N passed, M failed" and exits non-zero on any failure.
 set -uo pipefail
 bin=${1:?usage: interrupt.sh BIN_DIR}
@@ -83,6 +86,25 @@ if [ -x "$vp" ]; then
   grep -q 'Copyright' "$tmp/vp.err" && bad "tpu-vp prints the SystemC banner" || ok
 else
   echo "interrupt: $vp not built, its checks skipped (make systemc-build)"
+fi
+
+# ---- the random lockstep runs (make soak, cosim-random), when the RTL is built ----
+rtl=$bin/../rtl/tiny/rtl-bench
+if [ -x "$rtl" ]; then
+  before=$(ls build/cosim-fail 2>/dev/null | wc -l)
+  run_signalled TERM 3 "$tmp/soak.out" "$tmp/soak.err" \
+    env TPU_PROGRESS=1 bash "$(dirname "$0")/cosim_random.sh" "$bin" "$rtl" 100000
+  [ "$status" = 130 ] && ok || bad "cosim_random.sh SIGTERM: exit $status, want 130"
+  grep -q '^cosim random: interrupted after [1-9][0-9]* seeds: [0-9]* passed, 0 failed' \
+    "$tmp/soak.out" && ok || { bad "cosim_random.sh SIGTERM: no summary"; cat "$tmp/soak.out"; }
+  grep -aq 'cosim random: [0-9]* of 100000 seeds, 0 failed' "$tmp/soak.err" && ok \
+    || bad "cosim_random.sh: no progress line with TPU_PROGRESS=1"
+  sleep 0.5
+  pgrep -f "$rtl --lockstep" >/dev/null && bad "cosim_random.sh SIGTERM: benches left running" || ok
+  [ "$(ls build/cosim-fail 2>/dev/null | wc -l)" = "$before" ] && ok \
+    || bad "cosim_random.sh SIGTERM: interrupted seeds saved as failures"
+else
+  echo "interrupt: $rtl not built, the cosim_random.sh checks skipped"
 fi
 
 echo "interrupt: $pass passed, $fail failed"

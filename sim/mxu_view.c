@@ -61,7 +61,11 @@ static void cell_text(const tpu_cell_view *v, char what, char *buf, size_t len)
     buf[0] = 0;
     switch (what) {
     case 'w': tpu_fmt_bf16(v->weight, num, sizeof num); break;
-    case 's': tpu_fmt_bf16(v->shadow, num, sizeof num); break;
+    case 's':                   /* only where a new weight waits in the shadow */
+        if (v->shadow == v->weight)
+            return;
+        tpu_fmt_bf16(v->shadow, num, sizeof num);
+        break;
     case 'l':
         if (!v->loading)
             return;
@@ -99,6 +103,43 @@ static unsigned digits(uint64_t v)
         d++;
     }
     return d;
+}
+
+/* The map of the LHS row in each cell of the window; a single line when
+ * no cell of the window works in this cycle. */
+static void print_map(FILE *out, const tpu_cell_view *cell, const tpu_mxu_window *w, int klab,
+                      int mapw, char *line, size_t linemax, int color)
+{
+    int any = 0;
+    for (size_t i = 0; i < (size_t)w->rows * w->cols; i++)
+        any |= cell[i].active;
+    if (!any) {
+        fprintf(out, "LHS row in each cell: none (no multiply-add in this cycle)\n");
+        return;
+    }
+    fprintf(out, "LHS row in each cell (. = no multiply-add in this cycle):\n");
+    int n0 = snprintf(line, linemax, "  %*s", klab, "");
+    for (unsigned j = 0; j < w->cols; j++)
+        n0 += snprintf(line + n0, linemax - (size_t)n0, "%*s%u", mapw - (int)digits(w->col + j),
+                       "c", w->col + j);
+    put_trimmed(out, line);
+    for (unsigned k = 0; k < w->rows; k++) {
+        snprintf(line, linemax, "  k%-*u", klab - 1, w->row + k);
+        fputs(line, out);
+        for (unsigned j = 0; j < w->cols; j++) {
+            const tpu_cell_view *v = &cell[k * w->cols + j];
+            char t[32];
+            if (v->active)
+                snprintf(t, sizeof t, "%" PRId64, v->row);
+            else
+                snprintf(t, sizeof t, ".");
+            if (color && v->active)
+                fprintf(out, "%*s" GREEN "%s" RESET, mapw - (int)strlen(t), "", t);
+            else
+                fprintf(out, "%*s", mapw, t);
+        }
+        fputc('\n', out);
+    }
 }
 
 int tpu_mxu_view_print(FILE *out, const tpu_core *c, unsigned mxu, unsigned n,
@@ -147,33 +188,12 @@ int tpu_mxu_view_print(FILE *out, const tpu_core *c, unsigned mxu, unsigned n,
     }
 
     /* The wavefront: which LHS row each cell works on. */
-    fprintf(out, "LHS row in each cell (. = no multiply-add in this cycle):\n");
-    int n0 = snprintf(line, linemax, "  %*s", klab, "");
-    for (unsigned j = 0; j < w.cols; j++)
-        n0 += snprintf(line + n0, linemax - (size_t)n0, "%*s%u", mapw - (int)digits(w.col + j),
-                       "c", w.col + j);
-    put_trimmed(out, line);
-    for (unsigned k = 0; k < w.rows; k++) {
-        snprintf(line, linemax, "  k%-*u", klab - 1, w.row + k);
-        fputs(line, out);
-        for (unsigned j = 0; j < w.cols; j++) {
-            const tpu_cell_view *v = &cell[k * w.cols + j];
-            char t[32];
-            if (v->active)
-                snprintf(t, sizeof t, "%" PRId64, v->row);
-            else
-                snprintf(t, sizeof t, ".");
-            if (color && v->active)
-                fprintf(out, "%*s" GREEN "%s" RESET, mapw - (int)strlen(t), "", t);
-            else
-                fprintf(out, "%*s", mapw, t);
-        }
-        fputc('\n', out);
-    }
+    print_map(out, cell, &w, klab, mapw, line, linemax, color);
 
     /* The cells. */
     fprintf(out, "cells: w weight, %s%sx activation passing through, y partial sum out:\n",
-            shadows ? "s shadow weight, " : "", loading ? "l weight being loaded, " : "");
+            shadows ? "s shadow weight where it differs, " : "",
+            loading ? "l weight being loaded, " : "");
     char lines[8], *lp = lines;     /* the lines of each cell: w [s] [l] x y */
     *lp++ = 'w';
     if (shadows)
@@ -183,7 +203,7 @@ int tpu_mxu_view_print(FILE *out, const tpu_core *c, unsigned mxu, unsigned n,
     *lp++ = 'x';
     *lp++ = 'y';
     *lp = 0;
-    n0 = snprintf(line, linemax, "  %*s", klab, "");
+    int n0 = snprintf(line, linemax, "  %*s", klab, "");
     for (unsigned j = 0; j < w.cols; j++) {
         char t[16];
         snprintf(t, sizeof t, "c%u", w.col + j);
@@ -191,13 +211,18 @@ int tpu_mxu_view_print(FILE *out, const tpu_core *c, unsigned mxu, unsigned n,
     }
     put_trimmed(out, line);
     for (unsigned k = 0; k < w.rows; k++) {
-        int busy = 0, loads = 0;    /* x and y lines only for a row with work, */
-        for (unsigned j = 0; j < w.cols; j++) {   /* l only for a row being loaded */
-            busy |= cell[k * w.cols + j].active;
-            loads |= cell[k * w.cols + j].loading;
+        /* x and y lines only for a row with work, l only for a row being
+         * loaded, s only for a row with a new weight in a shadow. */
+        int busy = 0, loads = 0, waits = 0;
+        for (unsigned j = 0; j < w.cols; j++) {
+            const tpu_cell_view *v = &cell[k * w.cols + j];
+            busy |= v->active;
+            loads |= v->loading;
+            waits |= v->shadow != v->weight;
         }
         for (const char *p = lines; *p; p++) {
-            if ((!busy && (*p == 'x' || *p == 'y')) || (!loads && *p == 'l'))
+            if ((!busy && (*p == 'x' || *p == 'y')) || (!loads && *p == 'l') ||
+                (!waits && *p == 's'))
                 continue;
             int m = *p == 'w' ? snprintf(line, linemax, "  k%-*u", klab - 1, w.row + k)
                               : snprintf(line, linemax, "  %*s", klab, "");
@@ -227,5 +252,120 @@ int tpu_mxu_view_print(FILE *out, const tpu_core *c, unsigned mxu, unsigned n,
     }
     free(line);
     free(cell);
+    return 0;
+}
+
+/* ---- the compact view ------------------------------------------------------------ */
+
+unsigned tpu_mxu_compact_block(unsigned n)
+{
+    return n > TPU_MXU_COMPACT_MAX ? (n + TPU_MXU_COMPACT_MAX - 1) / TPU_MXU_COMPACT_MAX : 1;
+}
+
+/* What the cells under one character of the compact maps did. */
+typedef struct spot {
+    unsigned cells, active, loading, waiting;
+    int64_t row;            /* the LHS row, when one cell per character */
+} spot;
+
+/* The two characters of a spot: its LHS row map and its weights map. */
+static char row_char(const spot *p, unsigned b)
+{
+    if (!p->active)
+        return '.';
+    if (b == 1)
+        return (char)('0' + p->row % 10);
+    return p->active == p->cells ? '#' : '+';
+}
+
+static char weight_char(const spot *p)
+{
+    return p->loading ? 'l' : p->waiting ? 's' : '.';
+}
+
+/* A ruler of width w for a map of m characters of b cells each: "c0",
+ * "c8", ... at every 8th character. */
+static void ruler(char *buf, int w, unsigned m, unsigned b)
+{
+    memset(buf, ' ', (size_t)w);
+    buf[w] = 0;
+    for (unsigned p = 0; p < m; p += 8) {
+        char t[16];
+        int len = snprintf(t, sizeof t, "c%u", p * b);
+        if ((int)p + len <= w)
+            memcpy(buf + p, t, (size_t)len);
+    }
+}
+
+int tpu_mxu_view_print_compact(FILE *out, const tpu_core *c, unsigned mxu, unsigned n, int color)
+{
+    unsigned b = tpu_mxu_compact_block(n), m = (n + b - 1) / b;   /* m x m characters */
+    spot *map = calloc((size_t)m * m, sizeof *map);
+    if (!map)
+        return -1;
+    uint64_t active = 0, loading = 0, waiting = 0;
+    int64_t rlo = INT64_MAX, rhi = -1;
+    for (unsigned k = 0; k < n; k++)
+        for (unsigned j = 0; j < n; j++) {
+            tpu_cell_view v;
+            if (tpu_core_mxu_cell(c, mxu, k, j, &v)) {
+                free(map);
+                return -1;
+            }
+            spot *p = &map[(size_t)(k / b) * m + j / b];
+            p->cells++;
+            if (v.active) {
+                p->active++;
+                p->row = v.row;
+                active++;
+                rlo = v.row < rlo ? v.row : rlo;
+                rhi = v.row > rhi ? v.row : rhi;
+            }
+            p->loading += (unsigned)v.loading;
+            loading += (unsigned)v.loading;
+            p->waiting += v.shadow != v.weight;
+            waiting += v.shadow != v.weight;
+        }
+
+    /* Two maps side by side, each at least as wide as its title. */
+    int klab = 1 + (int)digits(n - 1), w = m < 8 ? 8 : (int)m;
+    char rul[TPU_MXU_COMPACT_MAX + 16];
+    ruler(rul, w, m, b);
+    fprintf(out, "  %*s   %-*s   weights\n", klab, "", w, "LHS row");
+    char line[2 * sizeof rul + 32];
+    snprintf(line, sizeof line, "  %*s   %s   %s", klab, "", rul, rul);
+    put_trimmed(out, line);
+    for (unsigned r = 0; r < m; r++) {
+        fprintf(out, "  k%-*u   ", klab - 1, r * b);
+        for (int half = 0; half < 2; half++) {
+            for (unsigned j = 0; j < m; j++) {
+                const spot *p = &map[(size_t)r * m + j];
+                char ch = half ? weight_char(p) : row_char(p, b);
+                if (color && ch != '.')
+                    fprintf(out, "%s%c" RESET, half ? YELLOW : GREEN, ch);
+                else
+                    fputc(ch, out);
+            }
+            if (!half)
+                fprintf(out, "%*s", w - (int)m + 3, "");
+        }
+        fputc('\n', out);
+    }
+
+    /* The legend, with the counts of the cycle. */
+    char rows[64] = "";
+    if (active && rlo == rhi)
+        snprintf(rows, sizeof rows, ", row %" PRId64, rlo);
+    else if (active)
+        snprintf(rows, sizeof rows, ", rows %" PRId64 "-%" PRId64, rlo, rhi);
+    if (b == 1)
+        fprintf(out, "LHS row: its last digit where a cell multiplies");
+    else
+        fprintf(out, "LHS row: # every cell multiplies, + some");
+    fprintf(out, " (%" PRIu64 " of %" PRIu64 " cells%s)\n", active, (uint64_t)n * n, rows);
+    fprintf(out, "weights: l one arrives (mxu.lw; %" PRIu64 " cell%s), s %s holds a new one (%"
+            PRIu64 ")\n", loading, loading == 1 ? "" : "s", b == 1 ? "the shadow" : "a shadow",
+            waiting);
+    free(map);
     return 0;
 }

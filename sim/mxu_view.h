@@ -9,8 +9,10 @@
  * differs from its weight somewhere in the window), the weight being
  * loaded into it (only while an mxu.lw's diagonal wavefront crosses the
  * window, T20), the activation that passed through and the partial sum it
- * produced.  A large array is shown through a window of at most rows x
- * cols cells.  docs/stepper.md shows the output.
+ * produced (the shadow only where it differs from the weight in use).  A
+ * large array is shown through a window of at most rows x cols cells, or
+ * whole in the compact view, a character per cell or block of cells.
+ * docs/stepper.md shows the output.
  */
 #ifndef TPU_MXU_VIEW_H
 #define TPU_MXU_VIEW_H
@@ -43,5 +45,18 @@ void tpu_fmt_f32(uint32_t bits, char *buf, size_t len);
  * when there is no such MXU. */
 int tpu_mxu_view_print(FILE *out, const tpu_core *c, unsigned mxu, unsigned n,
                        const tpu_mxu_window *w, int color);
+
+/* The compact view: two maps of the whole array side by side, one
+ * character per cell, or per b x b block of cells when n is larger than
+ * TPU_MXU_COMPACT_MAX (b = tpu_mxu_compact_block(n)): the LHS row each
+ * cell multiplies (its last digit; a block: '#' all cells, '+' some) and
+ * its weights ('l' one arrives from an mxu.lw, 's' the shadow holds a new
+ * one), then a legend and the counts of the cycle.  About n / b + 5 lines
+ * of at most 80 characters.  Returns -1 when there is no such MXU or out
+ * of memory. */
+#define TPU_MXU_COMPACT_MAX 32    /* characters per side of a compact map */
+unsigned tpu_mxu_compact_block(unsigned n);
+int tpu_mxu_view_print_compact(FILE *out, const tpu_core *c, unsigned mxu, unsigned n,
+                               int color);
 
 #endif /* TPU_MXU_VIEW_H */

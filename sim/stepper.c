@@ -29,6 +29,7 @@
 #define MAX_ARGS   16
 #define MAX_LINE   4096
 #define HITS_MAX   4096       /* bytes of breakpoint messages in one cycle */
+#define TRACE_MAX  16         /* cells traced at once */
 #define ANY_MXU    UINT64_MAX
 
 #define GREEN  "\033[32m"
@@ -52,6 +53,15 @@ typedef struct breakpoint {
 typedef struct pending {
     uint64_t pc, word, issued;
 } pending;
+
+/* A cell traced with `trace cell`: one line per cycle.  The partial sum
+ * that enters cell (k, c) for a row is the one cell (k-1, c) produced for
+ * it a cycle earlier (T23), so the cell above is looked at before each
+ * cycle. */
+typedef struct cell_trace {
+    unsigned core, mxu, row, col;
+    tpu_cell_view above;    /* cell (row-1, col) in the cycle before */
+} cell_trace;
 
 typedef struct pending_list {
     pending *e;
@@ -92,6 +102,10 @@ struct tpu_stepper {
 
     unsigned mxu;                   /* `show mxu` defaults */
     tpu_mxu_window win;
+    int compact;                    /* `show mxu` draws the compact view (`view`) */
+
+    cell_trace trace[TRACE_MAX];    /* `trace cell` */
+    unsigned ntrace;
 };
 
 /* ---- small helpers -------------------------------------------------------- */
@@ -135,6 +149,12 @@ static void hit(tpu_stepper *st, const char *fmt, ...)
         st->hits_len = HITS_MAX - 1;
         st->hits[HITS_MAX - 2] = '\n';
     }
+}
+
+/* "s" for a count other than 1: "1 cycle", "2 cycles". */
+static const char *plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
 }
 
 /* The cycle the model computed last, or UINT64_MAX before the first. */
@@ -307,8 +327,8 @@ static void on_event(void *ctx, const tpu_event *ev)
                 continue;
             b->hits++;
             if (start)
-                hit(st, "breakpoint %u: %smxu%u starts pc %" PRIu64 " (%s): %" PRIu64 " rows\n",
-                    b->id, cp, m, ev->pc, text, ev->len);
+                hit(st, "breakpoint %u: %smxu%u starts pc %" PRIu64 " (%s): %" PRIu64 " row%s\n",
+                    b->id, cp, m, ev->pc, text, ev->len, plural(ev->len));
             else
                 hit(st, "breakpoint %u: %smxu%u writes the last row of pc %" PRIu64 " (%s)\n",
                     b->id, cp, m, ev->pc, text);
@@ -323,7 +343,7 @@ static void on_event(void *ctx, const tpu_event *ev)
                 continue;
             b->hits++;
             hit(st, "breakpoint %u: %sDMA engine %u finished pc %" PRIu64 " (%s): %" PRIu64
-                " bytes to %s\n", b->id, cp, ev->index, ev->pc, text, ev->len,
+                " byte%s to %s\n", b->id, cp, ev->index, ev->pc, text, ev->len, plural(ev->len),
                 ev->space == TPU_SPACE_VMEM ? "vmem" : "hbm");
         }
         return;
@@ -394,6 +414,8 @@ tpu_stepper *tpu_stepper_create(const tpu_stepper_opts *o, char *err, size_t err
     st->state = TPU_RUNNING;
     st->win = (tpu_mxu_window){ 0, 0, TPU_MXU_WINDOW_ROWS, TPU_MXU_WINDOW_COLS };
     tpu_mxu_window_fit(&st->win, (unsigned)o->cfg->mxu_n);
+    /* the compact view when the whole array does not fit the window */
+    st->compact = o->cfg->mxu_n > TPU_MXU_WINDOW_ROWS || o->cfg->mxu_n > TPU_MXU_WINDOW_COLS;
     return st;
 }
 
@@ -465,8 +487,9 @@ static void report_end(tpu_stepper *st)
     }
     tpu_stats *stats = calloc(st->ncores, sizeof *stats);
     if (!stats) {
-        out(st, "the program halted after %" PRIu64 " cycles (out of memory to check it)\n",
-            tpu_system_cycle(st->sys));
+        uint64_t cycles = tpu_system_cycle(st->sys);
+        out(st, "the program halted after %" PRIu64 " cycle%s (out of memory to check it)\n",
+            cycles, plural(cycles));
         st->status = 1;
         return;
     }
@@ -476,9 +499,50 @@ static void report_end(tpu_stepper *st)
     tpu_report_result_line(&rep, line, sizeof line);
     uint64_t cycles = tpu_system_cycle(st->sys);
     out(st, "the program halted after %" PRIu64 " cycle%s; result: %s\n", cycles,
-        cycles == 1 ? "" : "s", line);
+        plural(cycles), line);
     st->status = rep.expect.status == TPU_EXPECT_MISMATCH || rep.expect.status == TPU_EXPECT_ERROR;
     free(stats);
+}
+
+/* "mxu0 cell (2, 1)", with the core when there are several. */
+static void cell_name(const tpu_stepper *st, const cell_trace *tr, char *buf, size_t len)
+{
+    char cp[32];
+    snprintf(buf, len, "%smxu%u cell (%u, %u)", core_prefix(st, tr->core, cp, sizeof cp),
+             tr->mxu, tr->row, tr->col);
+}
+
+/* The line of a traced cell for the cycle just computed: its weights, and
+ * what it multiplied: "x 2  y 20 -> 60" is y in + x * w = y out. */
+static void print_trace(tpu_stepper *st, const cell_trace *tr)
+{
+    tpu_cell_view v;
+    char name[64], w[32], sh[32], a[32], yi[32], yo[32];
+    if (tpu_core_mxu_cell(tpu_system_core(st->sys, tr->core), tr->mxu, tr->row, tr->col, &v))
+        return;
+    cell_name(st, tr, name, sizeof name);
+    tpu_fmt_bf16(v.weight, w, sizeof w);
+    tpu_fmt_bf16(v.shadow, sh, sizeof sh);
+    out(st, "%s in cycle %" PRIu64 ": w %s  s %s", name, current_cycle(st), w, sh);
+    if (v.loading) {
+        tpu_fmt_bf16(v.chain, a, sizeof a);
+        out(st, "  l %s", a);
+    }
+    if (!v.active) {
+        out(st, "  (no multiply-add)\n");
+        return;
+    }
+    /* Row 0 starts from +0 (numerics.md); below, what the cell above made
+     * for the same row in the cycle before. */
+    if (tr->row == 0)
+        snprintf(yi, sizeof yi, "0");
+    else if (tr->above.active && tr->above.row == v.row)
+        tpu_fmt_f32(tr->above.psum, yi, sizeof yi);
+    else
+        snprintf(yi, sizeof yi, "?");
+    tpu_fmt_bf16(v.x, a, sizeof a);
+    tpu_fmt_f32(v.psum, yo, sizeof yo);
+    out(st, "  x %s  y %s -> %s  (LHS row %" PRId64 ")\n", a, yi, yo, v.row);
 }
 
 /* One cycle of the system, breakpoints included.  Returns 1 if it ran. */
@@ -495,11 +559,20 @@ static int one_cycle(tpu_stepper *st)
     if (!st->stats_valid)
         tpu_core_stats(c, &st->cur);
     st->prev = st->cur;
+    for (unsigned i = 0; i < st->ntrace; i++) {      /* the partial sums going down */
+        cell_trace *tr = &st->trace[i];
+        memset(&tr->above, 0, sizeof tr->above);
+        if (tr->row > 0)
+            tpu_core_mxu_cell(tpu_system_core(s, tr->core), tr->mxu, tr->row - 1, tr->col,
+                              &tr->above);
+    }
     enum tpu_stop r = tpu_system_step(s);
     if (r != TPU_RUNNING && r != TPU_STOP_BREAK)
         st->state = r;
     tpu_core_stats(c, &st->cur);
     st->stats_valid = 1;
+    for (unsigned i = 0; i < st->ntrace; i++)
+        print_trace(st, &st->trace[i]);
 
     uint64_t now = tpu_system_cycle(s) - 1;
     for (size_t i = 0; i < st->nbp; i++) {
@@ -643,8 +716,9 @@ void tpu_stepper_print_units(tpu_stepper *st)
                 insn_text(st, t->stream[m].word, insn, sizeof insn);
                 n += (size_t)snprintf(what + n, sizeof what - n,
                                       "streaming pc %" PRIu64 " %s: %" PRIu64
-                                      " rows from cycle %" PRIu64, t->stream[m].pc, insn,
-                                      t->stream[m].rows, t->stream[m].start);
+                                      " row%s from cycle %" PRIu64, t->stream[m].pc, insn,
+                                      t->stream[m].rows, plural(t->stream[m].rows),
+                                      t->stream[m].start);
                 size_t more = l->n ? l->n - 1 : 0;
                 if (more && n < sizeof what)
                     snprintf(what + n, sizeof what - n, "; %zu more unfinished", more);
@@ -679,7 +753,12 @@ static void print_mxu(tpu_stepper *st, unsigned m)
     else
         snprintf(when, sizeof when, "in cycle %" PRIu64, now);
     tpu_mxu_window_fit(&st->win, n);
-    if (st->win.rows == n && st->win.cols == n)
+    unsigned b = tpu_mxu_compact_block(n);
+    if (st->compact && b == 1)
+        snprintf(win, sizeof win, "compact view");
+    else if (st->compact)
+        snprintf(win, sizeof win, "compact view, a character per %ux%u cells", b, b);
+    else if (st->win.rows == n && st->win.cols == n)
         snprintf(win, sizeof win, "all cells");
     else
         snprintf(win, sizeof win, "rows %u-%u, columns %u-%u", st->win.row,
@@ -688,13 +767,18 @@ static void print_mxu(tpu_stepper *st, unsigned m)
     if (t->stream[m].on) {
         char insn[200];
         insn_text(st, t->stream[m].word, insn, sizeof insn);
-        out(st, ": stream pc %" PRIu64 " (%s), %" PRIu64 " rows from cycle %" PRIu64 "\n",
-            t->stream[m].pc, insn, t->stream[m].rows, t->stream[m].start);
+        out(st, ": stream pc %" PRIu64 " (%s), %" PRIu64 " row%s from cycle %" PRIu64 "\n",
+            t->stream[m].pc, insn, t->stream[m].rows, plural(t->stream[m].rows),
+            t->stream[m].start);
     } else {
         out(st, "\n");
     }
-    tpu_mxu_view_print(st->o.out, tpu_system_core(st->sys, st->core), m, n, &st->win,
-                       st->o.color);
+    if (st->compact)
+        tpu_mxu_view_print_compact(st->o.out, tpu_system_core(st->sys, st->core), m, n,
+                                   st->o.color);
+    else
+        tpu_mxu_view_print(st->o.out, tpu_system_core(st->sys, st->core), m, n, &st->win,
+                           st->o.color);
 }
 
 void tpu_stepper_print_mxu(tpu_stepper *st)
@@ -788,24 +872,28 @@ static void run(tpu_stepper *st, enum run_mode mode, uint64_t n)
     if (st->state != TPU_RUNNING) {
         uint64_t cycles = tpu_system_cycle(st->sys);
         out(st, "the program is not running (it %s after %" PRIu64 " cycle%s)\n",
-            st->state == TPU_STOP_HALT ? "halted" : "stopped", cycles, cycles == 1 ? "" : "s");
+            st->state == TPU_STOP_HALT ? "halted" : "stopped", cycles, plural(cycles));
         return;
     }
     st->hits_len = 0;
     st->nhits = 0;
     for (uint64_t i = 0; mode != RUN_CYCLES || i < n; i++) {
-        if (tpu_interrupted()) {            /* Ctrl-C: back to the prompt, as gdb */
-            tpu_interrupt_clear();
-            out(st, "interrupted at cycle %" PRIu64 "\n", tpu_system_cycle(st->sys));
-            break;
-        }
         if (!one_cycle(st))
             break;
         if (st->nhits || st->state != TPU_RUNNING)
             break;
         if (mode == RUN_NEXT && st->track[st->core].issue_cycle == current_cycle(st))
             break;
+        /* Ctrl-C: back to the prompt after this cycle, as gdb does (a
+         * command runs at least one cycle, so a Ctrl-C always stops it
+         * past where it started). */
+        if (tpu_interrupted() && (mode != RUN_CYCLES || i + 1 < n)) {
+            out(st, "%sinterrupted at cycle %" PRIu64 "\n", st->o.prompt ? "\n" : "",
+                current_cycle(st));     /* on a terminal, after its "^C" */
+            break;
+        }
     }
+    tpu_interrupt_clear();
     flush_hits(st);
     if (tpu_system_cycle(st->sys))
         tpu_stepper_print_status(st);
@@ -888,8 +976,9 @@ static void bp_text(const tpu_stepper *st, const breakpoint *b, char *buf, size_
         snprintf(buf, len, "breakpoint %u: sem %" PRIu64 " changes", b->id, b->value);
         break;
     case BP_WATCH:
-        snprintf(buf, len, "watchpoint %u: %s 0x%" PRIx64 "..0x%" PRIx64 " (%" PRIu64 " bytes)",
-                 b->id, space_name(b->space), b->value, b->value + b->len - 1, b->len);
+        snprintf(buf, len, "watchpoint %u: %s 0x%" PRIx64 "..0x%" PRIx64 " (%" PRIu64 " byte%s)",
+                 b->id, space_name(b->space), b->value, b->value + b->len - 1, b->len,
+                 plural(b->len));
         break;
     }
 }
@@ -1256,8 +1345,7 @@ static void info_breakpoints(tpu_stepper *st)
     for (size_t i = 0; i < st->nbp; i++) {
         char text[400];
         bp_text(st, &st->bp[i], text, sizeof text);
-        out(st, "%s  (hit %" PRIu64 " time%s)\n", text, st->bp[i].hits,
-            st->bp[i].hits == 1 ? "" : "s");
+        out(st, "%s  (hit %" PRIu64 " time%s)\n", text, st->bp[i].hits, plural(st->bp[i].hits));
     }
 }
 
@@ -1319,6 +1407,39 @@ static int cmd_list(tpu_stepper *st, int argc, char **argv)
     return 0;
 }
 
+/* "[K] ROW COL" from argv[i] on: a cell of MXU K (default: the one `show
+ * mxu` shows).  0, or -1 with a message printed. */
+static int parse_cell(tpu_stepper *st, int argc, char **argv, int i, const char *cmd,
+                      unsigned *mxu, unsigned *row, unsigned *col)
+{
+    unsigned nmxu = (unsigned)st->o.cfg->num_mxu, n = (unsigned)st->o.cfg->mxu_n;
+    uint64_t v[3] = { st->mxu, 0, 0 };
+    int nargs = argc - i;
+    if (nargs != 2 && nargs != 3) {
+        fail(st, "usage: %s [K] ROW COL", cmd);
+        return -1;
+    }
+    for (int k = 0; k < nargs; k++)
+        if (parse_num(argv[i + k], &v[k + (nargs == 2)])) {
+            fail(st, "%s wants numbers, not '%s'", cmd, argv[i + k]);
+            return -1;
+        }
+    if (v[0] >= nmxu) {
+        fail(st, "there %s %u MXU%s (0..%u), not %" PRIu64, nmxu == 1 ? "is" : "are", nmxu,
+             plural(nmxu), nmxu - 1, v[0]);
+        return -1;
+    }
+    if (v[1] >= n || v[2] >= n) {
+        fail(st, "cell (%" PRIu64 ", %" PRIu64 ") is outside the %ux%u array: rows and columns "
+             "are 0..%u", v[1], v[2], n, n, n - 1);
+        return -1;
+    }
+    *mxu = (unsigned)v[0];
+    *row = (unsigned)v[1];
+    *col = (unsigned)v[2];
+    return 0;
+}
+
 /* show mxu [K] [window R C [ROWS COLS]] | show units | show cell [K] ROW COL */
 static int cmd_show(tpu_stepper *st, int argc, char **argv)
 {
@@ -1366,6 +1487,7 @@ static int cmd_show(tpu_stepper *st, int argc, char **argv)
                 w.rows = n - w.row;
             if (w.cols > n - w.col)
                 w.cols = n - w.col;
+            st->compact = 0;        /* a window is for the numbers */
         }
         st->mxu = m;
         st->win = w;
@@ -1373,25 +1495,16 @@ static int cmd_show(tpu_stepper *st, int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "cell")) {
-        uint64_t v[3] = { st->mxu, 0, 0 };
-        if (argc != 4 && argc != 5)
-            return fail(st, "%s", usage);
-        for (int k = 0; k < argc - 2; k++)
-            if (parse_num(argv[2 + k], &v[k + (argc == 4)]))
-                return fail(st, "show cell wants numbers, not '%s'", argv[2 + k]);
-        if (v[0] >= nmxu)
-            return fail(st, "there %s %u MXU%s", nmxu == 1 ? "is" : "are", nmxu,
-                        nmxu == 1 ? "" : "s");
-        if (v[1] >= n || v[2] >= n)
-            return fail(st, "the array is %ux%u: rows and columns 0..%u", n, n, n - 1);
+        unsigned km, kr, kc;
+        if (parse_cell(st, argc, argv, 2, "show cell", &km, &kr, &kc))
+            return 0;
         tpu_cell_view c;
-        tpu_core_mxu_cell(tpu_system_core(st->sys, st->core), (unsigned)v[0], (unsigned)v[1],
-                          (unsigned)v[2], &c);
+        tpu_core_mxu_cell(tpu_system_core(st->sys, st->core), km, kr, kc, &c);
         char a[32], b[32], ch[32];
         tpu_fmt_bf16(c.weight, a, sizeof a);
         tpu_fmt_bf16(c.shadow, b, sizeof b);
-        out(st, "mxu%" PRIu64 " cell (%" PRIu64 ", %" PRIu64 "): weight %s (0x%04x), shadow %s "
-            "(0x%04x)\n", v[0], v[1], v[2], a, c.weight, b, c.shadow);
+        out(st, "mxu%u cell (%u, %u): weight %s (0x%04x), shadow %s (0x%04x)\n", km, kr, kc, a,
+            c.weight, b, c.shadow);
         if (c.loading) {
             tpu_fmt_bf16(c.chain, ch, sizeof ch);
             out(st, "  weight being loaded: %s (0x%04x), into the shadow at the end of this "
@@ -1408,6 +1521,87 @@ static int cmd_show(tpu_stepper *st, int argc, char **argv)
         return 0;
     }
     return fail(st, "unknown item '%s'; %s", argv[1], usage);
+}
+
+/* view [compact|full]: how `show mxu` draws an array. */
+static int cmd_view(tpu_stepper *st, int argc, char **argv)
+{
+    if (argc == 2 && !strcmp(argv[1], "compact"))
+        st->compact = 1;
+    else if (argc == 2 && !strcmp(argv[1], "full"))
+        st->compact = 0;
+    else if (argc != 1)
+        return fail(st, "usage: view [compact|full]");
+    if (st->compact)
+        out(st, "view compact: show mxu draws a character per cell (or block of cells)\n");
+    else
+        out(st, "view full: show mxu draws the numbers of the cells in its window\n");
+    return 0;
+}
+
+static int same_cell(const cell_trace *a, const cell_trace *b)
+{
+    return a->core == b->core && a->mxu == b->mxu && a->row == b->row && a->col == b->col;
+}
+
+/* trace [cell [K] ROW COL]: print a line for the cell after every cycle. */
+static int cmd_trace(tpu_stepper *st, int argc, char **argv)
+{
+    char name[64];
+    if (argc == 1) {
+        if (!st->ntrace)
+            out(st, "no cell traced\n");
+        for (unsigned i = 0; i < st->ntrace; i++) {
+            cell_name(st, &st->trace[i], name, sizeof name);
+            out(st, "tracing %s\n", name);
+        }
+        return 0;
+    }
+    if (strcmp(argv[1], "cell"))
+        return fail(st, "usage: trace cell [K] ROW COL");
+    cell_trace tr;
+    memset(&tr, 0, sizeof tr);
+    tr.core = st->core;
+    if (parse_cell(st, argc, argv, 2, "trace cell", &tr.mxu, &tr.row, &tr.col))
+        return 0;
+    cell_name(st, &tr, name, sizeof name);
+    for (unsigned i = 0; i < st->ntrace; i++)
+        if (same_cell(&st->trace[i], &tr))
+            return fail(st, "%s is traced already", name);
+    if (st->ntrace == TRACE_MAX)
+        return fail(st, "at most %d cells traced at once (untrace one first)", TRACE_MAX);
+    st->trace[st->ntrace++] = tr;
+    out(st, "tracing %s: w weight, s shadow, l arriving, x, y in -> out\n", name);
+    return 0;
+}
+
+/* untrace [cell [K] ROW COL]: stop tracing that cell, or every cell. */
+static int cmd_untrace(tpu_stepper *st, int argc, char **argv)
+{
+    char name[64];
+    if (argc == 1) {
+        if (!st->ntrace)
+            return fail(st, "no cell is traced");
+        out(st, "stopped tracing %u cell%s\n", st->ntrace, plural(st->ntrace));
+        st->ntrace = 0;
+        return 0;
+    }
+    if (strcmp(argv[1], "cell"))
+        return fail(st, "usage: untrace [cell [K] ROW COL]");
+    cell_trace tr;
+    memset(&tr, 0, sizeof tr);
+    tr.core = st->core;
+    if (parse_cell(st, argc, argv, 2, "untrace cell", &tr.mxu, &tr.row, &tr.col))
+        return 0;
+    cell_name(st, &tr, name, sizeof name);
+    for (unsigned i = 0; i < st->ntrace; i++)
+        if (same_cell(&st->trace[i], &tr)) {
+            memmove(st->trace + i, st->trace + i + 1, (st->ntrace - i - 1) * sizeof tr);
+            st->ntrace--;
+            out(st, "stopped tracing %s\n", name);
+            return 0;
+        }
+    return fail(st, "%s is not traced (try 'trace')", name);
 }
 
 static int cmd_core(tpu_stepper *st, int argc, char **argv)
@@ -1474,6 +1668,11 @@ static const command commands[] = {
     { "list", "l", cmd_list, "", "the instructions around pc" },
     { "show", "sh", cmd_show, "mxu [K] [window R C [ROWS COLS]]|cell [K] R C|units",
       "draw the MXU cells, one cell, the units" },
+    { "view", NULL, cmd_view, "[compact|full]",
+      "show mxu: a character per cell, or the numbers through a window" },
+    { "trace", NULL, cmd_trace, "[cell [K] R C]",
+      "print the cell's weights, x and partial sums after every cycle (list without cell)" },
+    { "untrace", NULL, cmd_untrace, "[cell [K] R C]", "stop tracing the cell (all without cell)" },
     { "core", NULL, cmd_core, "[N]", "the core the views show (several cores)" },
     { "report", NULL, cmd_report, "", "tpu-sim's report of the cycles so far" },
     { "help", "h", cmd_help, "", "this list" },
@@ -1484,7 +1683,7 @@ static int cmd_help(tpu_stepper *st, int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    out(st, "commands (alias in brackets):\n");
+    out(st, "commands (alias in parentheses):\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         const command *c = &commands[i];
         char head[160];
@@ -1492,6 +1691,7 @@ static int cmd_help(tpu_stepper *st, int argc, char **argv)
                  c->alias ? c->alias : "", c->alias ? ")" : "", c->args[0] ? " " : "", c->args);
         out(st, "  %s\n      %s\n", head, c->help);
     }
+    out(st, "Ctrl-C stops step, next and continue after the cycle it is in.\n");
     return 0;
 }
 
@@ -1534,6 +1734,7 @@ int tpu_stepper_loop(tpu_stepper *st)
      * prompt, gives a new prompt: the read returns EINTR (no SA_RESTART). */
     tpu_interrupt_install();
     for (;;) {
+        tpu_interrupt_clear();      /* a Ctrl-C while a view printed: it is done */
         if (st->o.prompt) {
             fputs("(tpu) ", st->o.out);
             fflush(st->o.out);

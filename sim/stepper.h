@@ -2,7 +2,8 @@
  * stepper.h - the interactive stepper of `tpu-sim --step` (docs/stepper.md).
  *
  * A command interpreter over a loaded tpu_system: it reads gdb-like
- * commands (step, next, continue, break, watch, info, show mxu, ...) from
+ * commands (step, next, continue, break, watch, info, show mxu, trace
+ * cell, ...) from
  * any FILE* and prints to any FILE*, so a test can drive it with a script
  * and check every line it prints.  It steps the model one cycle at a time
  * with tpu_system_step() and learns what happened from the event stream
@@ -49,7 +50,10 @@ void tpu_stepper_destroy(tpu_stepper *st);
 int tpu_stepper_exec(tpu_stepper *st, const char *line);
 
 /* Read and run commands until `quit` or the end of the input; returns the
- * exit status (tpu_stepper_status). */
+ * exit status (tpu_stepper_status).  It installs the Ctrl-C handler
+ * (interrupt.h): Ctrl-C stops step, next or continue after the cycle it is
+ * in, and at the prompt gives a new prompt.  tpu_stepper_exec() alone
+ * honours a pending Ctrl-C too (tpu_interrupt_raise() in the tests). */
 int tpu_stepper_loop(tpu_stepper *st);
 
 /* Exit status like tpu-sim's: 3 the model stopped with a run-time error

@@ -13,9 +13,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "asm.h"
 #include "config.h"
@@ -38,17 +42,20 @@ typedef struct session {
     char *last;             /* the output of the last command */
 } session;
 
-/* Assemble src for tiny with a 4x4 MXU (and the given overrides) and open
- * a stepper on it. */
-static session *open_session_io(const char *src, uint64_t max_cycles, FILE *in, int echo,
-                                int prompt)
+/* Assemble src for tiny with the settings of `set` ("mxu_n=4", blanks
+ * between several) and open a stepper on it. */
+static session *open_session_set(const char *src, const char *set, uint64_t max_cycles, FILE *in,
+                                 int echo, int prompt)
 {
     session *s = calloc(1, sizeof *s);
     assert_non_null(s);
     char err[512];
     tpu_config_defaults(&s->cfg);
     assert_int_equal(tpu_config_load(&s->cfg, "tiny", err, sizeof err), 0);
-    assert_int_equal(tpu_config_set(&s->cfg, "mxu_n=4", err, sizeof err), 0);
+    char sets[128], *save = NULL;
+    snprintf(sets, sizeof sets, "%s", set);
+    for (char *kv = strtok_r(sets, " ", &save); kv; kv = strtok_r(NULL, " ", &save))
+        assert_int_equal(tpu_config_set(&s->cfg, kv, err, sizeof err), 0);
     tpu_asm_options opt = { &s->cfg, NULL, 0, 0 };
     tpu_asm_result res;
     if (tpu_asm_assemble(src, strlen(src), "t.s", &opt, &s->obj, &res))
@@ -66,6 +73,12 @@ static session *open_session_io(const char *src, uint64_t max_cycles, FILE *in, 
     s->st = tpu_stepper_create(&o, err, sizeof err);
     assert_non_null(s->st);
     return s;
+}
+
+static session *open_session_io(const char *src, uint64_t max_cycles, FILE *in, int echo,
+                                int prompt)
+{
+    return open_session_set(src, "mxu_n=4", max_cycles, in, echo, prompt);
 }
 
 static session *open_session(const char *src)
@@ -151,6 +164,8 @@ static void close_session(session *s)
 
 static const char tile_int[] =
     "        .equ N, MXU_N\n        .equ M, 6\n        .vmem 0\n" TILE_DATA_INT TILE_CODE;
+static const char tile_one_row[] =
+    "        .equ N, MXU_N\n        .equ M, 1\n        .vmem 0\n" TILE_DATA_INT TILE_CODE;
 static const char tile_random[] =
     "        .equ N, MXU_N\n        .equ M, 6\n        .vmem 0\n" TILE_DATA_RANDOM TILE_CODE;
 
@@ -190,14 +205,9 @@ static void test_show_mxu_4x4(void **state)
     EXPECT(s, "show mxu",
            "mxu0 in cycle 8 (4x4, all cells): stream pc 7 (mxu.mm 0, s3, s4, s5, s2, s6, 2), "
            "6 rows from cycle 8\n"
-           "LHS row in each cell (. = no multiply-add in this cycle):\n"
-           "      c0  c1  c2  c3\n"
-           "  k0   .   .   .   .\n"
-           "  k1   .   .   .   .\n"
-           "  k2   .   .   .   .\n"
-           "  k3   .   .   .   .\n"
-           "cells: w weight, s shadow weight, l weight being loaded, x activation passing "
-           "through, y partial sum out:\n"
+           "LHS row in each cell: none (no multiply-add in this cycle)\n"
+           "cells: w weight, s shadow weight where it differs, l weight being loaded, "
+           "x activation passing through, y partial sum out:\n"
            "       c0     c1     c2     c3\n"
            "  k0   w 0    w 0    w 0    w 0\n"
            "       s 10   s 11   s 12   s 13\n"
@@ -205,10 +215,10 @@ static void test_show_mxu_4x4(void **state)
            "       s 20   s 21   s 22   s 23\n"
            "                            l 23\n"
            "  k2   w 0    w 0    w 0    w 0\n"
-           "       s 30   s 31   s 32   s 0\n"
+           "       s 30   s 31   s 32\n"
            "                     l 32\n"
            "  k3   w 0    w 0    w 0    w 0\n"
-           "       s 40   s 41   s 0    s 0\n"
+           "       s 40   s 41\n"
            "              l 41\n");
     EXPECT(s, "step 3", "cycle 11: stalled at pc 8 <wait>: sem.wait 2, 1 (sem.wait: sem 2)\n");
     /* Cycle 11: row b in cell (k, c) when 9 + b + k + c = 11; the swap
@@ -223,18 +233,19 @@ static void test_show_mxu_4x4(void **state)
            "  k1   1   0   .   .\n"
            "  k2   0   .   .   .\n"
            "  k3   .   .   .   .\n"
-           "cells: w weight, s shadow weight, x activation passing through, y partial sum out:\n"
+           "cells: w weight, s shadow weight where it differs, x activation passing through, "
+           "y partial sum out:\n"
            "       c0     c1     c2     c3\n"
            "  k0   w 10   w 11   w 12   w 0\n"
-           "       s 10   s 11   s 12   s 13\n"
+           "                            s 13\n"
            "       x 3    x 2    x 1\n"
            "       y 30   y 22   y 12\n"
            "  k1   w 20   w 21   w 0    w 0\n"
-           "       s 20   s 21   s 22   s 23\n"
+           "                     s 22   s 23\n"
            "       x 2    x 1\n"
            "       y 60   y 32\n"
            "  k2   w 30   w 0    w 0    w 0\n"
-           "       s 30   s 31   s 32   s 33\n"
+           "              s 31   s 32   s 33\n"
            "       x 1\n"
            "       y 60\n"
            "  k3   w 0    w 0    w 0    w 0\n"
@@ -260,9 +271,7 @@ static void test_show_mxu_4x4(void **state)
     EXPECT(s, "show mxu 0 window 3 0 1 1",
            "mxu0 in cycle 20 (4x4, rows 3-3, columns 0-0): stream pc 7 (mxu.mm 0, s3, s4, s5, "
            "s2, s6, 2), 6 rows from cycle 8\n"
-           "LHS row in each cell (. = no multiply-add in this cycle):\n"
-           "      c0\n"
-           "  k3   .\n"
+           "LHS row in each cell: none (no multiply-add in this cycle)\n"
            "cells: w weight, x activation passing through, y partial sum out:\n"
            "       c0\n"
            "  k3   w 40\n");
@@ -291,12 +300,15 @@ static void test_cells_against_tpu_mac(void **state)
         cmd(s, "step");
         char want[4096], *p = want;
         size_t left = sizeof want;
-        /* the wavefront map */
-        int n = snprintf(p, left, "LHS row in each cell (. = no multiply-add in this cycle):\n"
-                                  "      c0  c1  c2  c3\n");
+        /* the wavefront map: one line when no cell works */
+        int any = t >= S + 1 && t <= S + M + 2 * N - 2;
+        int n = any ? snprintf(p, left, "LHS row in each cell (. = no multiply-add in this "
+                                        "cycle):\n      c0  c1  c2  c3\n")
+                    : snprintf(p, left, "LHS row in each cell: none (no multiply-add in this "
+                                        "cycle)\n");
         p += n;
         left -= (size_t)n;
-        for (int k = 0; k < N; k++) {
+        for (int k = 0; any && k < N; k++) {
             n = snprintf(p, left, "  k%d", k);
             p += n;
             left -= (size_t)n;
@@ -360,6 +372,192 @@ static void test_cells_against_tpu_mac(void **state)
     EXPECT(s, "continue", "cycle 23: issued pc 9 <done>: halt\n"
                           "the program halted after 24 cycles; result: bit-exact\n");
     close_session(s);
+}
+
+/* ---- the compact view ------------------------------------------------------------------ */
+
+static void test_view_compact(void **state)
+{
+    (void)state;
+    /* 4x4: the full view by default; `view compact` on request.  Cycle 11
+     * as in test_show_mxu_4x4: row b in cell (k, c) when b = 2 - k - c;
+     * the swap has passed k + c <= 2, so the shadows (all loaded by the
+     * end of cycle 10) differ from the weights in use below it. */
+    session *s = open_session(tile_int);
+    EXPECT(s, "view", "view full: show mxu draws the numbers of the cells in its window\n");
+    EXPECT(s, "view compact",
+           "view compact: show mxu draws a character per cell (or block of cells)\n");
+    EXPECT(s, "step 12", "cycle 11: stalled at pc 8 <wait>: sem.wait 2, 1 (sem.wait: sem 2)\n");
+    EXPECT(s, "show mxu",
+           "mxu0 in cycle 11 (4x4, compact view): stream pc 7 (mxu.mm 0, s3, s4, s5, s2, s6, 2), "
+           "6 rows from cycle 8\n"
+           "       LHS row    weights\n"
+           "       c0         c0\n"
+           "  k0   210.       ...s\n"
+           "  k1   10..       ..ss\n"
+           "  k2   0...       .sss\n"
+           "  k3   ....       ssss\n"
+           "LHS row: its last digit where a cell multiplies (6 of 16 cells, rows 0-2)\n"
+           "weights: l one arrives (mxu.lw; 0 cells), s the shadow holds a new one (10)\n");
+    /* A window is for the numbers: it switches to the full view. */
+    const char *o = cmd(s, "show mxu window 3 3");
+    assert_non_null(strstr(o, "mxu0 in cycle 11 (4x4, rows 3-3, columns 3-3)"));
+    assert_non_null(strstr(o, "  k3   w 0\n       s 43\n"));
+    EXPECT(s, "view", "view full: show mxu draws the numbers of the cells in its window\n");
+    close_session(s);
+
+    /* 8x8 (tiny) does not fit the window of 8 x 5 cells: compact. */
+    s = open_session_set(tile_int, "mxu_n=8", 0, NULL, 0, 0);
+    EXPECT(s, "show mxu",
+           "mxu0 at reset (8x8, compact view)\n"
+           "       LHS row    weights\n"
+           "       c0         c0\n"
+           "  k0   ........   ........\n"
+           "  k1   ........   ........\n"
+           "  k2   ........   ........\n"
+           "  k3   ........   ........\n"
+           "  k4   ........   ........\n"
+           "  k5   ........   ........\n"
+           "  k6   ........   ........\n"
+           "  k7   ........   ........\n"
+           "LHS row: its last digit where a cell multiplies (0 of 64 cells)\n"
+           "weights: l one arrives (mxu.lw; 0 cells), s the shadow holds a new one (0)\n");
+    close_session(s);
+
+    /* 128x128 (v5e's size): a character per 4x4 cells, 32 x 32.  Cycle
+     * 14: rows 0..5 on k + c <= 5 (21 cells), the swap has passed
+     * k + c <= 5, the load's wavefront (l = 3) is on k + c = 10 (11
+     * cells), and the shadows ahead of the swap differ from the weights
+     * on k + c = 6..10 (45 cells: a shadow shows its new weight from the
+     * cycle it arrives).  Block (i, j) covers k + c = 4(i+j) .. 4(i+j) + 6. */
+    s = open_session_set(tile_int, "mxu_n=128 vmem_bw=2048", 0, NULL, 0, 0);
+    EXPECT(s, "step 15", "cycle 14: stalled at pc 8 <wait>: sem.wait 2, 1 (sem.wait: sem 2)\n");
+    o = cmd(s, "show mxu");
+    static const char *const want[] = {
+        "mxu0 in cycle 14 (128x128, compact view, a character per 4x4 cells): stream pc 7 ",
+        "         LHS row                            weights\n"
+        "         c0      c32     c64     c96        c0      c32     c64     c96\n"
+        "  k0     ++..............................   sll.............................\n"
+        "  k4     +...............................   ll..............................\n"
+        "  k8     ................................   l...............................\n"
+        "  k12    ................................   ................................\n",
+        "  k124   ................................   ................................\n"
+        "LHS row: # every cell multiplies, + some (21 of 16384 cells, rows 0-5)\n"
+        "weights: l one arrives (mxu.lw; 11 cells), s a shadow holds a new one (45)\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(o, want[i]))
+            fail_msg("no\n%s\nin\n%s", want[i], o);
+    /* Every line fits 80 columns but the header. */
+    for (const char *l = strchr(o, '\n') + 1; *l; l = strchr(l, '\n') + 1)
+        assert_true(strchr(l, '\n') - l <= 80);
+    close_session(s);
+}
+
+/* ---- trace cell ------------------------------------------------------------------------ */
+
+static void test_trace(void **state)
+{
+    (void)state;
+    /* Cell (1, 0) of the integer tile: its weight 20 arrives in cycle
+     * l + k + 1 + c = 5 (T20; the view shows it in the shadow from that
+     * cycle on, as show cell does), the swap and row 0 reach it in 10 (T22);
+     * row b comes in with 10(b+1) from cell (0, 0) and leaves with
+     * 10(b+1) + (b+1) x 20. */
+    session *s = open_session(tile_int);
+    EXPECT(s, "trace", "no cell traced\n");
+    EXPECT(s, "trace cell 1 0",
+           "tracing mxu0 cell (1, 0): w weight, s shadow, l arriving, x, y in -> out\n");
+    EXPECT(s, "step 12",
+           "mxu0 cell (1, 0) in cycle 0: w 0  s 0  (no multiply-add)\n"
+           "mxu0 cell (1, 0) in cycle 1: w 0  s 0  (no multiply-add)\n"
+           "mxu0 cell (1, 0) in cycle 2: w 0  s 0  (no multiply-add)\n"
+           "mxu0 cell (1, 0) in cycle 3: w 0  s 0  (no multiply-add)\n"
+           "mxu0 cell (1, 0) in cycle 4: w 0  s 0  (no multiply-add)\n"
+           "mxu0 cell (1, 0) in cycle 5: w 0  s 20  l 20  (no multiply-add)\n"
+           "mxu0 cell (1, 0) in cycle 6: w 0  s 20  (no multiply-add)\n"
+           "mxu0 cell (1, 0) in cycle 7: w 0  s 20  (no multiply-add)\n"
+           "mxu0 cell (1, 0) in cycle 8: w 0  s 20  (no multiply-add)\n"
+           "mxu0 cell (1, 0) in cycle 9: w 0  s 20  (no multiply-add)\n"
+           "mxu0 cell (1, 0) in cycle 10: w 20  s 20  x 1  y 10 -> 30  (LHS row 0)\n"
+           "mxu0 cell (1, 0) in cycle 11: w 20  s 20  x 2  y 20 -> 60  (LHS row 1)\n"
+           "cycle 11: stalled at pc 8 <wait>: sem.wait 2, 1 (sem.wait: sem 2)\n");
+    /* Row 0 of the array starts from +0; two cells, in the order given. */
+    EXPECT(s, "trace cell 0 0 0",
+           "tracing mxu0 cell (0, 0): w weight, s shadow, l arriving, x, y in -> out\n");
+    EXPECT(s, "trace cell 0 0", "error: mxu0 cell (0, 0) is traced already\n");
+    EXPECT(s, "trace", "tracing mxu0 cell (1, 0)\ntracing mxu0 cell (0, 0)\n");
+    EXPECT(s, "step",
+           "mxu0 cell (1, 0) in cycle 12: w 20  s 20  x 3  y 30 -> 90  (LHS row 2)\n"
+           "mxu0 cell (0, 0) in cycle 12: w 10  s 10  x 4  y 0 -> 40  (LHS row 3)\n"
+           "cycle 12: stalled at pc 8 <wait>: sem.wait 2, 1 (sem.wait: sem 2)\n");
+    EXPECT(s, "untrace cell 1 0", "stopped tracing mxu0 cell (1, 0)\n");
+    EXPECT(s, "next",
+           "mxu0 cell (0, 0) in cycle 13: w 10  s 10  x 5  y 0 -> 50  (LHS row 4)\n"
+           "mxu0 cell (0, 0) in cycle 14: w 10  s 10  x 6  y 0 -> 60  (LHS row 5)\n"
+           "mxu0 cell (0, 0) in cycle 15: w 10  s 10  (no multiply-add)\n"
+           "mxu0 cell (0, 0) in cycle 16: w 10  s 10  (no multiply-add)\n"
+           "mxu0 cell (0, 0) in cycle 17: w 10  s 10  (no multiply-add)\n"
+           "mxu0 cell (0, 0) in cycle 18: w 10  s 10  (no multiply-add)\n"
+           "mxu0 cell (0, 0) in cycle 19: w 10  s 10  (no multiply-add)\n"
+           "mxu0 cell (0, 0) in cycle 20: w 10  s 10  (no multiply-add)\n"
+           "mxu0 cell (0, 0) in cycle 21: w 10  s 10  (no multiply-add)\n"
+           "mxu0 cell (0, 0) in cycle 22: w 10  s 10  (no multiply-add)\n"
+           "cycle 22: issued pc 8 <wait>: sem.wait 2, 1\n");
+    EXPECT(s, "untrace", "stopped tracing 1 cell\n");
+    EXPECT(s, "continue", "cycle 23: issued pc 9 <done>: halt\n"
+                          "the program halted after 24 cycles; result: bit-exact\n");
+    close_session(s);
+
+    /* Random data: every cycle of cell (2, 1), and the bottom-right cell,
+     * against the column recomputed with tpu_mac (y in is the sum of the
+     * rows above, y out adds this cell's x * w). */
+    enum { N = 4, M = 6, S = 8 };
+    static const unsigned cells[2][2] = { { 2, 1 }, { 3, 3 } };
+    for (int i = 0; i < 2; i++) {
+        unsigned k = cells[i][0], c = cells[i][1];
+        s = open_session(tile_random);
+        uint16_t w[N][N], x[M][N];
+        tpu_core *core = tpu_system_core(s->sys, 0);
+        assert_int_equal(tpu_mem_read(core, TPU_SPACE_VMEM, 0, w, sizeof w), 0);
+        assert_int_equal(tpu_mem_read(core, TPU_SPACE_VMEM, sizeof w, x, sizeof x), 0);
+        char line[64];
+        snprintf(line, sizeof line, "trace cell %u %u", k, c);
+        cmd(s, line);
+        const char *got = cmd(s, "continue");
+        char want[8192], *p = want, a[32], b[32], y0[32], y1[32];
+        size_t left = sizeof want;
+        for (unsigned t = 0; t < 24; t++) {
+            unsigned arrive = S - N + k + c;            /* as in test_cells_against_tpu_mac */
+            uint16_t wk = t >= S + 1 + k + c ? w[k][c] : 0, sh = t >= arrive ? w[k][c] : 0;
+            tpu_fmt_bf16(wk, a, sizeof a);
+            tpu_fmt_bf16(sh, b, sizeof b);
+            int n = snprintf(p, left, "mxu0 cell (%u, %u) in cycle %u: w %s  s %s", k, c, t, a, b);
+            if (t == arrive) {
+                tpu_fmt_bf16(w[k][c], a, sizeof a);
+                n += snprintf(p + n, left - (size_t)n, "  l %s", a);
+            }
+            int r = (int)t - S - 1 - (int)k - (int)c;
+            if (r >= 0 && r < M) {
+                uint32_t psum = 0;
+                for (unsigned j = 0; j < k; j++)
+                    psum = tpu_mac(psum, x[r][j], w[j][c]);
+                tpu_fmt_f32(psum, y0, sizeof y0);
+                tpu_fmt_f32(tpu_mac(psum, x[r][k], w[k][c]), y1, sizeof y1);
+                tpu_fmt_bf16(x[r][k], a, sizeof a);
+                n += snprintf(p + n, left - (size_t)n, "  x %s  y %s -> %s  (LHS row %d)\n", a,
+                              y0, y1, r);
+            } else {
+                n += snprintf(p + n, left - (size_t)n, "  (no multiply-add)\n");
+            }
+            p += n;
+            left -= (size_t)n;
+        }
+        snprintf(p, left, "cycle 23: issued pc 9 <done>: halt\n"
+                          "the program halted after 24 cycles; result: bit-exact\n");
+        assert_string_equal(got, want);
+        close_session(s);
+    }
 }
 
 /* ---- breakpoints and watchpoints --------------------------------------------------- */
@@ -603,7 +801,17 @@ static void test_bad_commands(void **state)
     EXPECT(s, "show mxu window 4 0", "error: the array is 4x4: rows and columns 0..3\n");
     EXPECT(s, "show mxu window 1", "error: usage: show mxu [K] [window R C [ROWS COLS]] | show "
                                    "cell [K] ROW COL | show units\n");
-    EXPECT(s, "show cell 0 9", "error: the array is 4x4: rows and columns 0..3\n");
+    EXPECT(s, "show cell 0 9", "error: cell (0, 9) is outside the 4x4 array: rows and columns "
+                               "are 0..3\n");
+    EXPECT(s, "show cell 1 0 0", "error: there is 1 MXU (0..0), not 1\n");
+    EXPECT(s, "trace cell 4 0", "error: cell (4, 0) is outside the 4x4 array: rows and columns "
+                                "are 0..3\n");
+    EXPECT(s, "trace cell 0 x", "error: trace cell wants numbers, not 'x'\n");
+    EXPECT(s, "trace cell 1", "error: usage: trace cell [K] ROW COL\n");
+    EXPECT(s, "trace mxu", "error: usage: trace cell [K] ROW COL\n");
+    EXPECT(s, "untrace", "error: no cell is traced\n");
+    EXPECT(s, "untrace cell 0 0", "error: mxu0 cell (0, 0) is not traced (try 'trace')\n");
+    EXPECT(s, "view wide", "error: usage: view [compact|full]\n");
     EXPECT(s, "delete 7", "error: no breakpoint 7 (try 'info breakpoints')\n");
     EXPECT(s, "core 1", "error: usage: core N (0..0)\n");
     EXPECT(s, "# a comment, then nothing", "");
@@ -644,6 +852,27 @@ static void test_run_time_error_and_status(void **state)
     close_session(s);
 }
 
+/* One of a thing is not "1 things". */
+static void test_plurals(void **state)
+{
+    (void)state;
+    session *s = open_session(tile_one_row);
+    EXPECT(s, "break mxu-start", "breakpoint 1: mxu-start on any MXU\n");
+    EXPECT(s, "watch Y 1", "watchpoint 2: vmem 0x40..0x40 (1 byte)\n");
+    EXPECT(s, "continue",
+           "breakpoint 1: mxu0 starts pc 7 (mxu.mm 0, s3, s4, s5, s2, s6, 2): 1 row\n"
+           "cycle 8: stalled at pc 8 <wait>: sem.wait 2, 1 (sem.wait: sem 2)\n");
+    const char *o = cmd(s, "show units");
+    assert_non_null(strstr(o, ": 1 row from cycle 8; 1 more unfinished\n"));
+    o = cmd(s, "show mxu");
+    assert_non_null(strstr(o, "), 1 row from cycle 8\n"));
+    EXPECT(s, "continue", "watchpoint 2: vmem 0x40..0x40 written by mxu0\n"
+                          "cycle 16: stalled at pc 8 <wait>: sem.wait 2, 1 (sem.wait: sem 2)\n");
+    EXPECT(s, "info breakpoints", "breakpoint 1: mxu-start on any MXU  (hit 1 time)\n"
+                                  "watchpoint 2: vmem 0x40..0x40 (1 byte)  (hit 1 time)\n");
+    close_session(s);
+}
+
 /* Ctrl-C during continue stops at the next cycle and the session goes on;
  * the run can be resumed from there. */
 static void test_interrupt(void **state)
@@ -653,12 +882,25 @@ static void test_interrupt(void **state)
                               "loop:   addi s1, s1, -1\n        bne s1, zero, loop\n"
                               "        halt\n");
     EXPECT(s, "step", "cycle 0: issued pc 0: li s1, 1000000\n");
+    /* A Ctrl-C during continue: it stops after the cycle it is in, and
+     * the status line names that cycle. */
     tpu_interrupt_raise();
-    EXPECT(s, "continue", "interrupted at cycle 1\ncycle 0: issued pc 0: li s1, 1000000\n");
+    EXPECT(s, "continue", "interrupted at cycle 1\ncycle 1: issued pc 1 <loop>: addi s1, s1, -1\n");
     assert_int_equal(tpu_interrupted(), 0);           /* handled: cleared */
-    EXPECT(s, "step", "cycle 1: issued pc 1 <loop>: addi s1, s1, -1\n");
+    EXPECT(s, "step", "cycle 2: issued pc 2 <loop+1>: bne s1, zero, loop\n");
     tpu_interrupt_raise();
-    EXPECT(s, "step 10", "interrupted at cycle 2\ncycle 1: issued pc 1 <loop>: addi s1, s1, -1\n");
+    EXPECT(s, "step 10", "interrupted at cycle 3\ncycle 3: issued pc 1 <loop>: addi s1, s1, -1\n");
+    tpu_interrupt_raise();
+    EXPECT(s, "next", "cycle 4: issued pc 2 <loop+1>: bne s1, zero, loop\n");   /* stopped anyway */
+    assert_int_equal(tpu_interrupted(), 0);
+    /* With a traced cell, the lines of the cycles that ran come first. */
+    EXPECT(s, "trace cell 3 3",
+           "tracing mxu0 cell (3, 3): w weight, s shadow, l arriving, x, y in -> out\n");
+    tpu_interrupt_raise();
+    EXPECT(s, "continue", "mxu0 cell (3, 3) in cycle 5: w 0  s 0  (no multiply-add)\n"
+                          "interrupted at cycle 5\n"
+                          "cycle 5: issued pc 1 <loop>: addi s1, s1, -1\n");
+    EXPECT(s, "untrace", "stopped tracing 1 cell\n");
     const char *o = cmd(s, "continue");
     if (!strstr(o, "the program halted after 2000002 cycles"))     /* li, 1e6 x (addi, bne), halt */
         fail_msg("%s", o);
@@ -697,6 +939,43 @@ static void test_loop(void **state)
     close_session(s);
 }
 
+/* Ctrl-C at the prompt: the read returns EINTR, the stepper prints a new
+ * prompt and reads on.  A child process sends SIGINT while the loop waits
+ * on an empty pipe, then types a command and ends the input. */
+static void test_loop_interrupt_at_prompt(void **state)
+{
+    (void)state;
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    pid_t parent = getpid(), pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fd[0]);
+        struct timespec ts = { 0, 300 * 1000000L };
+        nanosleep(&ts, NULL);
+        kill(parent, SIGINT);
+        nanosleep(&ts, NULL);
+        static const char typed[] = "step\n";
+        ssize_t w = write(fd[1], typed, sizeof typed - 1);
+        _exit(w == (ssize_t)sizeof typed - 1 ? 0 : 1);
+    }
+    close(fd[1]);
+    FILE *in = fdopen(fd[0], "r");
+    assert_non_null(in);
+    session *s = open_session_io(tile_int, 0, in, 0, 1);
+    assert_int_equal(tpu_stepper_loop(s->st), 0);
+    fclose(in);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    fflush(s->out);
+    assert_string_equal(s->buf, "(tpu) \n"
+                                "(tpu) cycle 0: issued pc 0 <start>: li s1, 0\n"
+                                "(tpu) \n");
+    assert_int_equal(tpu_interrupted(), 0);
+    close_session(s);
+}
+
 static void test_help_lists_every_command(void **state)
 {
     (void)state;
@@ -704,8 +983,9 @@ static void test_help_lists_every_command(void **state)
     const char *h = cmd(s, "help");
     static const char *const names[] = { "step (s)", "next (n)", "continue (c)", "break (b)",
                                          "watch (w)", "delete (d)", "info (i)", "print (p)",
-                                         "x [hbm", "list (l)", "show (sh)", "core", "report",
-                                         "help (h)", "quit (q)" };
+                                         "x [hbm", "list (l)", "show (sh)", "view [compact|full]",
+                                         "trace [cell [K] R C]", "untrace", "core", "report",
+                                         "help (h)", "quit (q)", "Ctrl-C" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strstr(h, names[i]))
             fail_msg("help does not list '%s':\n%s", names[i], h);
@@ -766,14 +1046,18 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_show_mxu_4x4),
         cmocka_unit_test(test_cells_against_tpu_mac),
+        cmocka_unit_test(test_view_compact),
+        cmocka_unit_test(test_trace),
         cmocka_unit_test(test_breakpoints),
         cmocka_unit_test(test_dma_done_and_watch),
         cmocka_unit_test(test_print_formats),
         cmocka_unit_test(test_units_stalled),
         cmocka_unit_test(test_bad_commands),
         cmocka_unit_test(test_run_time_error_and_status),
+        cmocka_unit_test(test_plurals),
         cmocka_unit_test(test_interrupt),
         cmocka_unit_test(test_loop),
+        cmocka_unit_test(test_loop_interrupt_at_prompt),
         cmocka_unit_test(test_help_lists_every_command),
         cmocka_unit_test(test_animate),
     };

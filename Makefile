@@ -5,7 +5,8 @@
 #                       example programs on tiny and v5e, then the tiled matmul
 #                       on the RTL in lockstep (builds the Verilated core once)
 #   make test           every test; `make test SAN=1` under AddressSanitizer +
-#                       UBSan (JOBS=N compiles at once: default, the CPUs)
+#                       UBSan (JOBS=N compiles and tests at once: default, the
+#                       CPUs); `make test T=NAME` one of tests/suite/NAME.t
 #
 # Build and set-up:
 #   make                build the tools into build/bin
@@ -50,7 +51,10 @@ SAN        ?= 0
 OPT        ?= -O2
 CFLAGS_STD := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g $(OPT)
 DEPFLAGS    = -MMD -MP
-INCLUDES   := -Icmodel -Isim
+# The model sees only its own headers (cmodel/), so it cannot depend on a
+# tool; the tools and tests see the model's and the tools' rooms.
+MODEL_INCLUDES := -Icmodel
+INCLUDES   := -Icmodel -Isim -Isim/asm -Isim/view
 
 ifeq ($(SAN),1)
 BUILD      := build-san
@@ -61,6 +65,7 @@ SANFLAGS   :=
 endif
 
 CFLAGS     := $(CFLAGS_STD) $(SANFLAGS) $(INCLUDES) $(EXTRA_CFLAGS)
+MODEL_CFLAGS := $(CFLAGS_STD) $(SANFLAGS) $(MODEL_INCLUDES) $(EXTRA_CFLAGS)
 LDFLAGS    := $(SANFLAGS)
 LDLIBS     := -lm
 
@@ -68,16 +73,22 @@ BIN        := $(BUILD)/bin
 GEN        := $(BUILD)/gen
 
 # ---- sources ------------------------------------------------------------
-# The library: the C model (cmodel/) and the tool internals (sim/*.c other
-# than the tpu_*.c front ends, which each become one command).
+# Two libraries: the C model (cmodel/, libtpumodel.a) and the tools'
+# internals (libtpusim.a: sim/*.c, sim/asm/ the assembler and disassembler,
+# sim/view/ what turns a run into something to read).  Each tpu_*.c (the
+# front ends in sim/, the generators in sim/gen/) becomes one command.
 MODEL_SRCS := $(wildcard cmodel/*.c)
-TOOL_MAINS := $(wildcard sim/tpu_*.c)
-TOOL_SRCS  := $(filter-out $(TOOL_MAINS),$(wildcard sim/*.c))
+TOOL_MAINS := $(wildcard sim/tpu_*.c sim/gen/tpu_*.c)
+TOOL_SRCS  := $(filter-out $(TOOL_MAINS),$(wildcard sim/*.c sim/asm/*.c sim/view/*.c))
 LIB_SRCS   := $(MODEL_SRCS) $(TOOL_SRCS)
-LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN)/presets.o
-LIB        := $(BUILD)/libtpu.a
+MODEL_OBJS := $(MODEL_SRCS:%.c=$(BUILD)/%.o) $(GEN)/presets.o
+TOOL_OBJS  := $(TOOL_SRCS:%.c=$(BUILD)/%.o)
+MODEL_LIB  := $(BUILD)/libtpumodel.a
+TOOLS_LIB  := $(BUILD)/libtpusim.a
+# Link order: the tools' library first, it calls the model.
+LIB        := $(TOOLS_LIB) $(MODEL_LIB)
 
-# sim/tpu_as.c -> build/bin/tpu-as
+# sim/tpu_as.c -> build/bin/tpu-as, sim/gen/tpu_isagen.c -> build/bin/tpu-isagen
 TOOLS      := $(foreach m,$(TOOL_MAINS),$(BIN)/$(subst _,-,$(basename $(notdir $(m)))))
 
 TEST_SRCS  := $(wildcard tests/test_*.c)
@@ -105,6 +116,10 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
+$(BUILD)/cmodel/%.o: cmodel/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(MODEL_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
 # Config presets (cmodel/configs/*.cfg) are compiled in, so every tool
 # finds them from any directory.
 PRESET_FILES := $(sort $(wildcard cmodel/configs/*.cfg))
@@ -122,9 +137,13 @@ $(GEN)/presets.c: $(PRESET_FILES) Makefile
 	   echo '  { 0, 0 }'; echo '};'; } > $@.tmp && mv $@.tmp $@
 
 $(GEN)/presets.o: $(GEN)/presets.c
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(MODEL_CFLAGS) -c $< -o $@
 
-$(LIB): $(LIB_OBJS)
+$(MODEL_LIB): $(MODEL_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(TOOLS_LIB): $(TOOL_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
@@ -132,7 +151,16 @@ $(LIB): $(LIB_OBJS)
 # so that a second make has nothing to rebuild.
 .SECONDARY: $(TOOL_MAINS:%.c=$(BUILD)/%.o)
 
-$(BIN)/tpu-%: $(BUILD)/sim/tpu_%.o $(LIB)
+# Static pattern rules: each command from its own folder (a stale .d of a
+# file that moved cannot make make look for it in the old place).
+FRONT_TOOLS := $(patsubst sim/tpu_%.c,$(BIN)/tpu-%,$(wildcard sim/tpu_*.c))
+GEN_TOOLS   := $(patsubst sim/gen/tpu_%.c,$(BIN)/tpu-%,$(wildcard sim/gen/tpu_*.c))
+
+$(FRONT_TOOLS): $(BIN)/tpu-%: $(BUILD)/sim/tpu_%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(GEN_TOOLS): $(BIN)/tpu-%: $(BUILD)/sim/gen/tpu_%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -140,7 +168,7 @@ $(BUILD)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -Itests -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
 
--include $(wildcard $(BUILD)/cmodel/*.d $(BUILD)/sim/*.d $(BUILD)/tests/*.d)
+-include $(wildcard $(BUILD)/cmodel/*.d $(BUILD)/sim/*.d $(BUILD)/sim/*/*.d $(BUILD)/tests/*.d)
 
 # The RTL floating-point units and their Verilator check against cmodel/fp.c.
 include sim/rtl_fp/rtl_fp.mk
@@ -171,15 +199,15 @@ check-generated: $(BIN)/tpu-isagen
 
 # ---- set-up ------------------------------------------------------------
 deps:
-	@bash sim/install-deps.sh
+	@bash sim/scripts/install-deps.sh
 
 # ---- the main job ------------------------------------------------------
 demo: deps all
-	@bash sim/demo.sh $(BIN)
+	@bash sim/scripts/demo.sh $(BIN)
 
 bench: all systemc-build
 	@$(MAKE) -s --no-print-directory -j$(JOBS) SAN=0 all build/rtl/tiny/rtl-bench build/rtl/mid/rtl-bench
-	@BENCH_BUILD_TIME=$(BENCH_BUILD_TIME) bash sim/bench.sh $(BIN)
+	@BENCH_BUILD_TIME=$(BENCH_BUILD_TIME) bash sim/scripts/bench.sh $(BIN)
 
 # ---- the second config ---------------------------------------------------
 # Every program (programs/*.s, sim/rtl/progs/*.s) in lockstep on the RTL of
@@ -210,21 +238,20 @@ test-build: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) $(TEST_BUILD) $(if $(filter 0,$(SAN)),$(TEST_RTL))
 	@$(if $(filter 0,$(SAN)),:,$(MAKE) --no-print-directory -j$(JOBS) SAN=0 all $(TEST_RTL))
 
+# The tests are tests/suite/*.t, TAP producers run by prove (Debian's
+# perl, TAP::Harness): JOBS at once, one summary, and each test's TAP in
+# $(BUILD)/test-results/NAME.tap.  `make test T=roundtrip` (or T='cosim-*',
+# several names with spaces) runs only those.  The RTL ones run their
+# make targets with SAN=0.
+TEST_SUITE := $(sort $(wildcard tests/suite/*.t))
+T          ?=
+TEST_PICK   = $(if $(T),$(wildcard $(addprefix tests/suite/,$(addsuffix .t,$(T)))),$(TEST_SUITE))
+
 test: test-build
-	@$(MAKE) --no-print-directory check-generated
-	@bash tests/run-unit.sh $(BUILD)/tests
-	@bash tests/roundtrip.sh $(BIN) $(BUILD)/roundtrip
-	@bash tests/programs.sh $(BIN) $(BUILD)/programs
-	@bash tests/roofline.sh $(BIN) $(BUILD)/roofline-test
-	@bash tests/cli.sh $(BIN)
-	@bash tests/interrupt.sh $(BIN)
-	@bash tests/tutorial.sh $(BIN)
-	@$(MAKE) --no-print-directory rtl-lint-fp rtl-fp-test
-	@$(MAKE) --no-print-directory SAN=0 rtl-lint rtl-test cosim-random cosim-mutation \
-	  cosim-cli-test
-	@$(MAKE) --no-print-directory SAN=0 cosim-mid COSIM_MID_TWO=0
-	@$(MAKE) --no-print-directory systemc-test
-	@$(MAKE) --no-print-directory fuzz-smoke
+	@$(if $(TEST_PICK),,echo "make test: no test named '$(T)' in tests/suite/"; exit 2;) \
+	  rm -rf $(BUILD)/test-results; \
+	  MAKEFLAGS= BIN=$(BIN) BUILD=$(BUILD) SAN=$(SAN) TAP_DIR=$(BUILD)/test-results \
+	  prove -j$(JOBS) --timer $(TEST_PICK)
 
 roundtrip: all
 	@bash tests/roundtrip.sh $(BIN) $(BUILD)/roundtrip

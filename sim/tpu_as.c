@@ -4,7 +4,7 @@
  *   tpu-as [--config NAME|FILE] [-D NAME=VALUE]... [-o OUT] [--list] FILE.s
  *
  * Reads FILE.s (or standard input for "-"), assembles it with the library
- * in sim/asm_*.c and writes the object (docs/object-format.md).  Without
+ * in sim/asm/asm_*.c and writes the object (docs/object-format.md).  Without
  * --config it assembles for the machine tpu-sim would run the object on:
  * the preset with the shape of the source's .target, else tiny.  Exit
  * status: 0 done, 1 assembly or I/O error, 2 bad command line.

@@ -3,7 +3,7 @@
  *
  *   tpu-dis [-o OUT.s] [--no-addresses] PROG.bin
  *
- * The output assembles (tpu-as) back to the same bytes; see sim/disasm.h.
+ * The output assembles (tpu-as) back to the same bytes; see sim/asm/disasm.h.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -8,10 +8,10 @@
  *
  * Loads the object, builds the system, runs it to halt, checks the
  * object's .expect records (cmodel/expect.c) and prints the report
- * (sim/report.c).  docs/tpu-sim.md is the user's page.  --step hands the
- * system to the stepper (sim/stepper.c) instead, --animate draws each
- * cycle first (sim/animate.c); docs/stepper.md.  --timeline and --vcd
- * write the run as it goes (sim/trace.c; docs/timeline.md).
+ * (sim/view/report.c).  docs/tpu-sim.md is the user's page.  --step hands the
+ * system to the stepper (sim/view/stepper.c) instead, --animate draws each
+ * cycle first (sim/view/animate.c); docs/stepper.md.  --timeline and --vcd
+ * write the run as it goes (sim/view/trace.c; docs/timeline.md).
  * Exit status: 0 halted and bit-exact (or nothing to check), 1 a result
  * differs or cannot be checked, 2 bad command line or configuration,
  * 3 the program could not be loaded or did not halt (run-time error,
@@ -99,9 +99,9 @@ typedef struct options {
     unsigned rows, cols;          /* 0: not given */
     uint64_t max_cycles;
     int json, quiet;
-    int step, echo, animate;      /* the stepper (sim/stepper.c), --animate */
+    int step, echo, animate;      /* the stepper (sim/view/stepper.c), --animate */
     int64_t delay_ms;             /* -1: not given */
-    const char *timeline, *vcd;   /* sim/trace.h: NULL when not given */
+    const char *timeline, *vcd;   /* sim/view/trace.h: NULL when not given */
     const char *prog;
 } options;
 

@@ -15,7 +15,7 @@
  * must match the copy.  The machine is `tiny` with mxu_n = 4
  * (programs/tut4.cfg) and W = 1, 2 or 4.
  *
- * Then the compact drawing of sim/mxu_view.c (the stepper's `view
+ * Then the compact drawing of sim/view/mxu_view.c (the stepper's `view
  * compact`) against the same views: every character of both maps and the
  * counts, every cycle of two tiles that overlap their loads and streams,
  * one character per cell (8 x 8) and per block of cells (64 x 64).

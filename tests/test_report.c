@@ -1,5 +1,5 @@
 /*
- * test_report.c - sim/report.c with hand-filled tpu_stats: the roofline
+ * test_report.c - sim/view/report.c with hand-filled tpu_stats: the roofline
  * arithmetic, every verdict rule and its boundaries, the text lines and
  * the JSON keys (checked for well-formedness by a small parser here).
  * No C model is involved.

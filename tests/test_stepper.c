@@ -1,8 +1,8 @@
 /*
- * test_stepper.c - sim/stepper.c and sim/mxu_view.c: scripted sessions of
+ * test_stepper.c - sim/view/stepper.c and sim/view/mxu_view.c: scripted sessions of
  * the stepper (`tpu-sim --step`) and what they print.
  *
- * Each test assembles a small program (sim/asm.h) for `tiny` with a 4x4
+ * Each test assembles a small program (sim/asm/asm.h) for `tiny` with a 4x4
  * MXU, runs commands through tpu_stepper_exec() and compares the output
  * line for line.  The cycle numbers come from docs/timing.md; the cell
  * values of `show mxu` are recomputed here with tpu_mac().

@@ -1,6 +1,6 @@
 /*
  * test_timeline.c - the Chrome trace-event file of `tpu-sim --timeline`
- * (sim/timeline.c): it is valid JSON, every slice sits on a track named
+ * (sim/view/timeline.c): it is valid JSON, every slice sits on a track named
  * by a metadata event and has a start and a duration, the counters are
  * there, and the slices of a DMA, an MXU load and stream, the VPU and the
  * sequencer start and last exactly when docs/timing.md says.  The file is

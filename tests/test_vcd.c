@@ -1,5 +1,5 @@
 /*
- * test_vcd.c - the VCD of `tpu-sim --vcd` (sim/vcd.c), read back: the
+ * test_vcd.c - the VCD of `tpu-sim --vcd` (sim/view/vcd.c), read back: the
  * header ($timescale, scopes, $var declarations under the RTL's names and
  * widths, $enddefinitions), the clock, and value changes at the times
  * docs/timing.md gives (10 time units per cycle, cycle t at 10t).  The

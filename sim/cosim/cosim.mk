@@ -31,7 +31,7 @@ COSIM_MUT_CFG    := build/rtl/tiny
 COSIM_TEST      := $(BUILD)/cosim/test_trace_records
 $(COSIM_TEST): sim/cosim/test_trace_records.cpp $(RTL_BENCH_HDRS) $(LIB) sim/cosim/cosim.mk
 	@mkdir -p $(dir $@)
-	$(CXX) -std=c++17 -Wall -Wextra -Werror -g $(OPT) $(SANFLAGS) -Icmodel -Isim \
+	$(CXX) -std=c++17 -Wall -Wextra -Werror -g $(OPT) $(SANFLAGS) $(INCLUDES) \
 	  -o $@ sim/cosim/test_trace_records.cpp $(LIB) -lcmocka -lm
 
 cosim-report-test: $(COSIM_TEST)

@@ -68,8 +68,8 @@ rtl-lint: $(RTL_LINT_DIR)/tpu_cfg.vh
 # config's, so one make can build tiny's and mid's at once (their
 # Verilator makefiles share make's job slots).  Verilator skips its step
 # when nothing changed; its makefile recompiles only what changed.  The
-# executable is removed first so that a new libtpu.a, which that makefile
-# does not track, is always linked in.
+# executable is removed first so that new libraries ($(LIB)), which that
+# makefile does not track, are always linked in.
 #
 # $(call rtl_bench_recipe,TOP,OBJ_DIR,CFG_DIR,VERILATOR_FLAGS): verilate
 # rtl/TOP.v with the tpu_cfg.vh of CFG_DIR into OBJ_DIR and build $@ (a

@@ -8,7 +8,7 @@
 #                        programs (results and cycle counts against tpu-sim)
 #                        and the lockstep top on the program regression
 #
-# The C model stays C: libtpu.a, through its public header cmodel/tpu.h
+# The C model stays C: libtpumodel.a, through its public header cmodel/tpu.h
 # (DMI pointers too: tpu_mem_ptr).  C++ compiles go through ccache when it is
 # installed; nothing is rebuilt that has not changed (-MMD dependencies,
 # picked up by the main Makefile's include of $(BUILD)/**/*.d).
@@ -21,7 +21,7 @@ SC_CXX       := $(SC_CCACHE) $(CXX)
 # builds nothing of this does not pay for pkg-config and verilator -V.
 SC_PKG_CFLAGS = $(eval SC_PKG_CFLAGS := $(shell pkg-config --cflags systemc 2>/dev/null))$(SC_PKG_CFLAGS)
 SC_PKG_LIBS   = $(eval SC_PKG_LIBS := $(shell pkg-config --libs systemc 2>/dev/null || echo -lsystemc))$(SC_PKG_LIBS)
-SC_CXXFLAGS  = -std=c++17 -Wall -Wextra -Werror -g $(OPT) $(SANFLAGS) -Icmodel -Isim \
+SC_CXXFLAGS  = -std=c++17 -Wall -Wextra -Werror -g $(OPT) $(SANFLAGS) $(INCLUDES) \
                -I$(SC_DIR) $(SC_PKG_CFLAGS)
 SC_LIBS      = $(SC_PKG_LIBS) -lpthread -lm
 

@@ -6,7 +6,7 @@
 // One platform (clock, core on the tiny config, a test initiator) is built
 // in sc_main; the tests run in order on it (cmocka), calling the core's
 // socket from sc_main and advancing time with sc_start().  Programs are
-// assembled in-process (sim/asm.h); the matmul one is programs/matmul_tile.s,
+// assembled in-process (sim/asm/asm.h); the matmul one is programs/matmul_tile.s,
 // read relative to the working directory (make runs from the top).
 #include <systemc>
 #include <tlm>

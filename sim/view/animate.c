@@ -2,7 +2,7 @@
  * animate.c - `tpu-sim --animate`: draw the machine every cycle.
  *
  * Each frame is the stepper's status line, its `show units` and its
- * `show mxu` for MXU 0 (sim/stepper.c, sim/mxu_view.c).  On a terminal the
+ * `show mxu` for MXU 0 (sim/view/stepper.c, sim/view/mxu_view.c).  On a terminal the
  * frame is drawn in colour over the previous one (cursor home, each line
  * cleared to its end, the rest of the screen cleared), with a pause
  * between frames; otherwise the frames follow each other as plain text,

@@ -72,7 +72,7 @@ void tpu_stepper_print_units(tpu_stepper *st);
 void tpu_stepper_print_mxu(tpu_stepper *st);
 void tpu_stepper_set_output(tpu_stepper *st, FILE *out);
 
-/* --animate (sim/animate.c): run the loaded system to its end, drawing
+/* --animate (sim/view/animate.c): run the loaded system to its end, drawing
  * each cycle (the status line, `show units`, `show mxu` of MXU 0) on out.
  * color: a terminal, so redraw in place with ANSI colours and wait
  * delay_ms between frames; else plain text, one frame after the other.

@@ -1,5 +1,5 @@
 /*
- * asm_impl.h - the assembler's internals, shared by the sim/asm_*.c files.
+ * asm_impl.h - the assembler's internals, shared by the sim/asm/asm_*.c files.
  *
  * How it works (docs/assembler.md has the language):
  *   1. A pre-pass (asm_run.c) checks every line for bad bytes and length and

@@ -17,6 +17,7 @@ PACKAGES=(
   ccache              # reuse Verilator object files between builds
   gnuplot-nox         # roofline plots
   gtkwave             # fst2vcd: the tests read the co-simulation's FST waveforms back
+  perl                # prove: make test runs tests/suite/*.t under it
 )
 
 missing=()

@@ -1,5 +1,5 @@
 /*
- * model_helpers.h - small helpers for the C model's tests (test_timing.c,
+ * model_helpers.h - small helpers for the C model's tests (test_timing_*.c,
  * test_model.c): build a program with tpu_encode and the tpu_object
  * builders (no assembler), run it, and record the events that carry cycle
  * numbers (issue of each pc, semaphore changes, MXU rows, DMA ends, ...).

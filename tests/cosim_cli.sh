@@ -58,22 +58,11 @@ check "--bench missing"              2 "no rtl-bench" -- "$cosim" --bench "$tmp/
 printf '        li s1, 100000000\nloop:   addi s1, s1, -1\n        bne s1, zero, loop\n        halt\n' \
   > "$tmp/long.s"
 "$bin/tpu-as" --config tiny -o "$tmp/long.bin" "$tmp/long.s" || bad "assemble the long loop"
-# A non-interactive shell starts background jobs with SIGINT ignored (and
-# a script cannot trap a signal ignored on entry); with job control on
-# (set -m) they keep the default, as under a terminal.
-set -m
+. "$(dirname "$0")/signals.sh"      # run_signalled, set -m
 for sig in INT TERM; do
-  "$cosim" --wave "$tmp/long-$sig.fst" "$tmp/long.bin" >"$tmp/int-$sig.log" 2>&1 &
-  pid=$!
-  sleep 2
-  kill -"$sig" "$pid"
-  # At most 60 s: a tool that ignores the signal fails the test, not hangs it.
-  for ((i = 0; i < 600; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -KILL "$pid" 2>/dev/null
-  wait "$pid"; status=$?
+  run_signalled "$sig" 2 "$tmp/int-$sig.log" "$tmp/int-$sig.err" \
+    "$cosim" --wave "$tmp/long-$sig.fst" "$tmp/long.bin"
+  cat "$tmp/int-$sig.err" >>"$tmp/int-$sig.log"
   if [ "$status" = 130 ]; then ok; else bad "SIG$sig: exit $status, want 130"; tail -3 "$tmp/int-$sig.log"; fi
   if grep -qE "interrupted at cycle [0-9]+: every cycle before it matched" "$tmp/int-$sig.log" \
      && grep -q "^tpu-cosim: interrupted" "$tmp/int-$sig.log"; then ok

@@ -21,27 +21,7 @@ pass=0; fail=0
 ok()  { pass=$((pass+1)); }
 bad() { echo "FAIL $*"; fail=$((fail+1)); }
 
-# A non-interactive shell starts background jobs with SIGINT ignored; with
-# job control on (set -m) they keep the default, as under a terminal.
-set -m
-
-# run_signalled SIG DELAY OUT ERR COMMAND...: run it in the background, send
-# SIG after DELAY seconds and wait for it, at most 60 s (then it is killed,
-# which fails the check instead of hanging the test); the exit status in
-# $status.
-run_signalled() {
-  local sig=$1 delay=$2 out=$3 err=$4; shift 4
-  "$@" >"$out" 2>"$err" &
-  local pid=$! i
-  sleep "$delay"
-  kill -"$sig" "$pid"
-  for ((i = 0; i < 600; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -KILL "$pid" 2>/dev/null
-  wait "$pid"; status=$?
-}
+. "$(dirname "$0")/signals.sh"      # run_signalled, set -m
 
 printf '        li s1, 100000000\nloop:   addi s1, s1, -1\n        bne s1, zero, loop\n        halt\n' \
   > "$tmp/long.s"

@@ -162,17 +162,11 @@ nv=$(grep -c '^matmul_vmem .* hbm ' <<<"$out")
 if grep -q "^ *$nv W-in-VMEM runs bound by HBM" <<<"$out" && grep -q 'weight-load-bound runs: 0' <<<"$out"
 then ok "hbm_bw 1e6: the summary counts the $nv HBM-bound W-in-VMEM runs as the table shows them"
 else bad "hbm_bw 1e6: table and summary disagree"; grep -E '^matmul_vmem|crossover|bound by' <<<"$out"; fi
-# Ctrl-C: the points done so far in a valid CSV, exit 130 (set -m: a
-# background job of a script would otherwise ignore SIGINT).
-set -m
-"$bin/tpu-roofline" --config v5e --out "$work/int" --img "$work/int" --jobs 1 \
-  >"$work/int.out" 2>"$work/int.err" &
-pid=$!
-sleep 2
-kill -INT "$pid"
-for ((i = 0; i < 600; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-kill -KILL "$pid" 2>/dev/null
-wait "$pid"; st=$?
+# Ctrl-C: the points done so far in a valid CSV, exit 130.
+. "$(dirname "$0")/signals.sh"      # run_signalled, set -m
+run_signalled INT 2 "$work/int.out" "$work/int.err" \
+  "$bin/tpu-roofline" --config v5e --out "$work/int" --img "$work/int" --jobs 1
+st=$status
 set +m
 csv=$work/int/roofline-v5e.csv
 if [ "$st" = 130 ] && grep -q 'interrupted after [0-9]* of [0-9]* points' "$work/int.err"; then

@@ -488,3 +488,22 @@ void tpu_system_request_break(tpu_system *s)
 {
     s->bus.break_requested = 1;
 }
+
+/* The expect checker reads the cores' memories through the backdoor. */
+static int read_core_mem(void *ctx, unsigned core, enum tpu_space space, uint64_t addr,
+                         void *dst, size_t n)
+{
+    tpu_system *s = ctx;
+    if (core >= tpu_system_ncores(s))
+        return -1;
+    return tpu_mem_read(tpu_system_core(s, core), space, addr, dst, n);
+}
+
+void tpu_system_check(tpu_system *s, const tpu_object *obj, tpu_expect_result *res)
+{
+    const tpu_config *cfg = tpu_system_config(s);
+    tpu_expect_target t = { .ncores = tpu_system_ncores(s), .tile = (unsigned)cfg->mxu_n,
+                            .hbm_bytes = cfg->hbm_bytes, .vmem_bytes = cfg->vmem_bytes,
+                            .read = read_core_mem, .ctx = s };
+    tpu_expect_check(obj, &t, res);
+}

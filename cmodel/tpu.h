@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "expect.h"
 #include "objfile.h"
 
 typedef struct tpu_system tpu_system;
@@ -61,6 +62,11 @@ const char *tpu_system_error(const tpu_system *s);
 unsigned tpu_system_ncores(const tpu_system *s);
 tpu_core *tpu_system_core(tpu_system *s, unsigned i);
 const tpu_config *tpu_system_config(const tpu_system *s);
+
+/* After the run: check the object's .expect records against every core's
+ * memories (expect.h), the one way every front end checks a result.  The
+ * SystemC host checks through its bus instead (sim/systemc/tpu_host.cpp). */
+void tpu_system_check(tpu_system *s, const tpu_object *obj, tpu_expect_result *res);
 
 /* ---- backdoor memory access (no timing, no events) --------------------- */
 /* Return -1 when the range is outside the memory. */

@@ -285,16 +285,6 @@ static int load_config(const options *o, const tpu_object *obj, tpu_config *cfg)
     return tpu_cli_finish_config("tpu-sim", cfg, o->sets, o->nsets) ? EXIT_USAGE : 0;
 }
 
-/* The expect checker reads the cores' memories through the backdoor. */
-static int read_core_mem(void *ctx, unsigned core, enum tpu_space space, uint64_t addr,
-                         void *dst, size_t n)
-{
-    tpu_system *s = ctx;
-    if (core >= tpu_system_ncores(s))
-        return -1;
-    return tpu_mem_read(tpu_system_core(s, core), space, addr, dst, n);
-}
-
 /* Run the loaded system and report; returns the exit status. */
 static int run_and_report(const options *o, const tpu_object *obj, const tpu_config *cfg,
                           tpu_system *s, const char *topo, tpu_trace *tr)
@@ -353,10 +343,7 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
     rep.unit_name = tpu_unit_id_name;
     rep.reason_name = tpu_stall_reason_name;
     if (stop == TPU_STOP_HALT) {
-        tpu_expect_target t = { .ncores = ncores, .tile = (unsigned)cfg->mxu_n,
-                                .hbm_bytes = cfg->hbm_bytes, .vmem_bytes = cfg->vmem_bytes,
-                                .read = read_core_mem, .ctx = s };
-        tpu_expect_check(obj, &t, &rep.expect);
+        tpu_system_check(s, obj, &rep.expect);
         rep.checked = 1;
     }
 

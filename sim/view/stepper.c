@@ -339,15 +339,6 @@ void tpu_stepper_destroy(tpu_stepper *st)
 
 /* ---- running ---------------------------------------------------------------------- */
 
-static int read_core_mem(void *ctx, unsigned core, enum tpu_space space, uint64_t addr,
-                         void *dst, size_t n)
-{
-    tpu_system *s = ctx;
-    if (core >= tpu_system_ncores(s))
-        return -1;
-    return tpu_mem_read(tpu_system_core(s, core), space, addr, dst, n);
-}
-
 /* Build the tpu-sim report of the cycles so far (stats: ncores entries). */
 void stp_fill_report(tpu_stepper *st, tpu_report *rep, tpu_stats *stats, char *error,
                         size_t errlen)
@@ -369,11 +360,7 @@ void stp_fill_report(tpu_stepper *st, tpu_report *rep, tpu_stats *stats, char *e
     rep->unit_name = tpu_unit_id_name;
     rep->reason_name = tpu_stall_reason_name;
     if (st->state == TPU_STOP_HALT) {
-        const tpu_config *cfg = st->o.cfg;
-        tpu_expect_target t = { .ncores = st->ncores, .tile = (unsigned)cfg->mxu_n,
-                                .hbm_bytes = cfg->hbm_bytes, .vmem_bytes = cfg->vmem_bytes,
-                                .read = read_core_mem, .ctx = st->sys };
-        tpu_expect_check(st->o.obj, &t, &rep->expect);
+        tpu_system_check(st->sys, st->o.obj, &rep->expect);
         rep->checked = 1;
     }
 }

@@ -145,7 +145,9 @@
         .equ    NW, (N + WL - 1) / WL   # cycles per weight tile at best
         .equ    TS, B > NW ? B : NW     # cycles per step at best
         .equ    RUNC, STEPS * TS        # cycles per run at best
-        .equ    XA, 1 + (LAT + 2*B*D / HBMB + 2*TS + 64 + RUNC - 1) / RUNC
+        .equ    XA0, 1 + (LAT + 2*B*D / HBMB + 2*TS + 64 + RUNC - 1) / RUNC
+        .equ    XA, XA0 <= 29 - NM ? XA0 : (30 - NM) / 2  # a slow HBM: X and Y share
+                                        # the semaphores, and the run waits for HBM
         .equ    XS, XA + 2              # X buffers: run r's is r % XS
         .equ    YRUNB, B * 4 * F        # bytes of a run's Y
         .equ    VOFF, 3 + (B + 2*N + TS - 1) / TS

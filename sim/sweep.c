@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "expect.h"
+#include "interrupt.h"
 #include "objfile.h"
 
 /* The expect checker reads the core's memory through the backdoor. */
@@ -26,9 +27,29 @@ static void first_line(const char *msgs, char *dst, size_t len)
     snprintf(dst, len, "%.*s", (int)(n < len ? n : len - 1), msgs);
 }
 
+/* Run to halt (or error, or max_cycles) in slices of SWEEP_SLICE cycles:
+ * between two, report the cycle and look at Ctrl-C. */
+static enum tpu_stop run_sliced(tpu_sweep_run *r, tpu_system *s)
+{
+    for (;;) {
+        uint64_t lim = tpu_system_cycle(s) + SWEEP_SLICE;
+        if (r->max_cycles && lim > r->max_cycles)
+            lim = r->max_cycles;
+        enum tpu_stop stop = tpu_system_run(s, lim);
+        if (stop != TPU_STOP_CYCLE_LIMIT || lim == r->max_cycles)
+            return stop;
+        if (r->progress)
+            r->progress(r->progress_ctx, tpu_system_cycle(s));
+        if (r->interruptible && tpu_interrupted()) {
+            r->interrupted = 1;
+            return stop;
+        }
+    }
+}
+
 int tpu_sweep_run_program(tpu_sweep_run *r)
 {
-    r->assembled = r->ok = 0;
+    r->assembled = r->ok = r->interrupted = 0;
     r->error[0] = 0;
     r->ntext = r->cycles = 0;
     memset(&r->stats, 0, sizeof r->stats);
@@ -58,11 +79,14 @@ int tpu_sweep_run_program(tpu_sweep_run *r)
     if (tpu_system_load(s, &obj, err, sizeof err)) {
         snprintf(r->error, sizeof r->error, "%s", err);
     } else {
-        enum tpu_stop stop = tpu_system_run(s, r->max_cycles);
+        enum tpu_stop stop = run_sliced(r, s);
         r->cycles = tpu_system_cycle(s);
         tpu_core_stats(tpu_system_core(s, 0), &r->stats);
         r->stats.cycles = r->cycles;
-        if (stop != TPU_STOP_HALT) {
+        if (r->interrupted) {
+            snprintf(r->error, sizeof r->error, "interrupted at cycle %llu",
+                     (unsigned long long)r->cycles);
+        } else if (stop != TPU_STOP_HALT) {
             const char *e = tpu_system_error(s);
             snprintf(r->error, sizeof r->error, "%s", e && e[0] ? e : "the run did not halt");
         } else {

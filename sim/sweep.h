@@ -5,7 +5,9 @@
  * The source is assembled with the assembler library (asm.h) for the
  * config, with the given -D constants, loaded into a one-core system
  * (tpu.h), run to halt and checked against its .expect records
- * (expect.h).  Nothing is written to disk.
+ * (expect.h).  Nothing is written to disk.  A long run can report how far
+ * it is (`progress`, every SWEEP_SLICE cycles) and stop at a cycle
+ * boundary on Ctrl-C (`interruptible`: it polls tpu_interrupted()).
  */
 #ifndef TPU_SWEEP_H
 #define TPU_SWEEP_H
@@ -26,14 +28,21 @@ typedef struct tpu_sweep_run {
     const tpu_asm_define *defines;
     size_t ndefines;
     uint64_t max_cycles;          /* 0: no limit */
+    int interruptible;            /* stop at the next slice once tpu_interrupted() */
+    void (*progress)(void *ctx, uint64_t cycle);  /* NULL, or called every slice */
+    void *progress_ctx;
     /* what happened */
     int assembled;                /* 0: the assembler refused it (see error) */
     int ok;                       /* halted and every .expect bit-exact */
+    int interrupted;              /* stopped by Ctrl-C before the end (not ok) */
     char error[512];              /* the first assembler message, run-time error or mismatch */
     uint64_t ntext;               /* instructions */
     uint64_t cycles;
     tpu_stats stats;
 } tpu_sweep_run;
+
+/* Cycles between two calls of `progress` (and two looks at Ctrl-C). */
+#define SWEEP_SLICE 4096
 
 /* Assemble, run and check.  Returns 0 when r->ok, else -1 with r->error. */
 int tpu_sweep_run_program(tpu_sweep_run *r);

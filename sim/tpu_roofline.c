@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "asm.h"
@@ -46,9 +48,21 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_FILES = 3 };
  * is kept under 1/OVERHEAD_FACTOR of its length by repeating it (REPS). */
 #define OVERHEAD_FACTOR 40.0
 #define MAX_REPS 256
-/* ... but a run is kept under about this many cycles (a slow HBM makes
- * every run long: then the fixed cost is a larger share, and said so). */
-#define POINT_CYCLES 2e7
+/* ... but a run is kept under about this many cycles: a slow HBM makes
+ * every run long (hbm_bw = 1e6 on tiny: 0.001 bytes per cycle), so then
+ * D, the batches and the pointwise chunks are chosen small enough, REPS
+ * is cut and the fixed cost is a larger share.  The default runs of tiny
+ * and v5e stay far below it (at most 1e5 and 6e5 cycles). */
+#define POINT_CYCLES 2e6
+/* A sweep estimated at more CPU seconds than this (all jobs together)
+ * says so before it starts.  The estimate, measured on a 2-CPU x86
+ * machine (rough, and only for the note): 5e-8 s a cycle, 1.8e-10 s per
+ * MXU cell in a cycle the MXUs work, 2.4e-8 s per VPU lane in a cycle the
+ * VPU works (v5e's default sweep: 1e-5 s a cycle on average). */
+#define NOTE_SECONDS 20.0
+#define CPU_CYCLE 5e-8
+#define CPU_MXU_CELL 1.8e-10
+#define CPU_VPU_LANE 2.4e-8
 /* Points within this factor of a side's bound take part in that side's fit. */
 #define SIDE_MARGIN 1.1
 
@@ -71,6 +85,8 @@ typedef struct outcome {
 typedef struct point {
     int series;
     int64_t b, reps, nchunk;
+    double est;                         /* estimated cycles (plan) */
+    double cpu;                         /* estimated CPU seconds (plan, the note) */
     outcome out;
     /* derived */
     double flops, hbm_bytes, wbytes;    /* wbytes: weight bytes the MXUs read from VMEM */
@@ -123,7 +139,8 @@ static void usage(FILE *f)
           "  --out DIR            where roofline-NAME.csv, .txt and .gp go (default .)\n"
           "  --img DIR            where roofline-NAME.png and .svg go (default: --out)\n"
           "  --d D, --f F         the matmul's inner and output dimensions (default: the\n"
-          "                       largest of 4096, 2048, ... whose program fits the IMEM)\n"
+          "                       largest N * num_mxu * 2^k up to 4096 whose program fits\n"
+          "                       the IMEM and whose runs stay short: 4096 on v5e)\n"
           "  --batches LIST       batches of the matmul with W in HBM, e.g. 64,256,1024\n"
           "                       (default: 1/16 to 4 times the predicted crossover)\n"
           "  --vmem-batches LIST  batches of the matmul with W in VMEM (default: N/W/8 to\n"
@@ -139,8 +156,13 @@ static void usage(FILE *f)
           "  --quiet              print only the summary lines\n"
           "  -h, --help           print this help and exit\n"
           "\n"
+          "On a terminal a line shows the points done, the time elapsed and left.  Ctrl-C\n"
+          "(or SIGTERM) stops the runs and writes the CSV and summary of the points done\n"
+          "(no plot).\n"
+          "\n"
           "exit status: 0 every run halted and was bit-exact, 1 a run failed, 2 bad\n"
-          "command line or config, 3 a file could not be written or gnuplot failed\n", f);
+          "command line or config, 3 a file could not be written or gnuplot failed,\n"
+          "130 interrupted\n", f);
 }
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -372,6 +394,7 @@ static void vmem_buffers(const sweep *sw, int64_t b, int64_t *xs, int64_t *ys)
     int64_t nw = (n + wl - 1) / wl, ts = b > nw ? b : nw;
     int64_t runc = d / n * (f / (n * nm)) * ts;
     int64_t xa = 1 + (lat + 2 * b * d / hbmb + 2 * ts + 64 + runc - 1) / runc;
+    xa = xa <= 29 - nm ? xa : (30 - nm) / 2;
     int64_t voff = 3 + (b + 2 * n + ts - 1) / ts;
     int64_t y = 2 + (voff * ts + lat + b * 4 * f / hbmb + 2 * ts + 64 + runc - 1) / runc;
     int64_t ymax = 31 - (xa + 1 + nm);
@@ -394,22 +417,31 @@ static double matmul_vmem_need(const sweep *sw, double b, int wvmem, double reps
          + 3.0 * b * 4.0 * sw->n * sw->nm + 4096;
 }
 
-/* Matmuls per run: enough that a fixed start and end cost (HBM latency,
- * the first W block and X chunk, the last group's results) stay under
- * 1/OVERHEAD_FACTOR of the run. */
-static int64_t matmul_reps(const sweep *sw, double b, int wvmem)
+/* One matmul of batch b at the sweep's D and F: its bound in cycles (the
+ * largest of T_math, T_hbm and T_weights), and in *over (when not NULL)
+ * the fixed start and end cost of a run (HBM latency, the first W block
+ * and X chunk, the last group's results). */
+static double matmul_cost(const sweep *sw, double b, int wvmem, double *over)
 {
-    if (sw->o->reps)
-        return sw->o->reps;
     double d = (double)sw->d, f = (double)sw->f, dmab = (double)sw->dmab;
     double tiles = d / sw->n * f / (sw->n * sw->nm);
     double t_math = 2.0 * b * d * f / sw->peak;
     double t_hbm = (2.0 * b * d + (wvmem ? 0 : 2.0 * d * f) + 4.0 * b * f) / sw->bw;
     double t_w = tiles * sw->n / sw->wl;
-    double t = fmax(t_math, fmax(t_hbm, t_w));
     double xt = 2.0 * b * sw->n;
-    double over = 2.0 * sw->lat + 4.0 * sw->n
-                + (2.0 * dmab + xt + b * 4.0 * (wvmem ? f : sw->n * sw->nm)) / sw->bw;
+    if (over)
+        *over = 2.0 * sw->lat + 4.0 * sw->n
+              + (2.0 * dmab + xt + b * 4.0 * (wvmem ? f : sw->n * sw->nm)) / sw->bw;
+    return fmax(t_math, fmax(t_hbm, t_w));
+}
+
+/* Matmuls per run: enough that the fixed start and end cost stays under
+ * 1/OVERHEAD_FACTOR of the run, but a run under about POINT_CYCLES. */
+static int64_t matmul_reps(const sweep *sw, double b, int wvmem)
+{
+    if (sw->o->reps)
+        return sw->o->reps;
+    double over, t = matmul_cost(sw, b, wvmem, &over);
     double reps = ceil(OVERHEAD_FACTOR * over / t);
     reps = fmin(reps, floor(POINT_CYCLES / (t + over)));
     reps = reps < 1 ? 1 : reps > MAX_REPS ? MAX_REPS : reps;
@@ -420,14 +452,32 @@ static int64_t matmul_reps(const sweep *sw, double b, int wvmem)
 
 /* Bytes of one array in one chunk of programs/pointwise.s: its own choice
  * (VMEM / 32, at most 256 KiB), or the DMA size the engines need if that
- * is more (a faster HBM: see machine()). */
+ * is more (a faster HBM: see machine()); less when a chunk's three arrays
+ * would take HBM more than POINT_CYCLES / 8 (a slow HBM); a whole number
+ * of vector registers. */
 static int64_t pointwise_ch(const sweep *sw)
 {
     const tpu_config *c = &sw->cfg;
     int64_t vbytes = (int64_t)(c->vpu_sublanes * c->vpu_lanes * 4);
     int64_t ch0 = (int64_t)c->vmem_bytes / 32 < 262144 ? (int64_t)c->vmem_bytes / 32 : 262144;
     int64_t ch = ch0 > sw->dmab ? ch0 : sw->dmab;
-    return ch / vbytes * vbytes;
+    double slow = POINT_CYCLES / 8 * sw->bw / 3;
+    if ((double)ch > slow)
+        ch = (int64_t)slow;
+    ch = ch / vbytes * vbytes;
+    return ch < vbytes ? vbytes : ch;
+}
+
+/* One chunk of pointwise op `op`: its HBM time in cycles, and in *over the
+ * fixed start and end cost of a run. */
+static double pointwise_cost(const sweep *sw, int op, double *over)
+{
+    const tpu_config *c = &sw->cfg;
+    double vbytes = (double)(c->vpu_sublanes * c->vpu_lanes * 4);
+    double ch = (double)pointwise_ch(sw);
+    double nin = op == S_RELU ? 1 : 2;
+    *over = 2.0 * sw->lat + 2.0 * ch / sw->bw + 6.0 * ch / vbytes;
+    return (nin + 1) * ch / sw->bw;
 }
 
 /* Chunks of a pointwise run. */
@@ -436,11 +486,8 @@ static int64_t pointwise_chunks(const sweep *sw, int op)
     if (sw->o->chunks)
         return sw->o->chunks;
     const tpu_config *c = &sw->cfg;
-    double vbytes = (double)(c->vpu_sublanes * c->vpu_lanes * 4);
+    double over, t_chunk = pointwise_cost(sw, op, &over);
     double ch = (double)pointwise_ch(sw);
-    double nin = op == S_RELU ? 1 : 2;
-    double t_chunk = (nin + 1) * ch / sw->bw;
-    double over = 2.0 * sw->lat + 2.0 * ch / sw->bw + 6.0 * ch / vbytes;
     double n = ceil(OVERHEAD_FACTOR * over / t_chunk);
     double max_by_hbm = floor((double)c->hbm_bytes / 2 / (3 * ch));
     n = n < 8 ? 8 : n;
@@ -450,28 +497,53 @@ static int64_t pointwise_chunks(const sweep *sw, int op)
     return n < 1 ? 1 : (int64_t)n;
 }
 
+/* The batch where the streamed matmul's sweep ends by default: 4 times
+ * the predicted crossover.  With no crossover (a slow HBM, or D and F too
+ * small) 16 N, but no more than a run of one matmul can afford
+ * (POINT_CYCLES); at least 1. */
+static double top_batch(const sweep *sw)
+{
+    double c = predicted_crossover(sw);
+    if (c > 0)
+        return 4 * c;
+    double b = 16 * sw->n;
+    while (b > 1 && matmul_cost(sw, b, 0, NULL) > POINT_CYCLES)
+        b = floor(b * 0.8);
+    return b < 1 ? 1 : b;
+}
+
 /* The matmul's D = F: N * NUM_MXU times a power of two (so any N works,
  * not only powers of two), the largest up to 4096 whose program fits in
- * half the IMEM (a step is about 5 NUM_MXU + 16 words). */
-static int64_t default_dim(const sweep *sw)
+ * half the IMEM (a step is about 5 NUM_MXU + 16 words) and whose sweep's
+ * largest batch takes one matmul at most POINT_CYCLES (a slow HBM makes
+ * it smaller); else the smallest, 2 N * NUM_MXU.  Sets sw->d and sw->f
+ * (F = D unless --f). */
+static void default_dim(sweep *sw)
 {
     double words_per_step = 5.0 * sw->nm + 16.0;
     int64_t unit = (int64_t)sw->n * (int64_t)sw->nm, top = unit;
     while (top * 2 <= 4096)
         top *= 2;
     for (int64_t d = top; d >= 2 * unit; d /= 2) {
-        double steps = (double)d / sw->n * (double)d / (sw->n * sw->nm);
-        if (steps * words_per_step <= (double)sw->cfg.imem_words / 2)
-            return d;
+        sw->d = d;
+        sw->f = sw->o->f ? sw->o->f : d;
+        double steps = (double)sw->d / sw->n * (double)sw->f / (sw->n * sw->nm);
+        if (steps * words_per_step <= (double)sw->cfg.imem_words / 2
+            && matmul_cost(sw, top_batch(sw), 0, NULL) <= POINT_CYCLES)
+            return;
     }
-    return 2 * (int64_t)sw->n * (int64_t)sw->nm;
+    sw->d = 2 * unit;
+    sw->f = sw->o->f ? sw->o->f : sw->d;
 }
 
 /* ---- running the points --------------------------------------------------------------- */
 
 /* Run point p in this process: assemble (halving REPS while the program
- * does not fit), run, check. */
-static void run_point(const sweep *sw, point *p, outcome *out)
+ * does not fit), run, check; `progress` (may be NULL) is called every few
+ * thousand cycles with ctx.  With `interruptible`, Ctrl-C stops it at the
+ * next slice of cycles: then out->done stays 0. */
+static void run_point(const sweep *sw, point *p, outcome *out,
+                      void (*progress)(void *ctx, uint64_t cycle), void *ctx, int interruptible)
 {
     tpu_asm_define defs[10];
     size_t nd = 0;
@@ -500,12 +572,16 @@ static void run_point(const sweep *sw, point *p, outcome *out)
             if (tpu_asm_parse_define(text[i], &defs[i], err, sizeof err)) {
                 memset(out, 0, sizeof *out);
                 snprintf(out->error, sizeof out->error, "-D %.40s: %.200s", text[i], err);
+                out->done = 1;
                 return;
             }
         tpu_sweep_run r = { .cfg = &sw->cfg, .source = sw->src[k], .source_len = sw->len[k],
                             .filename = sw->path[k], .defines = defs, .ndefines = nd,
-                            .max_cycles = 4000000000ull };
+                            .max_cycles = 4000000000ull, .interruptible = interruptible,
+                            .progress = progress, .progress_ctx = ctx };
         tpu_sweep_run_program(&r);
+        if (r.interrupted)
+            return;
         if (!r.assembled && k == 0 && p->reps > 1) {
             p->reps = (p->reps + 1) / 2;        /* too big for the IMEM: fewer matmuls */
             continue;
@@ -516,6 +592,7 @@ static void run_point(const sweep *sw, point *p, outcome *out)
         out->ntext = r.ntext;
         out->cycles = r.cycles;
         out->stats = r.stats;
+        out->done = 1;
         return;
     }
 }
@@ -551,100 +628,192 @@ static int read_all(int fd, void *buf, size_t n)
     return 0;
 }
 
-/* Run every point, `jobs` at a time in child processes (each sends back
- * its REPS and its outcome through a pipe).  The children take Ctrl-C's
- * default action; the parent, on Ctrl-C, starts no more points, ends the
- * running ones and returns with the finished ones marked done.  A progress
- * line (points done of all) on a terminal. */
-static void run_all(sweep *sw, unsigned jobs)
+/* A child's messages on its pipe: its cycle so far (at most every
+ * 0.1 s), then MSG_END, its REPS and its outcome. */
+#define MSG_END UINT64_MAX
+
+static double now_seconds(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The running points and the progress line. */
+typedef struct runner {
+    sweep *sw;
     tpu_progress prog;
-    tpu_progress_init(&prog, "tpu-roofline", stderr);
-    if (jobs <= 1) {
-        for (size_t i = 0; i < sw->npts && !tpu_interrupted(); i++) {
-            tpu_progress_points(&prog, i, sw->npts, "points", NULL);
-            run_point(sw, &sw->pts[i], &sw->pts[i].out);
-            sw->pts[i].out.done = 1;
+    size_t done;
+    unsigned nrun;
+    size_t point[256];                  /* the running points */
+    pid_t pid[256];                     /* their children (jobs > 1) */
+    int fd[256];                        /* and pipes */
+    uint64_t cycle[MAX_POINTS];         /* where each running point is */
+    double last;                        /* a child: when it last reported */
+    int fd_out;                         /* a child: its pipe */
+} runner;
+
+/* The progress line: points done of all, elapsed, time left, and how far
+ * the running points are (their cycle against the plan's estimate). */
+static void show(runner *r)
+{
+    char extra[160] = "";
+    size_t len = 0;
+    for (unsigned k = 0; k < r->nrun && k < 2; k++) {
+        const point *p = &r->sw->pts[r->point[k]];
+        double pct = p->est > 0 ? 100.0 * (double)r->cycle[r->point[k]] / p->est : 0;
+        char b[24] = "";
+        if (p->series == S_HBM || p->series == S_VMEM)
+            snprintf(b, sizeof b, " B %lld", (long long)p->b);
+        len += (size_t)snprintf(extra + len, sizeof extra - len, "%s%s%s %.0f%%",
+                                k ? ", " : "running: ", series_key[p->series], b,
+                                pct > 99 ? 99 : pct);
+    }
+    if (r->nrun > 2)
+        snprintf(extra + len, sizeof extra - len, ", %u more", r->nrun - 2);
+    tpu_progress_points(&r->prog, r->done, r->sw->npts, "points", extra[0] ? extra : NULL);
+}
+
+/* In this process (jobs = 1): the point's cycle, on the progress line. */
+static void progress_here(void *ctx, uint64_t cycle)
+{
+    runner *r = ctx;
+    r->cycle[r->point[0]] = cycle;
+    show(r);
+}
+
+/* In a child: the cycle to the parent, at most ten times a second. */
+static void progress_child(void *ctx, uint64_t cycle)
+{
+    runner *r = ctx;
+    double t = now_seconds();
+    if (t - r->last < 0.1)
+        return;
+    r->last = t;
+    write_all(r->fd_out, &cycle, sizeof cycle);
+}
+
+/* Start point i in a child process; run it here when that fails. */
+static void start_child(runner *r, size_t i)
+{
+    point *p = &r->sw->pts[i];
+    int fds[2];
+    pid_t pid = -1;
+    if (!pipe(fds)) {
+        pid = fork();
+        if (pid == 0) {
+            signal(SIGINT, SIG_DFL);
+            signal(SIGTERM, SIG_DFL);
+            close(fds[0]);
+            outcome out;
+            uint64_t end = MSG_END;
+            memset(&out, 0, sizeof out);
+            r->fd_out = fds[1];
+            r->last = now_seconds();
+            run_point(r->sw, p, &out, progress_child, r, 0);
+            int bad = write_all(fds[1], &end, sizeof end)
+                   || write_all(fds[1], &p->reps, sizeof p->reps)
+                   || write_all(fds[1], &out, sizeof out);
+            _exit(bad ? 1 : 0);
         }
-        tpu_progress_clear(&prog);
+        close(fds[1]);
+        if (pid < 0)
+            close(fds[0]);
+    }
+    if (pid < 0) {                              /* no pipe or no fork: here */
+        run_point(r->sw, p, &p->out, NULL, NULL, 1);
+        r->done += p->out.done;
         return;
     }
-    struct { pid_t pid; int fd; } slot[256];
-    unsigned nrun = 0;
-    size_t next = 0, done = 0;
-    size_t owner[256];
+    r->point[r->nrun] = i;
+    r->pid[r->nrun] = pid;
+    r->fd[r->nrun] = fds[0];
+    r->cycle[i] = 0;
+    r->nrun++;
+}
+
+/* Child k has something to say: a cycle, or its end (then it is reaped). */
+static void hear_child(runner *r, unsigned k)
+{
+    point *p = &r->sw->pts[r->point[k]];
+    uint64_t msg;
+    int bad = read_all(r->fd[k], &msg, sizeof msg);
+    if (!bad && msg != MSG_END) {
+        r->cycle[r->point[k]] = msg;
+        return;
+    }
+    if (!bad)
+        bad = read_all(r->fd[k], &p->reps, sizeof p->reps)
+           || read_all(r->fd[k], &p->out, sizeof p->out);
+    if (bad && tpu_interrupted())
+        return;                                 /* run_all ends it */
+    if (bad) {
+        memset(&p->out, 0, sizeof p->out);
+        p->out.done = 1;
+        snprintf(p->out.error, sizeof p->out.error, "the child process running it failed");
+    }
+    close(r->fd[k]);
+    while (waitpid(r->pid[k], NULL, 0) < 0 && errno == EINTR)
+        ;
+    r->nrun--;
+    r->point[k] = r->point[r->nrun];
+    r->pid[k] = r->pid[r->nrun];
+    r->fd[k] = r->fd[r->nrun];
+    r->done++;
+}
+
+/* Run every point, `jobs` at a time in child processes (each sends back
+ * its cycles as it goes, then its REPS and its outcome, through a pipe),
+ * or in this process when jobs is 1.  The children take Ctrl-C's default
+ * action; here Ctrl-C starts no more points, ends the running ones and
+ * returns with the finished ones marked done.  A progress line on a
+ * terminal. */
+static void run_all(sweep *sw, unsigned jobs)
+{
+    runner run, *r = &run;
+    memset(r, 0, sizeof *r);
+    r->sw = sw;
+    tpu_progress_init(&r->prog, "tpu-roofline", stderr);
     fflush(NULL);
-    while (done < sw->npts) {
+    size_t next = 0;
+    while (r->done < sw->npts || r->nrun) {
         if (tpu_interrupted()) {                /* end the running points */
-            for (unsigned k = 0; k < nrun; k++) {
-                kill(slot[k].pid, SIGKILL);
-                close(slot[k].fd);
-                while (waitpid(slot[k].pid, NULL, 0) < 0 && errno == EINTR)
+            for (unsigned k = 0; k < r->nrun; k++) {
+                kill(r->pid[k], SIGKILL);
+                close(r->fd[k]);
+                while (waitpid(r->pid[k], NULL, 0) < 0 && errno == EINTR)
                     ;
             }
             break;
         }
-        tpu_progress_points(&prog, done, sw->npts, "points", NULL);
-        while (nrun < jobs && next < sw->npts) {
-            int fds[2];
-            point *p = &sw->pts[next];
-            if (pipe(fds)) {
-                run_point(sw, p, &p->out);          /* no pipe: run it here */
-                p->out.done = 1;
-                next++;
-                done++;
-                continue;
-            }
-            pid_t pid = fork();
-            if (pid == 0) {
-                signal(SIGINT, SIG_DFL);
-                signal(SIGTERM, SIG_DFL);
-                close(fds[0]);
-                outcome out;
-                memset(&out, 0, sizeof out);
-                run_point(sw, p, &out);
-                out.done = 1;
-                int bad = write_all(fds[1], &p->reps, sizeof p->reps)
-                       || write_all(fds[1], &out, sizeof out);
-                _exit(bad ? 1 : 0);
-            }
-            close(fds[1]);
-            if (pid < 0) {
-                close(fds[0]);
-                run_point(sw, p, &p->out);
-                p->out.done = 1;
-                next++;
-                done++;
-                continue;
-            }
-            slot[nrun].pid = pid;
-            slot[nrun].fd = fds[0];
-            owner[nrun] = next;
-            nrun++;
-            next++;
-        }
-        if (!nrun)
+        if (jobs <= 1 && next < sw->npts) {
+            r->point[0] = next;
+            r->cycle[next] = 0;
+            r->nrun = 1;
+            show(r);
+            run_point(sw, &sw->pts[next], &sw->pts[next].out, progress_here, r, 1);
+            r->nrun = 0;
+            r->done += sw->pts[next++].out.done;
             continue;
-        /* collect the oldest child (a Ctrl-C cuts the read short) */
-        point *p = &sw->pts[owner[0]];
-        if (read_all(slot[0].fd, &p->reps, sizeof p->reps)
-            || read_all(slot[0].fd, &p->out, sizeof p->out)) {
-            if (tpu_interrupted())
-                continue;                           /* ended above */
-            memset(&p->out, 0, sizeof p->out);
-            p->out.done = 1;
-            snprintf(p->out.error, sizeof p->out.error, "the child process running it failed");
         }
-        close(slot[0].fd);
-        int status;
-        while (waitpid(slot[0].pid, &status, 0) < 0 && errno == EINTR)
-            ;
-        memmove(slot, slot + 1, (nrun - 1) * sizeof slot[0]);
-        memmove(owner, owner + 1, (nrun - 1) * sizeof owner[0]);
-        nrun--;
-        done++;
+        while (r->nrun < jobs && next < sw->npts)
+            start_child(r, next++);
+        show(r);
+        if (!r->nrun) {
+            if (next == sw->npts)
+                break;
+            continue;
+        }
+        struct pollfd pf[256];
+        for (unsigned k = 0; k < r->nrun; k++)
+            pf[k] = (struct pollfd){ .fd = r->fd[k], .events = POLLIN };
+        if (poll(pf, r->nrun, 100) <= 0)
+            continue;                           /* a tick of the clock, or Ctrl-C */
+        for (unsigned k = r->nrun; k-- > 0;)
+            if (pf[k].revents)
+                hear_child(r, k);
     }
-    tpu_progress_clear(&prog);
+    tpu_progress_clear(&r->prog);
 }
 
 /* ---- analysis ------------------------------------------------------------------------------ */
@@ -1052,7 +1221,7 @@ static void print_report(const sweep *sw, const summary *s, FILE *out, int quiet
         fprintf(out, "measured     ridge: needs runs on both sides of it\n");
     if (s->cross_pred > 0)
         fprintf(out, "crossover    W streamed (D = %lld, F = %lld): predicted B = %.1f by the exact "
-                "byte count (the book's %.0f for D, F >> B)\n", (long long)sw->d,
+                "byte count (the book's %.4g for D, F >> B)\n", (long long)sw->d,
                 (long long)sw->f, s->cross_pred, sw->peak / sw->bw);
     else
         fprintf(out, "crossover    W streamed (D = %lld, F = %lld): none predicted (the intensity "
@@ -1102,8 +1271,22 @@ static void add_point(sweep *sw, int series, int64_t b, int64_t nchunk)
     p->series = series;
     p->b = b;
     p->nchunk = nchunk;
-    if (series == S_HBM || series == S_VMEM)
+    double over, t, work;
+    if (series == S_HBM || series == S_VMEM) {
+        /* the MXUs work T_math or T_weights of each matmul */
+        double d = (double)sw->d, f = (double)sw->f;
         p->reps = matmul_reps(sw, (double)b, series == S_VMEM);
+        t = matmul_cost(sw, (double)b, series == S_VMEM, &over) * (double)p->reps;
+        work = fmax(2.0 * (double)b * d * f / sw->peak, d / sw->n * f / (sw->n * sw->nm)
+                    * sw->n / sw->wl) * (double)p->reps * sw->nm * sw->n * sw->n * CPU_MXU_CELL;
+    } else {
+        /* the VPU: four instructions of all its lanes a vector register
+         * of 4 x lanes bytes, so one lane-instruction a byte of a chunk */
+        t = pointwise_cost(sw, series, &over) * (double)nchunk;
+        work = (double)nchunk * (double)pointwise_ch(sw) * CPU_VPU_LANE;
+    }
+    p->est = t + over;
+    p->cpu = p->est * CPU_CYCLE + work;
 }
 
 static int plan(sweep *sw)
@@ -1117,9 +1300,7 @@ static int plan(sweep *sw)
     } else {
         static const double f[] = { 1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 0.7, 0.85, 1.0, 1.15,
                                     1.3, 1.6, 2, 3, 4 };
-        double c = predicted_crossover(sw);
-        if (c <= 0)
-            c = 4 * sw->n;
+        double c = top_batch(sw) / 4;
         n = 0;
         for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
             double b = round(c * f[i]);
@@ -1136,12 +1317,17 @@ static int plan(sweep *sw)
             return EXIT_USAGE;
     } else {
         /* around the crossover N / W, not at it: there the weight loads
-         * and the streams fill VMEM's bandwidth and the DMAs wait */
+         * and the streams fill VMEM's bandwidth and the DMAs wait; none
+         * past the first whose matmul alone is over POINT_CYCLES (a slow
+         * HBM, for X and Y) */
         static const double f[] = { 1.0 / 8, 1.0 / 4, 1.0 / 2, 0.75, 1.5, 2, 3, 4, 8, 16 };
         n = 0;
         for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
             double b = round(sw->n / sw->wl * f[i]);
-            list[n++] = b < 1 ? 1 : (int64_t)b;
+            b = b < 1 ? 1 : b;
+            if (n && matmul_cost(sw, b, 1, NULL) > POINT_CYCLES)
+                break;
+            list[n++] = (int64_t)b;
         }
     }
     for (size_t i = 0; i < n; i++)
@@ -1152,11 +1338,40 @@ static int plan(sweep *sw)
     return 0;
 }
 
+/* A sweep that will take a while says so before it starts: its runs and
+ * their cycles, from the plan's estimates. */
+static void note_plan(const sweep *sw, unsigned jobs)
+{
+    double cycles = 0, cpu = 0;
+    for (size_t i = 0; i < sw->npts; i++) {
+        cycles += sw->pts[i].est;
+        cpu += sw->pts[i].cpu;
+    }
+    if (getenv("TPU_ROOFLINE_ESTIMATE"))        /* for calibrating the note */
+        fprintf(stderr, "tpu-roofline: estimate %.3g cycles, %.3g s of CPU\n", cycles, cpu);
+    if (sw->o->quiet || cpu < NOTE_SECONDS)
+        return;
+    fprintf(stderr, "tpu-roofline: note: %zu runs, about %.2g cycles: roughly %.0f s of CPU, "
+            "%u at a time; Ctrl-C stops with the points done so far\n", sw->npts, cycles,
+            cpu, jobs);
+}
+
+/* The config, with its --set keys, checked by the model too (a machine
+ * tpu_config_validate passes can still be one no core can be built for:
+ * then every run would fail the same way). */
 static int load_config(const options *o, tpu_config *cfg)
 {
     if (tpu_cli_load_config("tpu-roofline", o->config, cfg)
         || tpu_cli_finish_config("tpu-roofline", cfg, o->sets, o->nsets))
         return EXIT_USAGE;
+    char err[512];
+    tpu_system_opts so = { .cores = 1, .topology = TPU_TOPO_SINGLE };
+    tpu_system *s = tpu_system_create(cfg, &so, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "tpu-roofline: error: %s\n", err);
+        return EXIT_USAGE;
+    }
+    tpu_system_destroy(s);
     return 0;
 }
 
@@ -1175,8 +1390,12 @@ int main(int argc, char **argv)
     if ((rc = load_config(&o, &sw->cfg)))
         goto done;
     machine(sw);
-    sw->d = o.d ? o.d : default_dim(sw);
-    sw->f = o.f ? o.f : sw->d;
+    if (o.d) {
+        sw->d = o.d;
+        sw->f = o.f ? o.f : sw->d;
+    } else {
+        default_dim(sw);
+    }
     if (sw->d % (int64_t)sw->n || sw->f % ((int64_t)sw->n * (int64_t)sw->nm)) {
         fprintf(stderr, "tpu-roofline: error: --d %lld --f %lld: D must be a multiple of mxu_n "
                 "(%.0f) and F of mxu_n * num_mxu (%.0f)\n", (long long)sw->d, (long long)sw->f,
@@ -1190,8 +1409,10 @@ int main(int argc, char **argv)
     if ((rc = plan(sw)))
         goto done;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned jobs = o.jobs ? o.jobs : ncpu > 0 ? (unsigned)(ncpu > 256 ? 256 : ncpu) : 1;
+    note_plan(sw, jobs);
     tpu_interrupt_install();
-    run_all(sw, o.jobs ? o.jobs : ncpu > 0 ? (unsigned)(ncpu > 256 ? 256 : ncpu) : 1);
+    run_all(sw, jobs);
     /* Ctrl-C: what follows sees the finished points only. */
     size_t planned = sw->npts, ndone = 0;
     int interrupted = tpu_interrupted();
@@ -1201,7 +1422,7 @@ int main(int argc, char **argv)
     sw->npts = ndone;
     if (interrupted)
         fprintf(stderr, "tpu-roofline: interrupted after %zu of %zu points: the report and "
-                "the CSV have those, no plot\n", ndone, planned);
+                "the CSV have those; no plot\n", ndone, planned);
 
     summary s;
     analyse(sw, &s);
@@ -1215,11 +1436,13 @@ int main(int argc, char **argv)
     snprintf(png, sizeof png, "%s/roofline-%s.png", o.img, sw->cfg.name);
     snprintf(svg, sizeof svg, "%s/roofline-%s.svg", o.img, sw->cfg.name);
     if (interrupted) {
+        /* no plot: the images (docs/ for make roofline) stay as they were */
         rc = make_dir(o.out) || write_csv(sw, csv) || write_summary(sw, &s, txt)
+                 || write_gp(sw, &s, gp, csv, png, svg)
            ? EXIT_FILES : TPU_EXIT_INTERRUPTED;
         if (rc == TPU_EXIT_INTERRUPTED && !o.quiet)
-            printf("wrote        %s, %s (interrupted: %zu of %zu points)\n", csv, txt, ndone,
-                   planned);
+            printf("wrote        %s, %s, %s (interrupted: %zu of %zu points; no plot, "
+                   "gnuplot %s draws one)\n", csv, txt, gp, ndone, planned, gp);
         goto done;
     }
     if (make_dir(o.out) || make_dir(o.img) || write_csv(sw, csv) || write_summary(sw, &s, txt)

@@ -469,6 +469,24 @@ static void test_validate_rules(void **state)
     assert_string_equal(err, "config: error: name is not 1 to 31 letters, digits, '_', '.', '+' or '-'");
 }
 
+/* mxu_n need not be a power of two (docs/config.md): every N from 2 to
+ * 256 is a machine when the other keys allow it, and presets take any. */
+static void test_any_mxu_n(void **state)
+{
+    (void)state;
+    static const char *const sets[] = { "mxu_n=2", "mxu_n=3", "mxu_n=5", "mxu_n=6",
+                                        "mxu_n=12", "mxu_n=100" };
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        tpu_config c;
+        char err[ERRLEN];
+        load_ok(&c, "mid");                 /* 2 MXUs, 2 weight loads in flight */
+        assert_int_equal(tpu_config_set(&c, sets[i], err, sizeof err), 0);
+        if (c.mxu_n >= 12)                  /* T11: 2 x (2N x 2 + 10N) + 4 x 8 */
+            assert_int_equal(tpu_config_set(&c, "vmem_bw=4096", err, sizeof err), 0);
+        assert_int_equal(tpu_config_validate(&c, err, sizeof err), 0);
+    }
+}
+
 /* ---- loading files --------------------------------------------------------- */
 
 static void write_file(const char *path, const char *data, size_t n)
@@ -765,6 +783,7 @@ int main(void)
         cmocka_unit_test(test_error_leaves_config_unchanged),
         cmocka_unit_test(test_set_overrides),
         cmocka_unit_test(test_validate_rules),
+        cmocka_unit_test(test_any_mxu_n),
         cmocka_unit_test(test_load_files),
         cmocka_unit_test(test_print_parse_round_trip),
         cmocka_unit_test(test_bytes_per_cycle),

@@ -10,16 +10,6 @@
 #include "interrupt.h"
 #include "objfile.h"
 
-/* The expect checker reads the core's memory through the backdoor. */
-static int read_mem(void *ctx, unsigned core, enum tpu_space space, uint64_t addr, void *dst,
-                    size_t n)
-{
-    tpu_system *s = ctx;
-    if (core >= tpu_system_ncores(s))
-        return -1;
-    return tpu_mem_read(tpu_system_core(s, core), space, addr, dst, n);
-}
-
 /* The first line of the assembler's messages. */
 static void first_line(const char *msgs, char *dst, size_t len)
 {
@@ -90,11 +80,8 @@ int tpu_sweep_run_program(tpu_sweep_run *r)
             const char *e = tpu_system_error(s);
             snprintf(r->error, sizeof r->error, "%s", e && e[0] ? e : "the run did not halt");
         } else {
-            tpu_expect_target t = { .ncores = 1, .tile = (unsigned)r->cfg->mxu_n,
-                                    .hbm_bytes = r->cfg->hbm_bytes,
-                                    .vmem_bytes = r->cfg->vmem_bytes, .read = read_mem, .ctx = s };
             tpu_expect_result er;
-            tpu_expect_check(&obj, &t, &er);
+            tpu_system_check(s, &obj, &er);
             if (er.status == TPU_EXPECT_PASS) {
                 r->ok = 1;
                 rc = 0;

@@ -192,12 +192,15 @@ fi
 
 # 4. Ctrl-C (in-process, --jobs 1) and SIGTERM (children, --jobs 2) once a
 # point is done: the points done in a valid CSV, exit 130, no plot.  The
-# progress line is forced on (TPU_PROGRESS=1) to see a point finish.
-# set -m: a background job of a script would otherwise ignore SIGINT.
+# progress line is forced on (TPU_PROGRESS=1) to see a point finish: the
+# signal must come after the first point and before the last, which a
+# fixed delay (signals.sh's run_signalled) cannot promise on every machine;
+# signals.sh sets -m (a background job of a script would otherwise ignore
+# SIGINT).
+. "$(dirname "$0")/signals.sh"
 stop_test() {
   local name=$1 sig=$2 jobs=$3 dir=$work/$1 pid st k i
   mkdir -p "$dir"
-  set -m
   TPU_PROGRESS=1 "$bin/tpu-roofline" "${V5E1[@]}" --set name=stop --d 1024 --f 1024 \
     --batches 36,51,62,84,116,145 --vmem-batches none --chunks 8 --jobs "$jobs" \
     --out "$dir" --img "$dir" >"$dir/out.txt" 2>"$dir/err.txt" &
@@ -210,7 +213,6 @@ stop_test() {
   for ((i = 0; i < 400; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
   kill -KILL "$pid" 2>/dev/null
   wait "$pid"; st=$?
-  set +m
   local csv=$dir/roofline-stop.csv
   if [ "$st" = 130 ] && grep -q 'interrupted after [0-9]* of 9 points' "$dir/err.txt"; then
     ok "$name: exit 130, '$(grep -o 'interrupted after [0-9]* of 9 points' "$dir/err.txt")'"

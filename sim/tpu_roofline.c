@@ -1106,7 +1106,7 @@ static int write_gp(const sweep *sw, const summary *s, const char *path, const c
             "tc rgb '#1f77b4'\n", ridge, ridge);
     fprintf(f, "set arrow 2 from %.10g, %g to %.10g, peak nohead dt 2 lc rgb '#2ca02c'\n",
             sw->peak / sw->vmem_bw, ymin, sw->peak / sw->vmem_bw);
-    fprintf(f, "set label 2 sprintf('VMEM ridge %%.3g', %.10g) at %.10g, peak*1.5 center "
+    fprintf(f, "set label 2 sprintf('VMEM ridge %%.4g', %.10g) at %.10g, peak*1.5 center "
             "tc rgb '#2ca02c'\n", sw->peak / sw->vmem_bw, sw->peak / sw->vmem_bw);
     fprintf(f, "set arrow 3 from %.10g, %g to %.10g, peak nohead dt 3 lc rgb '#9467bd'\n",
             sw->peak / sw->wl_bw, ymin, sw->peak / sw->wl_bw);
@@ -1141,10 +1141,11 @@ static int write_gp(const sweep *sw, const summary *s, const char *path, const c
             "       min(peak, wl*x) title 'roof with the MXU weight load (a tile per N/W cycles)' "
             "lw 2 dt 3 lc rgb '#9467bd', \\\n");
     /* add and mul have the same intensity and rate: add is a large open
-     * circle around mul's small filled triangle, so both show */
+     * circle around mul's filled triangle, so both show (with room for
+     * the roof's line between them) */
     static const char *const style[S_COUNT] = {
         "pt 7 ps 1.4 lc rgb '#d62728'", "pt 5 ps 1.3 lc rgb '#9467bd'",
-        "pt 6 ps 2.6 lw 2 lc rgb '#ff7f0e'", "pt 11 ps 1.2 lc rgb '#8c564b'",
+        "pt 6 ps 3.2 lw 2 lc rgb '#ff7f0e'", "pt 9 ps 1.6 lc rgb '#8c564b'",
         "pt 13 ps 1.6 lc rgb '#e377c2'" };
     for (int k = 0; k < S_COUNT; k++)
         fprintf(f, "       '%s' every ::1 using (sel('%s')):(column(13)) title '%s' %s%s\n", csv,
@@ -1235,7 +1236,7 @@ static void print_report(const sweep *sw, const summary *s, FILE *out, int quiet
                 s->cross_left, s->cross_right);
     fprintf(out, "crossover    W in VMEM: predicted B = N / W = %.1f (a weight tile per N / W "
             "cycles, timing.md T25), where the MXUs do %.3g FLOP per byte of VMEM (VMEM "
-            "ridge %.3g)\n", s->vcross_pred, s->vint_pred, sw->peak / sw->vmem_bw);
+            "ridge %.4g)\n", s->vcross_pred, s->vint_pred, sw->peak / sw->vmem_bw);
     if (s->vcross_meas > 0)
         fprintf(out, "measured     crossover B = %.1f: %.3g FLOP per VMEM byte (weight-load-bound "
                 "runs: %d, compute-bound: %d)\n", s->vcross_meas, s->vint_meas, s->vcross_left,

@@ -867,13 +867,15 @@ static void fit(const double *x, const double *y, size_t n, double *a, double *b
 /* Where a series turns from its left bound (memory, or weight loading) to
  * compute: fit cycles per matmul against B on each side (points whose
  * bound beats the other by SIDE_MARGIN) and intersect the two lines.
- * -1 when a side has no points or the lines do not cross. */
+ * -1 when a side has no points or the lines do not cross.  The points on
+ * neither side are counted too (*nnear: within SIDE_MARGIN of both), so
+ * the summary's counts add up to the table's rows. */
 static double measured_crossover(const sweep *sw, int series, int *nleft, int *nright,
-                                 int *nother)
+                                 int *nother, int *nnear)
 {
     double lx[MAX_POINTS], ly[MAX_POINTS], rx[MAX_POINTS], ry[MAX_POINTS];
     size_t nl = 0, nr = 0;
-    *nother = 0;
+    *nother = *nnear = 0;
     for (size_t i = 0; i < sw->npts; i++) {
         const point *p = &sw->pts[i];
         if (p->series != series || !p->out.ok)
@@ -893,6 +895,8 @@ static double measured_crossover(const sweep *sw, int series, int *nleft, int *n
         } else if (p->t_math >= SIDE_MARGIN * left) {
             rx[nr] = (double)p->b;
             ry[nr++] = y;
+        } else {
+            (*nnear)++;
         }
     }
     *nleft = (int)nl;
@@ -940,6 +944,7 @@ static double vmem_intensity(const sweep *sw, double b)
 typedef struct summary {
     double cross_pred, cross_meas, vcross_pred, vcross_meas, vint_pred, vint_meas;
     int cross_left, cross_right, cross_other, vcross_left, vcross_right, vcross_hbm;
+    int cross_near, vcross_near;        /* runs within SIDE_MARGIN of both bounds */
     double peak_meas, bw_meas, ridge_meas;
     double worst_pct;
     const point *worst;
@@ -971,11 +976,11 @@ static void analyse(sweep *sw, summary *s)
     }
     s->cross_pred = predicted_crossover(sw);
     s->cross_meas = measured_crossover(sw, S_HBM, &s->cross_left, &s->cross_right,
-                                       &s->cross_other);
+                                       &s->cross_other, &s->cross_near);
     /* compute 2BDF / peak = weight bytes 2DF / wl_bw: B = N / W */
     s->vcross_pred = sw->n / sw->wl;
     s->vcross_meas = measured_crossover(sw, S_VMEM, &s->vcross_left, &s->vcross_right,
-                                        &s->vcross_hbm);
+                                        &s->vcross_hbm, &s->vcross_near);
     s->vint_pred = vmem_intensity(sw, s->vcross_pred);
     s->vint_meas = s->vcross_meas > 0 ? vmem_intensity(sw, s->vcross_meas) : -1;
     s->peak_meas = median(peaks, np);
@@ -1184,6 +1189,16 @@ static int run_gnuplot(const char *script)
     return 0;
 }
 
+/* ", within 10% of both: K" for the K runs on neither side of a crossover
+ * (within SIDE_MARGIN of both: the table names the larger), or "". */
+static void near_text(int k, char *buf, size_t len)
+{
+    if (k)
+        snprintf(buf, len, ", within 10%% of both: %d", k);
+    else
+        buf[0] = 0;
+}
+
 static void print_report(const sweep *sw, const summary *s, FILE *out, int quiet)
 {
     const tpu_config *c = &sw->cfg;
@@ -1227,23 +1242,25 @@ static void print_report(const sweep *sw, const summary *s, FILE *out, int quiet
     else
         fprintf(out, "crossover    W streamed (D = %lld, F = %lld): none predicted (the intensity "
                 "never reaches the ridge)\n", (long long)sw->d, (long long)sw->f);
+    char near[64];
+    near_text(s->cross_near, near, sizeof near);
     if (s->cross_meas > 0)
-        fprintf(out, "measured     crossover B = %.1f%s (memory-bound runs: %d, compute-bound: "
-                "%d)\n", s->cross_meas, s->cross_pred > 0 ? "" : "", s->cross_left,
-                s->cross_right);
+        fprintf(out, "measured     crossover B = %.1f (memory-bound runs: %d, compute-bound: "
+                "%d%s)\n", s->cross_meas, s->cross_left, s->cross_right, near);
     else
-        fprintf(out, "measured     crossover: none (memory-bound runs: %d, compute-bound: %d)\n",
-                s->cross_left, s->cross_right);
+        fprintf(out, "measured     crossover: none (memory-bound runs: %d, compute-bound: %d%s)\n",
+                s->cross_left, s->cross_right, near);
     fprintf(out, "crossover    W in VMEM: predicted B = N / W = %.1f (a weight tile per N / W "
             "cycles, timing.md T25), where the MXUs do %.3g FLOP per byte of VMEM (VMEM "
             "ridge %.4g)\n", s->vcross_pred, s->vint_pred, sw->peak / sw->vmem_bw);
+    near_text(s->vcross_near, near, sizeof near);
     if (s->vcross_meas > 0)
         fprintf(out, "measured     crossover B = %.1f: %.3g FLOP per VMEM byte (weight-load-bound "
-                "runs: %d, compute-bound: %d)\n", s->vcross_meas, s->vint_meas, s->vcross_left,
-                s->vcross_right);
+                "runs: %d, compute-bound: %d%s)\n", s->vcross_meas, s->vint_meas,
+                s->vcross_left, s->vcross_right, near);
     else
         fprintf(out, "measured     crossover: none (weight-load-bound runs: %d, compute-bound: "
-                "%d)\n", s->vcross_left, s->vcross_right);
+                "%d%s)\n", s->vcross_left, s->vcross_right, near);
     if (s->vcross_hbm)
         fprintf(out, "             %d W-in-VMEM run%s bound by HBM (the X and Y traffic), on "
                 "neither side of that crossover\n", s->vcross_hbm, s->vcross_hbm == 1 ? "" : "s");

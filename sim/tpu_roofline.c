@@ -1095,6 +1095,7 @@ static int write_gp(const sweep *sw, const summary *s, const char *path, const c
     fprintf(f, "set y2label 'TFLOP/s at %.4g GHz'\n", sw->cfg.clock_hz / 1e9);
     fprintf(f, "set ytics nomirror\nset y2tics\nset y2range [%g*clk/1e12:%g*clk/1e12]\n"
             "set logscale y2\n", ymin, ymax);
+    fprintf(f, "set format x '%%g'\nset format y '%%g'\nset format y2 '%%g'\n");
     fprintf(f, "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\n");
     fprintf(f, "set key right bottom box opaque\n");
     if (s->cross_meas > 0)
@@ -1115,10 +1116,10 @@ static int write_gp(const sweep *sw, const summary *s, const char *path, const c
             "tc rgb '#2ca02c'\n", sw->peak / sw->vmem_bw, sw->peak / sw->vmem_bw);
     fprintf(f, "set arrow 3 from %.10g, %g to %.10g, peak nohead dt 3 lc rgb '#9467bd'\n",
             sw->peak / sw->wl_bw, ymin, sw->peak / sw->wl_bw);
-    /* low on its line, where no point is (they sit on or under the roofs) */
-    fprintf(f, "set label 3 sprintf('weight-load ridge %%.4g', %.10g) at %.10g, %g left "
-            "offset 0.5, 0 tc rgb '#9467bd'\n", sw->peak / sw->wl_bw, sw->peak / sw->wl_bw,
-            ymin * 20);
+    /* above the others (it may share the HBM ridge's x: tiny), under the
+     * top (ymax >= 3 peak); low on its line the key could hide it */
+    fprintf(f, "set label 3 sprintf('weight-load ridge %%.4g', %.10g) at %.10g, peak*2.6 center "
+            "tc rgb '#9467bd'\n", sw->peak / sw->wl_bw, sw->peak / sw->wl_bw);
     if (s->ridge_meas > 0) {
         fprintf(f, "set arrow 4 from %.10g, %g to %.10g, peak nohead dt 3 lc rgb '#d62728'\n",
                 s->ridge_meas, ymin, s->ridge_meas);

@@ -12,7 +12,8 @@
 #   make                build the tools into build/bin
 #   make deps           install missing Debian packages (as root) or print the
 #                       command
-#   make generate       refresh the files generated from cmodel/isa.def
+#   make generate       refresh the files generated from cmodel/isa.def and
+#                       rtl/trace_ports.def
 #   make check-generated  fail when a generated file is stale
 #   make clean          remove build/, build-san/, build-fuzz/
 #
@@ -185,17 +186,20 @@ all: $(BIN)/tpu-cosim
 include sim/systemc/systemc.mk
 
 # ---- generated files (from cmodel/isa.def) -----------------------------
-GENERATED := docs/isa.md rtl/tpu_isa.vh
+# (and from rtl/trace_ports.def: the trace port of core and system2)
+GENERATED := docs/isa.md rtl/tpu_isa.vh rtl/tpu_trace.vh
 
 generate: $(BIN)/tpu-isagen
 	$(BIN)/tpu-isagen --markdown > docs/isa.md
 	$(BIN)/tpu-isagen --verilog > rtl/tpu_isa.vh
+	$(BIN)/tpu-isagen --trace > rtl/tpu_trace.vh
 
 check-generated: $(BIN)/tpu-isagen
 	@fail=0; \
 	$(BIN)/tpu-isagen --markdown | cmp -s - docs/isa.md || { echo "docs/isa.md is stale: run 'make generate'"; fail=1; }; \
 	$(BIN)/tpu-isagen --verilog | cmp -s - rtl/tpu_isa.vh || { echo "rtl/tpu_isa.vh is stale: run 'make generate'"; fail=1; }; \
-	[ $$fail = 0 ] && echo "check-generated: docs/isa.md and rtl/tpu_isa.vh are up to date"; exit $$fail
+	$(BIN)/tpu-isagen --trace | cmp -s - rtl/tpu_trace.vh || { echo "rtl/tpu_trace.vh is stale: run 'make generate'"; fail=1; }; \
+	[ $$fail = 0 ] && echo "check-generated: docs/isa.md, rtl/tpu_isa.vh and rtl/tpu_trace.vh are up to date"; exit $$fail
 
 # ---- set-up ------------------------------------------------------------
 deps:

@@ -8,6 +8,8 @@
 // section 0); the combinational paths between units are the VMEM budget,
 // handed down in the priority order of section 2 (incoming ICI, MXUs,
 // VPU, DMA, outgoing ICI), and the memories' read data.
+`include "tpu_trace.vh"
+
 module core #(
   parameter integer CoreId = 0
 ) (
@@ -27,39 +29,7 @@ module core #(
   error_o,
   error_code_o,
   stuck_o,
-  tr_issue_o,
-  tr_pc_o,
-  tr_word_o,
-  tr_stall_o,
-  tr_sreg_we_o,
-  tr_sreg_idx_o,
-  tr_sreg_val_o,
-  tr_sem_mask_o,
-  tr_sem_val_o,
-  tr_halt_o,
-  tr_dma_vmem_we_o,
-  tr_dma_vmem_addr_o,
-  tr_dma_vmem_data_o,
-  tr_dma_hbm_we_o,
-  tr_dma_hbm_addr_o,
-  tr_dma_hbm_data_o,
-  tr_dma_done_o,
-  tr_dma_done_bytes_o,
-  tr_mxu_we_o,
-  tr_mxu_addr_o,
-  tr_mxu_data_o,
-  tr_vpu_we_o,
-  tr_vpu_half_o,
-  tr_vpu_addr_o,
-  tr_vpu_data_o,
-  tr_ici_we_o,
-  tr_ici_addr_o,
-  tr_ici_len_o,
-  tr_ici_data_o,
-  tr_ici_send_o,
-  tr_ici_send_bytes_o,
-  tr_ici_recv_o,
-  tr_ici_recv_bytes_o
+  `TPU_TRACE_PORTS        // rtl/trace_ports.def (tpu_trace.vh)
 );
   `include "tpu_cfg.vh"
 
@@ -98,45 +68,9 @@ module core #(
   output logic                          error_o;
   output logic [2:0]                    error_code_o;
   output logic                          stuck_o;  // T10: sem.wait with every unit idle
-  // ---- trace port (docs/rtl.md "Trace port"): what the core did this cycle
-  // sequencer
-  output logic                          tr_issue_o;
-  output logic [63:0]                   tr_pc_o;
-  output logic [63:0]                   tr_word_o;
-  output logic [2:0]                    tr_stall_o;
-  output logic                          tr_sreg_we_o;
-  output logic [4:0]                    tr_sreg_idx_o;
-  output logic [63:0]                   tr_sreg_val_o;
-  output logic [31:0]                   tr_sem_mask_o;
-  output logic [1023:0]                 tr_sem_val_o;
-  output logic                          tr_halt_o;
-  // DMA: byte ports in landing order, completions
-  output logic [DmaPorts-1:0]           tr_dma_vmem_we_o;
-  output logic [DmaPorts*64-1:0]        tr_dma_vmem_addr_o;
-  output logic [DmaPorts*8-1:0]         tr_dma_vmem_data_o;
-  output logic [DmaPorts-1:0]           tr_dma_hbm_we_o;
-  output logic [DmaPorts*64-1:0]        tr_dma_hbm_addr_o;
-  output logic [DmaPorts*8-1:0]         tr_dma_hbm_data_o;
-  output logic [DmaEngines-1:0]         tr_dma_done_o;
-  output logic [DmaEngines*64-1:0]      tr_dma_done_bytes_o;
-  // MXU result rows (also VMEM writes of class 2)
-  output logic [CFG_NUM_MXU-1:0]        tr_mxu_we_o;
-  output logic [CFG_NUM_MXU*64-1:0]     tr_mxu_addr_o;
-  output logic [CFG_NUM_MXU*32*CFG_MXU_N-1:0] tr_mxu_data_o;
-  // VPU stores (VMEM writes of class 3): VecB bytes, or the first VecB/2 (half)
-  output logic                          tr_vpu_we_o;
-  output logic                          tr_vpu_half_o;
-  output logic [63:0]                   tr_vpu_addr_o;
-  output logic [VecB*8-1:0]             tr_vpu_data_o;
-  // ICI: incoming bytes (VMEM writes of class 1), finished sends, receives
-  output logic [3:0]                    tr_ici_we_o;
-  output logic [4*64-1:0]               tr_ici_addr_o;
-  output logic [4*16-1:0]               tr_ici_len_o;
-  output logic [4*IciB*8-1:0]           tr_ici_data_o;
-  output logic [3:0]                    tr_ici_send_o;
-  output logic [4*64-1:0]               tr_ici_send_bytes_o;
-  output logic [3:0]                    tr_ici_recv_o;
-  output logic [4*64-1:0]               tr_ici_recv_bytes_o;
+  // ---- trace port (docs/rtl.md "Trace port"): what the core did this cycle,
+  // the ports of rtl/trace_ports.def (tpu_trace.vh)
+  `TPU_TRACE_DECLS(1)
 
   // ---- backdoor ---------------------------------------------------------------
   logic         bd_imem_we, bd_vmem_we, bd_hbm_we;

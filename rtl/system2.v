@@ -14,6 +14,8 @@
 // its units idle, and no link carries anything; links_busy_o tells whether
 // some link still carries bytes (a run has ended when both cores halted
 // and no link is busy, as tpu_system_step decides).
+`include "tpu_trace.vh"
+
 module system2 (
   clk_i,
   rst_ni,
@@ -29,39 +31,7 @@ module system2 (
   halted_o,
   error_o,
   error_code_o,
-  tr_issue_o,
-  tr_pc_o,
-  tr_word_o,
-  tr_stall_o,
-  tr_sreg_we_o,
-  tr_sreg_idx_o,
-  tr_sreg_val_o,
-  tr_sem_mask_o,
-  tr_sem_val_o,
-  tr_halt_o,
-  tr_dma_vmem_we_o,
-  tr_dma_vmem_addr_o,
-  tr_dma_vmem_data_o,
-  tr_dma_hbm_we_o,
-  tr_dma_hbm_addr_o,
-  tr_dma_hbm_data_o,
-  tr_dma_done_o,
-  tr_dma_done_bytes_o,
-  tr_mxu_we_o,
-  tr_mxu_addr_o,
-  tr_mxu_data_o,
-  tr_vpu_we_o,
-  tr_vpu_half_o,
-  tr_vpu_addr_o,
-  tr_vpu_data_o,
-  tr_ici_we_o,
-  tr_ici_addr_o,
-  tr_ici_len_o,
-  tr_ici_data_o,
-  tr_ici_send_o,
-  tr_ici_send_bytes_o,
-  tr_ici_recv_o,
-  tr_ici_recv_bytes_o
+  `TPU_TRACE_PORTS        // rtl/trace_ports.def (tpu_trace.vh)
 );
   `include "tpu_cfg.vh"
 
@@ -89,39 +59,7 @@ module system2 (
   output logic [1:0]                                        halted_o;
   output logic [1:0]                                        error_o;
   output logic [5:0]                                        error_code_o;
-  output logic [1:0]                                        tr_issue_o;
-  output logic [127:0]                                      tr_pc_o;
-  output logic [127:0]                                      tr_word_o;
-  output logic [5:0]                                        tr_stall_o;
-  output logic [1:0]                                        tr_sreg_we_o;
-  output logic [9:0]                                        tr_sreg_idx_o;
-  output logic [127:0]                                      tr_sreg_val_o;
-  output logic [63:0]                                       tr_sem_mask_o;
-  output logic [2047:0]                                     tr_sem_val_o;
-  output logic [1:0]                                        tr_halt_o;
-  output logic [2*(DmaPorts)-1:0]                           tr_dma_vmem_we_o;
-  output logic [2*(DmaPorts*64)-1:0]                        tr_dma_vmem_addr_o;
-  output logic [2*(DmaPorts*8)-1:0]                         tr_dma_vmem_data_o;
-  output logic [2*(DmaPorts)-1:0]                           tr_dma_hbm_we_o;
-  output logic [2*(DmaPorts*64)-1:0]                        tr_dma_hbm_addr_o;
-  output logic [2*(DmaPorts*8)-1:0]                         tr_dma_hbm_data_o;
-  output logic [2*(DmaEngines)-1:0]                         tr_dma_done_o;
-  output logic [2*(DmaEngines*64)-1:0]                      tr_dma_done_bytes_o;
-  output logic [2*(CFG_NUM_MXU)-1:0]                        tr_mxu_we_o;
-  output logic [2*(CFG_NUM_MXU*64)-1:0]                     tr_mxu_addr_o;
-  output logic [2*(CFG_NUM_MXU*32*CFG_MXU_N)-1:0]           tr_mxu_data_o;
-  output logic [1:0]                                        tr_vpu_we_o;
-  output logic [1:0]                                        tr_vpu_half_o;
-  output logic [127:0]                                      tr_vpu_addr_o;
-  output logic [2*(VecB*8)-1:0]                             tr_vpu_data_o;
-  output logic [7:0]                                        tr_ici_we_o;
-  output logic [2*(4*64)-1:0]                               tr_ici_addr_o;
-  output logic [2*(4*16)-1:0]                               tr_ici_len_o;
-  output logic [2*(4*IciB*8)-1:0]                           tr_ici_data_o;
-  output logic [7:0]                                        tr_ici_send_o;
-  output logic [2*(4*64)-1:0]                               tr_ici_send_bytes_o;
-  output logic [7:0]                                        tr_ici_recv_o;
-  output logic [2*(4*64)-1:0]                               tr_ici_recv_bytes_o;
+  `TPU_TRACE_DECLS(2)      // rtl/trace_ports.def, core c in slice c
 
   // ---- the link wires: link_o of core c, port p -> link_i of core 1-c, port p^1 --
   logic [4*LinkW-1:0] link_out [2];
@@ -157,39 +95,7 @@ module system2 (
       .halted_o            (halted_o[c]),
       .error_o             (error_o[c]),
       .error_code_o        (error_code_o[3*c +: 3]),
-      .tr_issue_o          (tr_issue_o[c]),
-      .tr_pc_o             (tr_pc_o[64*c +: 64]),
-      .tr_word_o           (tr_word_o[64*c +: 64]),
-      .tr_stall_o          (tr_stall_o[3*c +: 3]),
-      .tr_sreg_we_o        (tr_sreg_we_o[c]),
-      .tr_sreg_idx_o       (tr_sreg_idx_o[5*c +: 5]),
-      .tr_sreg_val_o       (tr_sreg_val_o[64*c +: 64]),
-      .tr_sem_mask_o       (tr_sem_mask_o[32*c +: 32]),
-      .tr_sem_val_o        (tr_sem_val_o[1024*c +: 1024]),
-      .tr_halt_o           (tr_halt_o[c]),
-      .tr_dma_vmem_we_o    (tr_dma_vmem_we_o[(DmaPorts)*c +: DmaPorts]),
-      .tr_dma_vmem_addr_o  (tr_dma_vmem_addr_o[(DmaPorts*64)*c +: DmaPorts*64]),
-      .tr_dma_vmem_data_o  (tr_dma_vmem_data_o[(DmaPorts*8)*c +: DmaPorts*8]),
-      .tr_dma_hbm_we_o     (tr_dma_hbm_we_o[(DmaPorts)*c +: DmaPorts]),
-      .tr_dma_hbm_addr_o   (tr_dma_hbm_addr_o[(DmaPorts*64)*c +: DmaPorts*64]),
-      .tr_dma_hbm_data_o   (tr_dma_hbm_data_o[(DmaPorts*8)*c +: DmaPorts*8]),
-      .tr_dma_done_o       (tr_dma_done_o[(DmaEngines)*c +: DmaEngines]),
-      .tr_dma_done_bytes_o (tr_dma_done_bytes_o[(DmaEngines*64)*c +: DmaEngines*64]),
-      .tr_mxu_we_o         (tr_mxu_we_o[(CFG_NUM_MXU)*c +: CFG_NUM_MXU]),
-      .tr_mxu_addr_o       (tr_mxu_addr_o[(CFG_NUM_MXU*64)*c +: CFG_NUM_MXU*64]),
-      .tr_mxu_data_o       (tr_mxu_data_o[(CFG_NUM_MXU*32*CFG_MXU_N)*c +: CFG_NUM_MXU*32*CFG_MXU_N]),
-      .tr_vpu_we_o         (tr_vpu_we_o[c]),
-      .tr_vpu_half_o       (tr_vpu_half_o[c]),
-      .tr_vpu_addr_o       (tr_vpu_addr_o[64*c +: 64]),
-      .tr_vpu_data_o       (tr_vpu_data_o[(VecB*8)*c +: VecB*8]),
-      .tr_ici_we_o         (tr_ici_we_o[4*c +: 4]),
-      .tr_ici_addr_o       (tr_ici_addr_o[(4*64)*c +: 4*64]),
-      .tr_ici_len_o        (tr_ici_len_o[(4*16)*c +: 4*16]),
-      .tr_ici_data_o       (tr_ici_data_o[(4*IciB*8)*c +: 4*IciB*8]),
-      .tr_ici_send_o       (tr_ici_send_o[4*c +: 4]),
-      .tr_ici_send_bytes_o (tr_ici_send_bytes_o[(4*64)*c +: 4*64]),
-      .tr_ici_recv_o       (tr_ici_recv_o[4*c +: 4]),
-      .tr_ici_recv_bytes_o (tr_ici_recv_bytes_o[(4*64)*c +: 4*64])
+      `TPU_TRACE_CONNECT(c)
     );
     assign halted[c] = halted_o[c];
   end

@@ -200,7 +200,9 @@ fi
 . "$(dirname "$0")/signals.sh"
 stop_test() {
   local name=$1 sig=$2 jobs=$3 dir=$work/$1 pid st k i
-  mkdir -p "$dir"
+  # a fresh folder: the wait below must not see an earlier run's err.txt
+  # (the background job truncates it only once it has started)
+  rm -rf "$dir" && mkdir -p "$dir"
   TPU_PROGRESS=1 "$bin/tpu-roofline" "${V5E1[@]}" --set name=stop --d 1024 --f 1024 \
     --batches 36,51,62,84,116,145 --vmem-batches none --chunks 8 --jobs "$jobs" \
     --out "$dir" --img "$dir" >"$dir/out.txt" 2>"$dir/err.txt" &

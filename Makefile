@@ -12,8 +12,8 @@
 #   make                build the tools into build/bin
 #   make deps           install missing Debian packages (as root) or print the
 #                       command
-#   make generate       refresh the files generated from cmodel/isa.def and
-#                       rtl/trace_ports.def
+#   make generate       refresh the files generated from cmodel/isa.def,
+#                       rtl/trace_ports.def and rtl/queue_entry.def
 #   make check-generated  fail when a generated file is stale
 #   make clean          remove build/, build-san/, build-fuzz/
 #
@@ -185,21 +185,27 @@ all: $(BIN)/tpu-cosim
 # SystemC: the core as a TLM-2.0 target, the virtual platform, the SystemC lockstep top.
 include sim/systemc/systemc.mk
 
-# ---- generated files (from cmodel/isa.def) -----------------------------
-# (and from rtl/trace_ports.def: the trace port of core and system2)
-GENERATED := docs/isa.md rtl/tpu_isa.vh rtl/tpu_trace.vh
+# ---- generated files ----------------------------------------------------
+# From cmodel/isa.def (the ISA), rtl/trace_ports.def (the trace port of core
+# and system2) and rtl/queue_entry.def (a dispatch queue entry): FILE:OPTION
+# of tpu-isagen.  docs/rtl.md is partly generated (its two tables).
+GENERATED_BY := docs/isa.md:--markdown rtl/tpu_isa.vh:--verilog rtl/tpu_trace.vh:--trace \
+                rtl/tpu_queue.vh:--queue
+GENERATED := $(foreach g,$(GENERATED_BY),$(firstword $(subst :, ,$(g)))) docs/rtl.md
 
 generate: $(BIN)/tpu-isagen
-	$(BIN)/tpu-isagen --markdown > docs/isa.md
-	$(BIN)/tpu-isagen --verilog > rtl/tpu_isa.vh
-	$(BIN)/tpu-isagen --trace > rtl/tpu_trace.vh
+	@set -e; for g in $(GENERATED_BY); do \
+	  echo "$(BIN)/tpu-isagen $${g#*:} > $${g%%:*}"; $(BIN)/tpu-isagen $${g#*:} > $${g%%:*}; done
+	$(BIN)/tpu-isagen --rtl-doc docs/rtl.md > $(BUILD)/rtl.md.new && mv $(BUILD)/rtl.md.new docs/rtl.md
 
 check-generated: $(BIN)/tpu-isagen
 	@fail=0; \
-	$(BIN)/tpu-isagen --markdown | cmp -s - docs/isa.md || { echo "docs/isa.md is stale: run 'make generate'"; fail=1; }; \
-	$(BIN)/tpu-isagen --verilog | cmp -s - rtl/tpu_isa.vh || { echo "rtl/tpu_isa.vh is stale: run 'make generate'"; fail=1; }; \
-	$(BIN)/tpu-isagen --trace | cmp -s - rtl/tpu_trace.vh || { echo "rtl/tpu_trace.vh is stale: run 'make generate'"; fail=1; }; \
-	[ $$fail = 0 ] && echo "check-generated: docs/isa.md, rtl/tpu_isa.vh and rtl/tpu_trace.vh are up to date"; exit $$fail
+	for g in $(GENERATED_BY); do \
+	  $(BIN)/tpu-isagen $${g#*:} | cmp -s - $${g%%:*} || { echo "$${g%%:*} is stale: run 'make generate'"; fail=1; }; \
+	done; \
+	$(BIN)/tpu-isagen --rtl-doc docs/rtl.md > $(BUILD)/rtl.md.check && cmp -s $(BUILD)/rtl.md.check docs/rtl.md \
+	  || { echo "docs/rtl.md's generated tables are stale: run 'make generate'"; fail=1; }; \
+	[ $$fail = 0 ] && echo "check-generated: $(GENERATED) are up to date"; exit $$fail
 
 # ---- set-up ------------------------------------------------------------
 deps:

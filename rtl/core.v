@@ -8,6 +8,7 @@
 // section 0); the combinational paths between units are the VMEM budget,
 // handed down in the priority order of section 2 (incoming ICI, MXUs,
 // VPU, DMA, outgoing ICI), and the memories' read data.
+`include "tpu_queue.vh"
 `include "tpu_trace.vh"
 
 module core #(
@@ -34,7 +35,7 @@ module core #(
   `include "tpu_cfg.vh"
 
   // ---- derived parameters -----------------------------------------------------
-  localparam integer EW         = 576;                         // queue entry (seq.v)
+  localparam integer EW         = `TPU_QE_BITS;                // queue entry (queue_entry.def)
   localparam integer VmemSize   = 32'(CFG_VMEM_BYTES);
   localparam integer HbmSize    = 32'(CFG_HBM_BYTES);
   localparam integer VAW        = $clog2(CFG_VMEM_BYTES);

@@ -21,6 +21,7 @@
 // their bytes land in (T12a).  Addresses are kept modulo 2^AW: every byte
 // a copy touches was checked at issue (T5) to lie inside its memory, so
 // the low AW bits of base + row*stride + col are exact.
+`include "tpu_queue.vh"  // the queue entry's layout (rtl/queue_entry.def)
 module dma #(
   parameter integer      Engines = 2,
   parameter integer      MaxB    = 16,         // ceil(HBM bytes per cycle)
@@ -32,7 +33,7 @@ module dma #(
   input  logic                   clk_i,
   input  logic                   rst_ni,
   // the DMA queue (entry layout: seq.v)
-  input  logic [575:0]           head_i,
+  input  logic [`TPU_QE_BITS-1:0] head_i,
   input  logic                   head_valid_i,
   output logic                   pop_o,
   // HBM bandwidth credit (hbm_port)
@@ -97,10 +98,10 @@ module dma #(
 
   always_comb begin
     for (int i = 0; i < 7; i++) begin
-      hv[i] = head_i[64*i +: 64];
+      hv[i] = head_i[`TPU_QE_OPND_AT(i) +: `TPU_QE_OPND_BITS];
     end
   end
-  assign h_op    = head_i[512 +: 8];
+  assign h_op    = head_i[`TPU_QE_WORD +: 8];
   assign h_total = hv[2] * hv[3];             // < 2^63: checked at issue
 
   always_comb begin
@@ -355,6 +356,6 @@ module dma #(
   end
 
   logic unused_head;
-  assign unused_head = ^{head_i[575:520], head_i[511:448], hv[6][63:5], hv[0][63:AW],
+  assign unused_head = ^{head_i[`TPU_QE_BITS-1:`TPU_QE_WORD+8], head_i[`TPU_QE_WORD-1:`TPU_QE_PC], hv[6][63:5], hv[0][63:AW],
                          hv[1][63:AW], hv[3][63:AW+1], hv[4][63:AW], hv[5][63:AW]};
 endmodule

@@ -27,6 +27,7 @@
 //
 // Link word layout (LW bits, see LinkW below), low bits first:
 //   valid, last, rsem[5], len[16], addr[VAW], total[64], data[8*IciB]
+`include "tpu_queue.vh"  // the queue entry's layout (rtl/queue_entry.def)
 module ici #(
   parameter logic [63:0] Num     = 64'd4,
   parameter logic [63:0] Den     = 64'd1,
@@ -38,7 +39,7 @@ module ici #(
   input  logic                  clk_i,
   input  logic                  rst_ni,
   // the ICI queue (entry layout: seq.v)
-  input  logic [575:0]          head_i,
+  input  logic [`TPU_QE_BITS-1:0] head_i,
   input  logic                  head_valid_i,
   output logic                  pop_o,
   input  logic [3:0]            connected_i,
@@ -85,7 +86,7 @@ module ici #(
   logic [63:0] hv [6];
   always_comb begin
     for (int i = 0; i < 6; i++) begin
-      hv[i] = head_i[64*i +: 64];
+      hv[i] = head_i[`TPU_QE_OPND_AT(i) +: `TPU_QE_OPND_BITS];
     end
   end
 
@@ -294,6 +295,6 @@ module ici #(
   end
 
   logic unused_ici;
-  assign unused_ici = ^{head_i[575:384], hv[0][63:2], hv[1][63:VAW], hv[2][63:VAW],
+  assign unused_ici = ^{head_i[`TPU_QE_BITS-1:`TPU_QE_OPND_AT(6)], hv[0][63:2], hv[1][63:VAW], hv[2][63:VAW],
                         hv[4][63:5], hv[5][63:5]};
 endmodule

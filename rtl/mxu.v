@@ -30,6 +30,7 @@
 // (T24a).  The MXU is busy (T26) until 2N cycles after its last mxu.lw
 // started (cell (N-1, N-1) writes its shadow at the end of l + 2N - 1)
 // and while a stream row is being read or is in the array.
+`include "tpu_queue.vh"  // the queue entry's layout (rtl/queue_entry.def)
 module mxu #(
   parameter integer N   = 8,
   parameter integer W   = 1,             // load slots (mxu_wloads), W <= N
@@ -38,7 +39,7 @@ module mxu #(
   input  logic              clk_i,
   input  logic              rst_ni,
   // the MXU's queue (entry layout: seq.v)
-  input  logic [575:0]      head_i,
+  input  logic [`TPU_QE_BITS-1:0] head_i,
   input  logic              head_valid_i,
   output logic              pop_o,
   // VMEM (class 2: never waits, T11)
@@ -72,10 +73,10 @@ module mxu #(
   logic [63:0] hv [7];
   always_comb begin
     for (int i = 0; i < 7; i++) begin
-      hv[i] = head_i[64*i +: 64];
+      hv[i] = head_i[`TPU_QE_OPND_AT(i) +: `TPU_QE_OPND_BITS];
     end
   end
-  assign h_op = head_i[512 +: 8];
+  assign h_op = head_i[`TPU_QE_WORD +: 8];
 
   // ---- registers ---------------------------------------------------------------
   // Load slot j: reading (rows 1 .. N-1 after its start cycle), the next
@@ -473,7 +474,7 @@ module mxu #(
   end
 
   logic unused_mxu;
-  assign unused_mxu = ^{head_i[575:520], head_i[511:448], hv[0], hv[6][63:5], hv[1][63:VAW], hv[2][63:VAW],
+  assign unused_mxu = ^{head_i[`TPU_QE_BITS-1:`TPU_QE_WORD+8], head_i[`TPU_QE_WORD-1:`TPU_QE_PC], hv[0], hv[6][63:5], hv[1][63:VAW], hv[2][63:VAW],
                         hv[4][63:VAW], hv[5][63:VAW], weight, shadow, wload, x_out, valid_out,
                         swap_out, wv_out, wslot_out};
 endmodule

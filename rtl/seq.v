@@ -16,9 +16,9 @@
 // for good; error_code_o says which.
 //
 // A queue entry is the C model's tpu_qentry: operand values v[0..6] in
-// assembly order (fields A..G; IMM for the immediate forms), pc and word:
-//   entry[64*i +: 64] = v[i] (i < 7), entry[448 +: 64] = pc,
-//   entry[512 +: 64] = word (opcode = word[7:0]).
+// assembly order (fields A..G; IMM for the immediate forms), pc and word,
+// packed as rtl/queue_entry.def says (the macros of tpu_queue.vh).
+`include "tpu_queue.vh"  // the queue entry's layout (rtl/queue_entry.def)
 module seq #(
   parameter integer      CoreId     = 0,
   parameter integer      NumMxu     = 1,
@@ -41,16 +41,16 @@ module seq #(
   input  logic [6:0]               unit_busy_i,     // sync operand bits; work in flight
   input  logic [3:0]               ici_ports_i,     // ports with a neighbour
   // dispatch queues: heads and pops
-  output logic [575:0]             dma_head_o,
+  output logic [`TPU_QE_BITS-1:0] dma_head_o,
   output logic                     dma_valid_o,
   input  logic                     dma_pop_i,
-  output logic [575:0]             ici_head_o,
+  output logic [`TPU_QE_BITS-1:0] ici_head_o,
   output logic                     ici_valid_o,
   input  logic                     ici_pop_i,
-  output logic [575:0]             vpu_head_o,
+  output logic [`TPU_QE_BITS-1:0] vpu_head_o,
   output logic                     vpu_valid_o,
   input  logic                     vpu_pop_i,
-  output logic [NumMxu*576-1:0]    mxu_head_o,
+  output logic [NumMxu*`TPU_QE_BITS-1:0] mxu_head_o,
   output logic [NumMxu-1:0]        mxu_valid_o,
   input  logic [NumMxu-1:0]        mxu_pop_i,
   // semaphore increments of this cycle (DMA and ICI completions)
@@ -75,7 +75,7 @@ module seq #(
 );
   `include "tpu_isa.vh"
 
-  localparam integer EW  = 576;
+  localparam integer EW  = `TPU_QE_BITS;
   localparam integer IW  = (ImemWords > 1) ? $clog2(ImemWords) : 1;
   localparam integer IncW = $clog2(NumInc + 1);
 
@@ -279,11 +279,11 @@ module seq #(
 
   logic [EW-1:0] entry;
   always_comb begin
-    for (int i = 0; i < 7; i++) begin
-      entry[64*i +: 64] = v[i];
+    for (int i = 0; i < `TPU_QE_OPND_COUNT; i++) begin
+      entry[`TPU_QE_OPND_AT(i) +: `TPU_QE_OPND_BITS] = v[i];
     end
-    entry[448 +: 64] = pc_q;
-    entry[512 +: 64] = word;
+    entry[`TPU_QE_PC +: `TPU_QE_PC_BITS]     = pc_q;
+    entry[`TPU_QE_WORD +: `TPU_QE_WORD_BITS] = word;
   end
 
   // ---- T5: the checks of a dispatched instruction -----------------------

@@ -21,7 +21,7 @@
 // tr_sreg_idx_o [5]: which one
 // tr_sreg_val_o [64]: its new value
 // tr_sem_mask_o [32]: the semaphores with an increment or a sem.wait decrement
-// tr_sem_val_o [1024]: their new values, 32 bits each
+// tr_sem_val_o [32*32]: their new values, 32 bits each
 // tr_halt_o [1]: halt issued
 // tr_dma_vmem_we_o [DmaPorts]: DMA byte ports writing VMEM
 // tr_dma_vmem_addr_o [DmaPorts*64]: their addresses
@@ -91,7 +91,7 @@
   output logic [(K)*(5)-1:0] tr_sreg_idx_o; \
   output logic [(K)*(64)-1:0] tr_sreg_val_o; \
   output logic [(K)*(32)-1:0] tr_sem_mask_o; \
-  output logic [(K)*(1024)-1:0] tr_sem_val_o; \
+  output logic [(K)*(32*32)-1:0] tr_sem_val_o; \
   output logic [(K)*(1)-1:0] tr_halt_o; \
   output logic [(K)*(DmaPorts)-1:0] tr_dma_vmem_we_o; \
   output logic [(K)*(DmaPorts*64)-1:0] tr_dma_vmem_addr_o; \
@@ -126,7 +126,7 @@
   .tr_sreg_idx_o (tr_sreg_idx_o[(5)*(C) +: (5)]), \
   .tr_sreg_val_o (tr_sreg_val_o[(64)*(C) +: (64)]), \
   .tr_sem_mask_o (tr_sem_mask_o[(32)*(C) +: (32)]), \
-  .tr_sem_val_o (tr_sem_val_o[(1024)*(C) +: (1024)]), \
+  .tr_sem_val_o (tr_sem_val_o[(32*32)*(C) +: (32*32)]), \
   .tr_halt_o (tr_halt_o[(1)*(C) +: (1)]), \
   .tr_dma_vmem_we_o (tr_dma_vmem_we_o[(DmaPorts)*(C) +: (DmaPorts)]), \
   .tr_dma_vmem_addr_o (tr_dma_vmem_addr_o[(DmaPorts*64)*(C) +: (DmaPorts*64)]), \

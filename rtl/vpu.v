@@ -16,6 +16,7 @@
 //        writes VMEM (VMEM write class 3) in its issue cycle.
 //   T29  busy while a result is in the pipeline (the queue is the
 //        sequencer's).
+`include "tpu_queue.vh"  // the queue entry's layout (rtl/queue_entry.def)
 module vpu #(
   parameter integer Elems   = 64,
   parameter integer Latency = 2,
@@ -24,7 +25,7 @@ module vpu #(
   input  logic                  clk_i,
   input  logic                  rst_ni,
   // the VPU queue (entry layout: seq.v)
-  input  logic [575:0]          head_i,
+  input  logic [`TPU_QE_BITS-1:0] head_i,
   input  logic                  head_valid_i,
   output logic                  pop_o,
   // VMEM (class 3)
@@ -54,10 +55,10 @@ module vpu #(
   logic [4:0]  r0, r1, r2, r3;
   always_comb begin
     for (int i = 0; i < 4; i++) begin
-      hv[i] = head_i[64*i +: 64];
+      hv[i] = head_i[`TPU_QE_OPND_AT(i) +: `TPU_QE_OPND_BITS];
     end
   end
-  assign op = head_i[512 +: 8];
+  assign op = head_i[`TPU_QE_WORD +: 8];
   assign r0 = hv[0][4:0];
   assign r1 = hv[1][4:0];
   assign r2 = hv[2][4:0];
@@ -252,6 +253,6 @@ module vpu #(
   end
 
   logic unused_vpu;
-  assign unused_vpu = ^{head_i[575:520], head_i[511:256], hv[0][63:5], hv[1][63:32],
+  assign unused_vpu = ^{head_i[`TPU_QE_BITS-1:`TPU_QE_WORD+8], head_i[`TPU_QE_WORD-1:`TPU_QE_OPND_AT(4)], hv[0][63:5], hv[1][63:32],
                         hv[2][63:VAW], hv[3][63:5], pdata_q[0], prd_q[0]};
 endmodule

@@ -49,6 +49,21 @@ if [ -x "$bin/tpu-dis" ]; then
   check "tpu-dis missing file" 1 "missing.bin"              -- "$bin/tpu-dis" "$tmp/missing.bin"
 fi
 
+# ---- tpu-isagen --------------------------------------------------------------
+if [ -x "$bin/tpu-isagen" ]; then
+  check "tpu-isagen --help"      0 "--rtl-doc FILE"           -- "$bin/tpu-isagen" --help
+  check "tpu-isagen bad option"  2 "unknown option '--frob'"  -- "$bin/tpu-isagen" --frob
+  check "tpu-isagen no option"   2 "give exactly one of"      -- "$bin/tpu-isagen"
+  check "tpu-isagen --queue"     0 "define TPU_QE_BITS 576"   -- "$bin/tpu-isagen" --queue
+  check "tpu-isagen doc missing" 1 "missing.md: No such file" -- "$bin/tpu-isagen" --rtl-doc "$tmp/missing.md"
+  printf 'x\n<!-- tpu-isagen: trace ports -->\nold\n' > "$tmp/open.md"
+  check "tpu-isagen doc unended" 1 "open.md:3: error: no '<!-- end of tpu-isagen: trace ports -->'" \
+    -- "$bin/tpu-isagen" --rtl-doc "$tmp/open.md"
+  printf '<!-- tpu-isagen: trace ports -->\nold\n<!-- end of tpu-isagen: trace ports -->\n' > "$tmp/half.md"
+  check "tpu-isagen doc no queue" 1 "no '<!-- tpu-isagen: queue entry -->' line" \
+    -- "$bin/tpu-isagen" --rtl-doc "$tmp/half.md"
+fi
+
 # ---- tpu-sim and tpu-bench (block added by the tpu-sim engineer) -------------
 # Exit codes: 0 halted and bit-exact (or no .expect), 1 result differs or
 # cannot be checked, 2 bad command line/config, 3 not loaded or did not halt.

@@ -1,19 +1,24 @@
 // test_trace_records.cpp - cmocka tests of the lockstep mismatch report
 // (sim/cosim/trace_records.h): the field, expected and actual values of
-// the first difference, and the instruction in flight.  Built and run by
+// the first difference, and the instruction in flight; and of the trace
+// port's decoder (sim/cosim/trace_port.h): records from the bits where
+// docs/rtl.md says each port's elements are.  Built and run by
 // `make cosim-report-test` (sim/cosim/cosim.mk); the mutation test checks
 // the same report end to end on the RTL.
 #include <cstdarg>
 #include <cstddef>
 #include <csetjmp>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 extern "C" {
 #include <cmocka.h>
 }
 
 #include "cosim/trace_records.h"
+#include "cosim/trace_port.h"
 
 using namespace tpu_cosim;
 
@@ -198,6 +203,126 @@ void test_in_flight(void **)
 
 }  // namespace
 
+namespace {
+
+// ---- the trace port's decoder -----------------------------------------------
+
+// A trace port held as bits, set by hand at positions worked out from
+// docs/rtl.md's rule (element i of core c at (c*COUNT + i)*BITS), not from
+// TraceLayout.
+struct FakePort {
+    std::map<unsigned, std::vector<bool>> bit;
+
+    void set(TracePort p, unsigned lsb, unsigned width, uint64_t v)
+    {
+        std::vector<bool> &b = bit[(unsigned)p];
+        if (b.size() < lsb + width)
+            b.resize(lsb + width);
+        for (unsigned i = 0; i < width; i++)
+            b[lsb + i] = (v >> i) & 1;
+    }
+    uint64_t bits(TracePort p, unsigned lsb, unsigned width) const
+    {
+        auto it = bit.find((unsigned)p);
+        uint64_t v = 0;
+        for (unsigned i = 0; it != bit.end() && i < width; i++)
+            if (lsb + i < it->second.size() && it->second[lsb + i])
+                v |= 1ull << i;
+        return v;
+    }
+};
+
+Shape test_shape()
+{
+    tpu_config c;
+    tpu_config_defaults(&c);
+    Shape s(c);
+    s.dma_engines = 2;
+    s.dma_ports = 4;
+    s.num_mxu = 2;
+    s.mxu_n = 4;        // a row: 16 bytes, 128 bits
+    s.vec_bytes = 16;
+    s.ici_bytes = 8;
+    return s;
+}
+
+void test_trace_layout(void **)
+{
+    Shape s = test_shape();
+    TraceLayout L(s);
+    // widths per element, as rtl/trace_ports.def gives them
+    assert_int_equal(L.width(TracePort::pc), 64);
+    assert_int_equal(L.width(TracePort::mxu_data), 128);
+    assert_int_equal(L.count[(unsigned)TracePort::mxu_data], 2);
+    assert_int_equal(L.width(TracePort::vpu_data), 128);
+    assert_int_equal(L.width(TracePort::ici_data), 64);
+    assert_int_equal(L.count[(unsigned)TracePort::dma_vmem_data], 4);
+    assert_int_equal(L.count[(unsigned)TracePort::dma_done], 2);
+    assert_int_equal(L.width(TracePort::sem_val), 32);
+    // core 1's slices
+    assert_int_equal(L.lsb(TracePort::sem_val, 1, 3), 1 * 32 * 32 + 3 * 32);
+    assert_int_equal(L.lsb(TracePort::mxu_data, 1, 1), 384);
+    assert_int_equal(L.lsb(TracePort::dma_vmem_addr, 1, 2), (1 * 4 + 2) * 64);
+}
+
+void test_trace_decode(void **)
+{
+    Shape s = test_shape();
+    TraceLayout L(s);
+    FakePort f;
+    // core 1 (of two): an issue, s5 = -2, semaphore 3 = 7, MXU 1's row,
+    // DMA byte port 2 writing VMEM, ICI port 2 landing 3 bytes, engine 1 done
+    f.set(TracePort::issue, 1, 1, 1);
+    f.set(TracePort::pc, 64, 64, 12);
+    f.set(TracePort::word, 64, 64, 0x1122334455667788ull);
+    f.set(TracePort::sreg_we, 1, 1, 1);
+    f.set(TracePort::sreg_idx, 5, 5, 5);
+    f.set(TracePort::sreg_val, 64, 64, (uint64_t)-2);
+    f.set(TracePort::sem_mask, 32 + 3, 1, 1);
+    f.set(TracePort::sem_val, 1024 + 96, 32, 7);
+    f.set(TracePort::mxu_we, 2 + 1, 1, 1);
+    f.set(TracePort::mxu_addr, 3 * 64, 64, 0x200);
+    for (unsigned i = 0; i < 16; i++)
+        f.set(TracePort::mxu_data, 384 + 8 * i, 8, 0xa0 + i);
+    f.set(TracePort::dma_vmem_we, 4 + 2, 1, 1);
+    f.set(TracePort::dma_vmem_addr, 6 * 64, 64, 0x40);
+    f.set(TracePort::dma_vmem_data, 6 * 8, 8, 0x5a);
+    f.set(TracePort::ici_we, 4 + 2, 1, 1);
+    f.set(TracePort::ici_len, 6 * 16, 16, 3);
+    f.set(TracePort::ici_addr, 6 * 64, 64, 0x80);
+    f.set(TracePort::ici_data, 6 * 64, 64, 0x030201);
+    f.set(TracePort::dma_done, 2 + 1, 1, 1);
+    f.set(TracePort::dma_done_bytes, 3 * 64, 64, 99);
+
+    int64_t sreg[32] = { 0 };
+    Cycle c1;
+    decode_trace(f, L, s, 1, sreg, c1);
+    std::vector<std::string> got = c1.lines();
+    std::vector<std::string> want = {
+        "dma done engine 1 bytes 99",
+        "issue pc 12 word 0x1122334455667788",
+        "sem 3 = 7",
+        "sreg s5 = 0xfffffffffffffffe",
+        "vmem write ici 0x80 3 bytes: 010203",
+        "vmem write mxu1 0x200 16 bytes: a0a1a2a3a4a5a6a7a8a9aaabacadaeaf",
+        "vmem write dma 0x40 1 bytes: 5a",
+    };
+    assert_int_equal(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); i++)
+        assert_string_equal(got[i].c_str(), want[i].c_str());
+    assert_int_equal(sreg[5], -2);
+
+    // the same register value again is no record; core 0 saw nothing
+    Cycle again, c0;
+    decode_trace(f, L, s, 1, sreg, again);
+    assert_int_equal(again.lines().size(), want.size() - 1);
+    int64_t sreg0[32] = { 0 };
+    decode_trace(f, L, s, 0, sreg0, c0);
+    assert_int_equal(c0.lines().size(), 0);
+}
+
+} // namespace
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -207,6 +332,8 @@ int main(void)
         cmocka_unit_test(test_write_words),
         cmocka_unit_test(test_write_bytes_and_lengths),
         cmocka_unit_test(test_in_flight),
+        cmocka_unit_test(test_trace_layout),
+        cmocka_unit_test(test_trace_decode),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -21,10 +21,10 @@ RTL_CONFIG       ?= tiny
 RTL_CFG_NAME     := $(basename $(notdir $(RTL_CONFIG)))
 RTL_DIR          := build/rtl/$(RTL_CFG_NAME)
 RTL_LINT_DIR     := build/rtl/tiny
-RTL_V            := $(wildcard rtl/*.v) rtl/tpu_isa.vh rtl/tpu_trace.vh
+RTL_V            := $(wildcard rtl/*.v) $(wildcard rtl/*.vh)
 RTL_WAIVERS      := rtl/lint_waivers.vlt
 RTL_BENCH_CPP    := sim/rtl/rtl_bench.cpp
-RTL_BENCH_HDRS   := sim/cosim/trace_records.h
+RTL_BENCH_HDRS   := sim/cosim/trace_records.h sim/cosim/trace_port.h rtl/trace_ports.def
 RTL_OBJCACHE     := $(if $(shell command -v ccache 2>/dev/null),ccache,)
 # --unroll-count: the VMEM write loops (one per write class, in priority
 # order) must unroll for their non-blocking writes; the VPU's has 4*S*L

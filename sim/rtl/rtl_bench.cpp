@@ -70,6 +70,7 @@ extern "C" {
 }
 
 #include "cosim/trace_records.h"    // records, comparison and report (sim/)
+#include "cosim/trace_port.h"       // the trace port's layout and decoder
 #include "rtl_config.h"      // RTL_CONFIG, written by sim/rtl/rtl.mk
 #ifndef RTL_CONFIG
 #error "RTL_CONFIG (the config the model was built for) must be defined"
@@ -85,18 +86,22 @@ const unsigned kBdBytes = 64;       // backdoor port width in bytes
 
 // Bits [lsb, lsb + width) (width <= 64) of a wide port (32-bit words).
 template <std::size_t N>
-uint64_t bits(const VlWide<N> &w, unsigned lsb, unsigned width)
+uint64_t port_bits(const VlWide<N> &w, unsigned lsb, unsigned width)
 {
     uint64_t v = 0;
-    for (unsigned i = 0; i < width; i++) {
-        unsigned b = lsb + i;
-        v |= (uint64_t)((w[b / 32] >> (b % 32)) & 1u) << i;
+    for (unsigned got = 0; got < width;) {
+        unsigned b = lsb + got, o = b % 32, take = std::min(32 - o, width - got);
+        uint64_t part = (uint64_t)(w[b / 32] >> o);
+        if (take < 32)
+            part &= (1ull << take) - 1;
+        v |= part << got;
+        got += take;
     }
     return v;
 }
 
 // The same on a port of at most 64 bits.
-uint64_t bits(uint64_t w, unsigned lsb, unsigned width)
+uint64_t port_bits(uint64_t w, unsigned lsb, unsigned width)
 {
     w >>= lsb;
     return width >= 64 ? w : w & ((1ull << width) - 1);
@@ -159,6 +164,7 @@ struct Rtl {
     std::unique_ptr<VerilatedContext> ctx;
     std::unique_ptr<Top> top;
     Shape shape;
+    TraceLayout layout;             // where each trace port element is
     int64_t sreg[RTL_CORES][32] = {{0}};
     int running = 0;                // reset released: clock edges count as cycles
     uint64_t cycle = 0;             // the cycle on the outputs now (edges since release)
@@ -167,7 +173,7 @@ struct Rtl {
     std::unique_ptr<VerilatedFstC> fst;
 #endif
 
-    explicit Rtl(const tpu_config &c) : ctx(new VerilatedContext), shape(c)
+    explicit Rtl(const tpu_config &c) : ctx(new VerilatedContext), shape(c), layout(shape)
     {
 #if VM_TRACE_FST
         ctx->traceEverOn(true);     // before the model: it registers its signals
@@ -274,9 +280,9 @@ struct Rtl {
             p[i] = byte_at(top->bd_rdata_o, i);
     }
 
-    int error(unsigned k) const { return (int)bits(top->error_o, k, 1); }
-    int halted(unsigned k) const { return (int)bits(top->halted_o, k, 1); }
-    int halt_now(unsigned k) const { return (int)bits(top->tr_halt_o, k, 1); }
+    int error(unsigned k) const { return (int)port_bits(top->error_o, k, 1); }
+    int halted(unsigned k) const { return (int)port_bits(top->halted_o, k, 1); }
+    int halt_now(unsigned k) const { return (int)port_bits(top->tr_halt_o, k, 1); }
 #ifdef RTL_SYSTEM2
     int deadlock() const { return top->deadlock_o; }
     int links_busy() const { return top->links_busy_o; }
@@ -285,86 +291,25 @@ struct Rtl {
     int links_busy() const { return top->ici_link_busy_o; }
 #endif
 
-    // The trace port of core k in the current cycle (before the clock edge).
+    // The whole trace port, for decode_trace (sim/cosim/trace_port.h).
+    struct TraceReader {
+        const Top *t;
+        uint64_t bits(TracePort p, unsigned lsb, unsigned width) const
+        {
+            switch (p) {
+#define TRACE_PORT(name, count, bits, what) case TracePort::name: return port_bits(t->tr_##name##_o, lsb, width);
+#include "../../rtl/trace_ports.def"
+#undef TRACE_PORT
+            }
+            return 0;
+        }
+    };
+
+    // The records of core k in the current cycle (before the clock edge).
     // Core k's part of each port is its k-th slice (rtl/system2.v).
     void records(Cycle &c, unsigned k)
     {
-        Top *t = top.get();
-        const Shape &s = shape;
-        if (bits(t->tr_issue_o, k, 1))
-            c.simple.push_back(fmt("issue pc %" PRIu64 " word 0x%016" PRIx64,
-                                   bits(t->tr_pc_o, 64 * k, 64), bits(t->tr_word_o, 64 * k, 64)));
-        if (bits(t->tr_sreg_we_o, k, 1)) {
-            unsigned r = (unsigned)bits(t->tr_sreg_idx_o, 5 * k, 5);
-            int64_t v = (int64_t)bits(t->tr_sreg_val_o, 64 * k, 64);
-            if (sreg[k][r] != v) {
-                sreg[k][r] = v;
-                c.simple.push_back(fmt("sreg s%u = 0x%016" PRIx64, r, (uint64_t)v));
-            }
-        }
-        for (unsigned i = 0; i < 32; i++)
-            if (bits(t->tr_sem_mask_o, 32 * k + i, 1))
-                c.simple.push_back(fmt("sem %u = %u", i,
-                                       (unsigned)bits(t->tr_sem_val_o, 1024 * k + 32 * i, 32)));
-        if (bits(t->tr_halt_o, k, 1))
-            c.simple.push_back("halt");
-
-        // VMEM writes in landing order (T12a): incoming ICI, MXUs, VPU, DMA.
-        for (unsigned p = 0; p < 4; p++) {
-            unsigned q = 4 * k + p;
-            if (!bits(t->tr_ici_we_o, q, 1))
-                continue;
-            unsigned n = (unsigned)bits(t->tr_ici_len_o, 16 * q, 16);
-            std::vector<uint8_t> v(n);
-            for (unsigned i = 0; i < n; i++)
-                v[i] = byte_at(t->tr_ici_data_o, q * s.ici_bytes + i);
-            c.add_write(c.vmem, "ici", bits(t->tr_ici_addr_o, 64 * q, 64), v.data(), n);
-        }
-        for (unsigned m = 0; m < s.num_mxu; m++) {
-            unsigned q = s.num_mxu * k + m;
-            if (!bits(t->tr_mxu_we_o, q, 1))
-                continue;
-            unsigned n = 4 * s.mxu_n;
-            std::vector<uint8_t> row(n);
-            for (unsigned i = 0; i < n; i++)
-                row[i] = byte_at(t->tr_mxu_data_o, q * n + i);
-            c.add_write(c.vmem, fmt("mxu%u", m), bits(t->tr_mxu_addr_o, 64 * q, 64), row.data(),
-                        n);
-        }
-        if (bits(t->tr_vpu_we_o, k, 1)) {
-            unsigned n = bits(t->tr_vpu_half_o, k, 1) ? s.vec_bytes / 2 : s.vec_bytes;
-            std::vector<uint8_t> v(n);
-            for (unsigned i = 0; i < n; i++)
-                v[i] = byte_at(t->tr_vpu_data_o, k * s.vec_bytes + i);
-            c.add_write(c.vmem, "vpu", bits(t->tr_vpu_addr_o, 64 * k, 64), v.data(), n);
-        }
-        // DMA: one byte per port, ports in landing order
-        for (unsigned p = 0; p < s.dma_ports; p++) {
-            unsigned q = s.dma_ports * k + p;
-            if (bits(t->tr_dma_vmem_we_o, q, 1)) {
-                uint8_t b = byte_at(t->tr_dma_vmem_data_o, q);
-                c.add_write(c.vmem, "dma", bits(t->tr_dma_vmem_addr_o, 64 * q, 64), &b, 1);
-            }
-            if (bits(t->tr_dma_hbm_we_o, q, 1)) {
-                uint8_t b = byte_at(t->tr_dma_hbm_data_o, q);
-                c.add_write(c.hbm, "dma", bits(t->tr_dma_hbm_addr_o, 64 * q, 64), &b, 1);
-            }
-        }
-        for (unsigned e = 0; e < s.dma_engines; e++) {
-            unsigned q = s.dma_engines * k + e;
-            if (bits(t->tr_dma_done_o, q, 1))
-                c.simple.push_back(fmt("dma done engine %u bytes %" PRIu64, e,
-                                       bits(t->tr_dma_done_bytes_o, 64 * q, 64)));
-        }
-        for (unsigned p = 0; p < 4; p++) {
-            unsigned q = 4 * k + p;
-            if (bits(t->tr_ici_send_o, q, 1))
-                c.simple.push_back(fmt("ici send port %u bytes %" PRIu64, p,
-                                       bits(t->tr_ici_send_bytes_o, 64 * q, 64)));
-            if (bits(t->tr_ici_recv_o, q, 1))
-                c.simple.push_back(fmt("ici recv port %u bytes %" PRIu64, p,
-                                       bits(t->tr_ici_recv_bytes_o, 64 * q, 64)));
-        }
+        decode_trace(TraceReader{ top.get() }, layout, shape, k, sreg[k], c);
         if (error(k))
             c.simple.push_back("error");
     }
@@ -675,8 +620,8 @@ int main(int argc, char **argv)
         for (unsigned k = 0; k < RTL_CORES; k++)
             if (r.error(k))
                 fprintf(stderr, RTL_NAME ": RTL core %u: error code %u at pc %" PRIu64 "\n", k,
-                        (unsigned)bits(r.top->error_code_o, 3 * k, 3),
-                        bits(r.top->tr_pc_o, 64 * k, 64));
+                        (unsigned)port_bits(r.top->error_code_o, 3 * k, 3),
+                        port_bits(r.top->tr_pc_o, 64 * k, 64));
         bad = 1;
     }
     for (unsigned k = 0; k < RTL_CORES; k++) {

@@ -58,7 +58,7 @@ systemc-test: systemc-build $(BIN)/tpu-as $(BIN)/tpu-sim
 # config changed.
 SC_RTL_CONFIG ?= tiny
 SC_RTL       := $(SC_BUILD)/rtl-$(basename $(notdir $(SC_RTL_CONFIG)))
-SC_RTL_V     := $(wildcard rtl/*.v) rtl/tpu_isa.vh rtl/tpu_trace.vh
+SC_RTL_V     := $(wildcard rtl/*.v) $(wildcard rtl/*.vh)
 SC_VERILATOR ?= verilator
 SC_VINC       = $(eval SC_VINC := $(shell $(SC_VERILATOR) -V 2>/dev/null \
                   | sed -n 's/^ *VERILATOR_ROOT *= *//p' | head -n 1)/include)$(SC_VINC)

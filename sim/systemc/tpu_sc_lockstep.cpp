@@ -26,6 +26,7 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -50,6 +51,7 @@ extern "C" {
 #include "tpu_host.h"
 #include "vcore_ports.h"    // VCORE_PORTS(X): every port of Vcore but clk_i
 #include "cosim/trace_records.h"    // records, comparison and report (sim/)
+#include "cosim/trace_port.h"       // the trace port's layout and decoder
 
 using namespace tpu_cosim;
 using namespace tpu_sc;
@@ -96,10 +98,13 @@ void words_of(const sc_dt::sc_bv<W> &v, std::vector<uint32_t> &w)
 uint64_t bits(const std::vector<uint32_t> &w, unsigned lsb, unsigned width)
 {
     uint64_t v = 0;
-    for (unsigned i = 0; i < width; i++) {
-        unsigned b = lsb + i;
-        if (b / 32 < w.size())
-            v |= (uint64_t)((w[b / 32] >> (b % 32)) & 1u) << i;
+    for (unsigned got = 0; got < width;) {
+        unsigned b = lsb + got, o = b % 32, take = std::min(32 - o, width - got);
+        uint64_t part = b / 32 < w.size() ? (uint64_t)(w[b / 32] >> o) : 0;
+        if (take < 32)
+            part &= (1ull << take) - 1;
+        v |= part << got;
+        got += take;
     }
     return v;
 }
@@ -126,6 +131,7 @@ struct Lockstep : sc_core::sc_module {
     enum tpu_space fault_space;     // TPU_SPACE_NONE: no fault
     uint64_t fault_addr;
     Shape shape;
+    TraceLayout layout;             // where each trace port element is
 
     Cycle model_cur;                // the C model's records of the cycle being stepped
     InFlight flight;                // the C model's instructions in flight (the report)
@@ -142,7 +148,7 @@ struct Lockstep : sc_core::sc_module {
         : sc_module(n), socket("socket"),
           clock("clock", sc_core::sc_time(1.0 / cfg.clock_hz, sc_core::SC_SEC)), irq("irq"),
           rtl("rtl"), model("model", cfg), obj(o), prog(p), max_cycles(maxc), verbose(verb),
-          fault_space(fsp), fault_addr(fa), shape(cfg), flight(&o)
+          fault_space(fsp), fault_addr(fa), shape(cfg), layout(shape), flight(&o)
     {
         pins.bind(rtl);
         rtl.clk_i(clock);
@@ -161,122 +167,32 @@ struct Lockstep : sc_core::sc_module {
         l->flight.event(e);
     }
 
+    // The trace port's signals for decode_trace (sim/cosim/trace_port.h),
+    // each read once per cycle as words.
+    struct TraceReader {
+        const Pins &pins;
+        mutable std::vector<uint32_t> words[kTracePorts];
+        mutable bool have[kTracePorts] = {};
+
+        uint64_t bits(TracePort p, unsigned lsb, unsigned width) const
+        {
+            unsigned n = (unsigned)p;
+            if (!have[n]) {
+                switch (p) {
+#define TRACE_PORT(name, count, bits, what) case TracePort::name: words_of(pins.tr_##name##_o.read(), words[n]); break;
+#include "../../rtl/trace_ports.def"
+#undef TRACE_PORT
+                }
+                have[n] = true;
+            }
+            return ::bits(words[n], lsb, width);
+        }
+    };
+
     // The RTL's trace port now: the records of the cycle this edge ends.
     void rtl_records(Cycle &c)
     {
-        const Shape &s = shape;
-        std::vector<uint32_t> w, a, d;
-        auto get = [](const auto &sig, std::vector<uint32_t> &out) { words_of(sig.read(), out); };
-        get(pins.tr_issue_o, w);
-        if (bits(w, 0, 1)) {
-            get(pins.tr_pc_o, a);
-            get(pins.tr_word_o, d);
-            c.simple.push_back(fmt("issue pc %" PRIu64 " word 0x%016" PRIx64, bits(a, 0, 64),
-                                   bits(d, 0, 64)));
-        }
-        get(pins.tr_sreg_we_o, w);
-        if (bits(w, 0, 1)) {
-            get(pins.tr_sreg_idx_o, a);
-            get(pins.tr_sreg_val_o, d);
-            unsigned r = (unsigned)bits(a, 0, 5);
-            int64_t v = (int64_t)bits(d, 0, 64);
-            if (rtl_sreg[r] != v) {
-                rtl_sreg[r] = v;
-                c.simple.push_back(fmt("sreg s%u = 0x%016" PRIx64, r, (uint64_t)v));
-            }
-        }
-        get(pins.tr_sem_mask_o, w);
-        get(pins.tr_sem_val_o, d);
-        for (unsigned i = 0; i < 32; i++)
-            if (bits(w, i, 1))
-                c.simple.push_back(fmt("sem %u = %u", i, (unsigned)bits(d, 32 * i, 32)));
-        if (pins.tr_halt_o.read())
-            c.simple.push_back("halt");
-
-        // VMEM writes in landing order (T12a): incoming ICI, MXUs, VPU, DMA.
-        get(pins.tr_ici_we_o, w);
-        if (bits(w, 0, 4)) {
-            std::vector<uint32_t> len;
-            get(pins.tr_ici_len_o, len);
-            get(pins.tr_ici_addr_o, a);
-            get(pins.tr_ici_data_o, d);
-            for (unsigned p = 0; p < 4; p++) {
-                if (!bits(w, p, 1))
-                    continue;
-                unsigned n = (unsigned)bits(len, 16 * p, 16);
-                std::vector<uint8_t> v(n);
-                for (unsigned i = 0; i < n; i++)
-                    v[i] = byte_at(d, p * s.ici_bytes + i);
-                c.add_write(c.vmem, "ici", bits(a, 64 * p, 64), v.data(), n);
-            }
-        }
-        get(pins.tr_mxu_we_o, w);
-        if (bits(w, 0, s.num_mxu)) {
-            get(pins.tr_mxu_addr_o, a);
-            get(pins.tr_mxu_data_o, d);
-            for (unsigned m = 0; m < s.num_mxu; m++) {
-                if (!bits(w, m, 1))
-                    continue;
-                unsigned n = 4 * s.mxu_n;
-                std::vector<uint8_t> row(n);
-                for (unsigned i = 0; i < n; i++)
-                    row[i] = byte_at(d, m * n + i);
-                c.add_write(c.vmem, fmt("mxu%u", m), bits(a, 64 * m, 64), row.data(), n);
-            }
-        }
-        if (pins.tr_vpu_we_o.read()) {
-            get(pins.tr_vpu_addr_o, a);
-            get(pins.tr_vpu_data_o, d);
-            unsigned n = pins.tr_vpu_half_o.read() ? s.vec_bytes / 2 : s.vec_bytes;
-            std::vector<uint8_t> v(n);
-            for (unsigned i = 0; i < n; i++)
-                v[i] = byte_at(d, i);
-            c.add_write(c.vmem, "vpu", bits(a, 0, 64), v.data(), n);
-        }
-        // DMA: one byte per port, ports in landing order
-        std::vector<uint32_t> vwe, hwe;
-        get(pins.tr_dma_vmem_we_o, vwe);
-        get(pins.tr_dma_hbm_we_o, hwe);
-        if (bits(vwe, 0, s.dma_ports) || bits(hwe, 0, s.dma_ports)) {
-            std::vector<uint32_t> va, vd, ha, hd;
-            get(pins.tr_dma_vmem_addr_o, va);
-            get(pins.tr_dma_vmem_data_o, vd);
-            get(pins.tr_dma_hbm_addr_o, ha);
-            get(pins.tr_dma_hbm_data_o, hd);
-            for (unsigned p = 0; p < s.dma_ports; p++) {
-                if (bits(vwe, p, 1)) {
-                    uint8_t b = byte_at(vd, p);
-                    c.add_write(c.vmem, "dma", bits(va, 64 * p, 64), &b, 1);
-                }
-                if (bits(hwe, p, 1)) {
-                    uint8_t b = byte_at(hd, p);
-                    c.add_write(c.hbm, "dma", bits(ha, 64 * p, 64), &b, 1);
-                }
-            }
-        }
-        get(pins.tr_dma_done_o, w);
-        if (bits(w, 0, s.dma_engines)) {
-            get(pins.tr_dma_done_bytes_o, d);
-            for (unsigned e = 0; e < s.dma_engines; e++)
-                if (bits(w, e, 1))
-                    c.simple.push_back(fmt("dma done engine %u bytes %" PRIu64, e,
-                                           bits(d, 64 * e, 64)));
-        }
-        get(pins.tr_ici_send_o, w);
-        get(pins.tr_ici_recv_o, a);
-        if (bits(w, 0, 4) || bits(a, 0, 4)) {
-            std::vector<uint32_t> sb, rb;
-            get(pins.tr_ici_send_bytes_o, sb);
-            get(pins.tr_ici_recv_bytes_o, rb);
-            for (unsigned p = 0; p < 4; p++) {
-                if (bits(w, p, 1))
-                    c.simple.push_back(fmt("ici send port %u bytes %" PRIu64, p,
-                                           bits(sb, 64 * p, 64)));
-                if (bits(a, p, 1))
-                    c.simple.push_back(fmt("ici recv port %u bytes %" PRIu64, p,
-                                           bits(rb, 64 * p, 64)));
-            }
-        }
+        decode_trace(TraceReader{ pins, {}, {} }, layout, shape, 0, rtl_sreg, c);
         bool err = pins.error_o.read();
         if (err)
             c.simple.push_back("error");

@@ -1,0 +1,153 @@
+// trace_port.h - the RTL's trace port (rtl/trace_ports.def) on the C++
+// side: where each port's elements are for a given machine (TraceLayout)
+// and the one decoder that turns a core's trace port into the records of
+// trace_records.h.  rtl-bench (sim/rtl/rtl_bench.cpp) and tpu-sc-lockstep
+// (sim/systemc/tpu_sc_lockstep.cpp) read the ports differently (Verilator's
+// port types, SystemC signals) and give the decoder a Reader; what the
+// ports mean is written here once.
+//
+// A Reader has one call:
+//   uint64_t bits(TracePort p, unsigned lsb, unsigned width) const
+// bits [lsb, lsb + width) (width <= 64) of the whole port p of the top
+// (every core's slices), as an unsigned number.  Its switch over the ports
+// comes from the table too:
+//   switch (p) {
+//   #define TRACE_PORT(name, count, bits, what)
+//       case TracePort::name: return read(top->tr_##name##_o, lsb, width);
+//   (one line)
+//   #include "../../rtl/trace_ports.def"
+//   #undef TRACE_PORT
+//   }
+#ifndef TPU_COSIM_TRACE_PORT_H
+#define TPU_COSIM_TRACE_PORT_H
+
+#include <cstdint>
+#include <vector>
+
+#include "cosim/trace_records.h"
+
+namespace tpu_cosim {
+
+// The ports, in the table's order.
+enum class TracePort : unsigned {
+#define TRACE_PORT(name, count, bits, what) name,
+#include "../../rtl/trace_ports.def"
+#undef TRACE_PORT
+};
+
+constexpr unsigned kTracePorts = 0
+#define TRACE_PORT(name, count, bits, what) +1
+#include "../../rtl/trace_ports.def"
+#undef TRACE_PORT
+    ;
+
+// Element counts and widths of each port per core, for one machine: the
+// table's COUNT and BITS expressions evaluated over the shape.
+struct TraceLayout {
+    unsigned count[kTracePorts], bits[kTracePorts];
+
+    explicit TraceLayout(const Shape &s)
+    {
+        // The names the table's expressions use (rtl/core.v's parameters).
+        const unsigned DmaPorts = s.dma_ports, DmaEngines = s.dma_engines;
+        const unsigned CFG_NUM_MXU = s.num_mxu, CFG_MXU_N = s.mxu_n;
+        const unsigned VecB = s.vec_bytes, IciB = s.ici_bytes;
+        unsigned i = 0;
+#define TRACE_PORT(name, c, b, what) count[i] = (c), bits[i] = (b), i++;
+#include "../../rtl/trace_ports.def"
+#undef TRACE_PORT
+        (void)DmaPorts, (void)DmaEngines, (void)CFG_NUM_MXU, (void)CFG_MXU_N, (void)VecB,
+            (void)IciB;
+    }
+
+    // The lowest bit of element i of port p of core k.
+    unsigned lsb(TracePort p, unsigned k, unsigned i = 0) const
+    {
+        unsigned n = (unsigned)p;
+        return (k * count[n] + i) * bits[n];
+    }
+    unsigned width(TracePort p) const { return bits[(unsigned)p]; }
+};
+
+// The records of core k in the cycle on the trace port now (docs/rtl.md,
+// "Trace port"); sreg[] is the RTL's scalar registers as the records have
+// shown them so far ("sreg" records are for changes only).  The caller
+// adds "error", which comes from the status ports.
+template <class Reader>
+void decode_trace(const Reader &r, const TraceLayout &L, const Shape &s, unsigned k,
+                  int64_t sreg[32], Cycle &c)
+{
+    using P = TracePort;
+    // element i of a port (its width at most 64 bits)
+    auto get = [&](P p, unsigned i = 0) { return r.bits(p, L.lsb(p, k, i), L.width(p)); };
+    // the first n bytes of element i of a port
+    auto bytes = [&](P p, unsigned i, unsigned n) {
+        std::vector<uint8_t> v(n);
+        unsigned b = L.lsb(p, k, i);
+        for (unsigned j = 0; j < n; j++)
+            v[j] = (uint8_t)r.bits(p, b + 8 * j, 8);
+        return v;
+    };
+
+    if (get(P::issue))
+        c.simple.push_back(fmt("issue pc %" PRIu64 " word 0x%016" PRIx64, get(P::pc),
+                               get(P::word)));
+    if (get(P::sreg_we)) {
+        unsigned i = (unsigned)get(P::sreg_idx);
+        int64_t v = (int64_t)get(P::sreg_val);
+        if (sreg[i] != v) {
+            sreg[i] = v;
+            c.simple.push_back(fmt("sreg s%u = 0x%016" PRIx64, i, (uint64_t)v));
+        }
+    }
+    for (unsigned i = 0; i < L.count[(unsigned)P::sem_mask]; i++)
+        if (get(P::sem_mask, i))
+            c.simple.push_back(fmt("sem %u = %u", i, (unsigned)get(P::sem_val, i)));
+    if (get(P::halt))
+        c.simple.push_back("halt");
+
+    // VMEM writes in landing order (T12a): incoming ICI, MXUs, VPU, DMA.
+    for (unsigned p = 0; p < L.count[(unsigned)P::ici_we]; p++)
+        if (get(P::ici_we, p)) {
+            unsigned n = (unsigned)get(P::ici_len, p);
+            std::vector<uint8_t> v = bytes(P::ici_data, p, n);
+            c.add_write(c.vmem, "ici", get(P::ici_addr, p), v.data(), n);
+        }
+    for (unsigned m = 0; m < s.num_mxu; m++)
+        if (get(P::mxu_we, m)) {
+            std::vector<uint8_t> row = bytes(P::mxu_data, m, 4 * s.mxu_n);
+            c.add_write(c.vmem, fmt("mxu%u", m), get(P::mxu_addr, m), row.data(), row.size());
+        }
+    if (get(P::vpu_we)) {
+        unsigned n = get(P::vpu_half) ? s.vec_bytes / 2 : s.vec_bytes;
+        std::vector<uint8_t> v = bytes(P::vpu_data, 0, n);
+        c.add_write(c.vmem, "vpu", get(P::vpu_addr), v.data(), n);
+    }
+    // DMA: one byte per port, ports in landing order
+    for (unsigned p = 0; p < s.dma_ports; p++) {
+        if (get(P::dma_vmem_we, p)) {
+            uint8_t b = (uint8_t)get(P::dma_vmem_data, p);
+            c.add_write(c.vmem, "dma", get(P::dma_vmem_addr, p), &b, 1);
+        }
+        if (get(P::dma_hbm_we, p)) {
+            uint8_t b = (uint8_t)get(P::dma_hbm_data, p);
+            c.add_write(c.hbm, "dma", get(P::dma_hbm_addr, p), &b, 1);
+        }
+    }
+    for (unsigned e = 0; e < s.dma_engines; e++)
+        if (get(P::dma_done, e))
+            c.simple.push_back(fmt("dma done engine %u bytes %" PRIu64, e,
+                                   get(P::dma_done_bytes, e)));
+    for (unsigned p = 0; p < L.count[(unsigned)P::ici_send]; p++) {
+        if (get(P::ici_send, p))
+            c.simple.push_back(fmt("ici send port %u bytes %" PRIu64, p,
+                                   get(P::ici_send_bytes, p)));
+        if (get(P::ici_recv, p))
+            c.simple.push_back(fmt("ici recv port %u bytes %" PRIu64, p,
+                                   get(P::ici_recv_bytes, p)));
+    }
+}
+
+} // namespace tpu_cosim
+
+#endif

@@ -22,14 +22,18 @@
 #   make bench          simulator, RTL and lockstep speed
 #                       (BENCH_BUILD_TIME=1: also the Verilator build times)
 #
-# The RTL (sim/rtl/rtl.mk, sim/cosim/cosim.mk, sim/rtl_fp/rtl_fp.mk):
+# The RTL (sim/rtl/rtl.mk, sim/cosim/*.mk, sim/rtl_fp/rtl_fp.mk):
 #   make rtl-lint       verilator --lint-only -Wall on the core and system2
 #   make rtl-build      the Verilated core and two-core top (RTL_CONFIG=tiny)
 #   make rtl-test       every program on the RTL in lockstep (RTL_CONFIG)
 #   make cosim-mid      every program in lockstep on the mid config's RTL
 #   make cosim-random   COSIM_SEEDS random programs in lockstep
-#   make soak           random programs in lockstep for SOAK_SECONDS
+#   make soak           random programs in lockstep on tiny and mid for
+#                       SOAK_SECONDS; cycles and programs per hour
 #   make cosim-mutation the mutation test (lockstep must catch a broken MXU)
+#   make mutants        every RTL mutant of sim/cosim/mutants.def against the
+#                       lockstep regression: killed or survived, the kill rate
+#   make coverage       line and toggle coverage of the RTL suite, per unit
 #   make cosim-cli-test tpu-cosim's errors, exit statuses and Ctrl-C
 #   make rtl-fp-test    the fp units against cmodel/fp.c, bit for bit
 #   make synth          Yosys on the tiny config: cells per unit, no latches
@@ -79,7 +83,7 @@ GEN        := $(BUILD)/gen
 # sim/view/ what turns a run into something to read).  Each tpu_*.c (the
 # front ends in sim/, the generators in sim/gen/) becomes one command.
 MODEL_SRCS := $(wildcard cmodel/*.c)
-TOOL_MAINS := $(wildcard sim/tpu_*.c sim/gen/tpu_*.c)
+TOOL_MAINS := $(wildcard sim/tpu_*.c sim/gen/tpu_*.c sim/cosim/tpu_*.c)
 TOOL_SRCS  := $(filter-out $(TOOL_MAINS),$(wildcard sim/*.c sim/asm/*.c sim/view/*.c sim/roofline/*.c))
 LIB_SRCS   := $(MODEL_SRCS) $(TOOL_SRCS)
 MODEL_OBJS := $(MODEL_SRCS:%.c=$(BUILD)/%.o) $(GEN)/presets.o
@@ -156,12 +160,17 @@ $(TOOLS_LIB): $(TOOL_OBJS)
 # file that moved cannot make make look for it in the old place).
 FRONT_TOOLS := $(patsubst sim/tpu_%.c,$(BIN)/tpu-%,$(wildcard sim/tpu_*.c))
 GEN_TOOLS   := $(patsubst sim/gen/tpu_%.c,$(BIN)/tpu-%,$(wildcard sim/gen/tpu_*.c))
+COSIM_TOOLS := $(patsubst sim/cosim/tpu_%.c,$(BIN)/tpu-%,$(wildcard sim/cosim/tpu_*.c))
 
 $(FRONT_TOOLS): $(BIN)/tpu-%: $(BUILD)/sim/tpu_%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(GEN_TOOLS): $(BIN)/tpu-%: $(BUILD)/sim/gen/tpu_%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(COSIM_TOOLS): $(BIN)/tpu-%: $(BUILD)/sim/cosim/tpu_%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -180,6 +189,8 @@ include sim/rtl_fp/rtl_fp.mk
 # SAN=1` runs them through a SAN=0 sub-make.
 include sim/rtl/rtl.mk
 include sim/cosim/cosim.mk
+include sim/cosim/mutants.mk
+include sim/cosim/coverage.mk
 all: $(BIN)/tpu-cosim
 
 # SystemC: the core as a TLM-2.0 target, the virtual platform, the SystemC lockstep top.

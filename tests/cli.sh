@@ -64,6 +64,26 @@ if [ -x "$bin/tpu-isagen" ]; then
     -- "$bin/tpu-isagen" --rtl-doc "$tmp/half.md"
 fi
 
+# ---- tpu-mutate -----------------------------------------------------------------
+if [ -x "$bin/tpu-mutate" ]; then
+  check "tpu-mutate --help"      0 "\+mutant=ID"              -- "$bin/tpu-mutate" --help
+  check "tpu-mutate no option"   2 "give --list"              -- "$bin/tpu-mutate"
+  check "tpu-mutate bad option"  2 "unknown option '--frob'"  -- "$bin/tpu-mutate" --frob
+  check "tpu-mutate --check"     0 "mutants apply to rtl"     -- "$bin/tpu-mutate" --check
+  check "tpu-mutate --list"      0 "^1 +seq"                  -- "$bin/tpu-mutate" --list
+  check "tpu-mutate no rtl dir"  1 "$tmp/nortl: No such file" -- "$bin/tpu-mutate" --check --rtl "$tmp/nortl"
+  mkdir -p "$tmp/rtl2" && cp rtl/*.v rtl/*.vh rtl/*.vlt "$tmp/rtl2/" 2>/dev/null
+  sed -i 's/OP_BLT:  if/OP_BLT: if/' "$tmp/rtl2/seq.v"
+  check "tpu-mutate drifted rtl" 1 "mutant 1: 'OP_BLT:  if' is on 0 lines" -- "$bin/tpu-mutate" --check --rtl "$tmp/rtl2"
+  check "tpu-mutate -o"          0 ""                         -- "$bin/tpu-mutate" -o "$tmp/mut" --rtl rtl
+  if grep -q 'tpu_mutant == 1) ? (\$signed(x) <= \$signed(a)) : (\$signed(x) < \$signed(a))' "$tmp/mut/seq.v" \
+     && grep -q 'value\$plusargs("mutant=%d", tpu_mutant)' "$tmp/mut/seq.v"; then
+    pass=$((pass+1))
+  else
+    echo "FAIL tpu-mutate -o: mutant 1 or the plusarg not in seq.v"; fail=$((fail+1))
+  fi
+fi
+
 # ---- tpu-sim and tpu-bench (block added by the tpu-sim engineer) -------------
 # Exit codes: 0 halted and bit-exact (or no .expect), 1 result differs or
 # cannot be checked, 2 bad command line/config, 3 not loaded or did not halt.

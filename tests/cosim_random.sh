@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cosim_random.sh [--seconds S] [--length L] BIN_DIR RTL_BENCH N [FIRST_SEED]
+# cosim_random.sh [--seconds S] [--length L] [--keep] BIN_DIR RTL_BENCH N [FIRST_SEED]
 #
 # Constrained-random co-simulation (docs/cosim.md): for N seeds from
 # FIRST_SEED (default 1), tpu-randprog makes a program for the bench's
@@ -14,6 +14,11 @@
 # skipped and counted as such.
 #
 # With --seconds S it stops starting new seeds after S seconds (make soak).
+# --keep also keeps, for each failure, the waveform of the cycles before
+# the mismatch (SEED.fail.fst) and the program shrunk by
+# sim/cosim/cosim_minimize.sh (SEED.min.s, its waveform SEED.min.fail.fst).
+# The summary ends with the lockstep cycles run and the cycles and
+# programs per hour.
 # JOBS (default 2) programs run at once.  Prints one line per failure with
 # the seed, saves the failing program as build/cosim-fail/SEED.s (and the
 # bench's output as SEED.log), and ends with
@@ -26,16 +31,17 @@
 # (they are not counted, and nothing is saved for them), prints the
 # summary of the seeds that finished and exits 130.
 set -uo pipefail
-seconds=0 length=300
+seconds=0 length=300 keep=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
+    --keep) keep=1; shift ;;
     --length)  length=${2:?--length needs a value}; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
-usage="usage: cosim_random.sh [--seconds S] [--length L] BIN_DIR RTL_BENCH N [FIRST_SEED]"
+usage="usage: cosim_random.sh [--seconds S] [--length L] [--keep] BIN_DIR RTL_BENCH N [FIRST_SEED]"
 bin=${1:?$usage}
 bench=${2:?$usage}
 count=${3:?$usage}
@@ -73,13 +79,21 @@ one() {
     return
   fi
   "$b" --lockstep --max-cycles 1000000 "$obj" >"$log" 2>&1
-  local st=$?
+  local st=$? cyc
   if [ "$st" -eq 0 ]; then
-    echo "$ok $seed"
+    cyc=$(tail -n 1 "$log" | sed -n 's/.* after \([0-9][0-9]*\) cycles.*/\1/p; s/.* at cycle \([0-9][0-9]*\).*/\1/p' | head -n 1)
+    echo "$ok $seed ${cyc:-0}"
   elif [ "$st" -eq 130 ]; then
     echo "int $seed"                        # interrupted: not a result
   else
     cp "$src" "$faildir/$seed.s"; cp "$log" "$faildir/$seed.log"
+    if [ "$keep" = 1 ]; then
+      # the waveform of the cycles before the mismatch, and the program shrunk
+      "$b" --lockstep --max-cycles 1000000 --wave-on-fail "$faildir/$seed.fail.fst" "$obj" \
+        >/dev/null 2>&1
+      bash sim/cosim/cosim_minimize.sh "$bin" "$b" "$faildir/$seed.s" "$faildir/$seed.min.s" \
+        >"$faildir/$seed.min.log" 2>&1
+    fi
     echo "FAIL seed $seed $opt: $(grep -m 1 -v '^ ' "$log")" \
          "(saved $faildir/$seed.s; tpu-as --config $cfg -o x.bin $faildir/$seed.s;" \
          "$b --lockstep x.bin)"
@@ -87,7 +101,7 @@ one() {
   rm -f "$src" "$obj" "$log"
 }
 export -f one
-export bin bench bench2 cfg length work faildir
+export bin bench bench2 cfg length work faildir keep
 
 # Ctrl-C / SIGTERM: stop starting seeds and end the ones in flight (the
 # xargs below and its children; a terminal's Ctrl-C reaches them anyway).
@@ -120,7 +134,7 @@ progress() {
     "$done" "$count" "$fail" "$el" "$left" >&2
 }
 
-pass=0 fail=0 two=0 skip=0
+pass=0 fail=0 two=0 skip=0 cycles=0
 start=$SECONDS
 next=$first
 last=$((first + count - 1))
@@ -133,9 +147,9 @@ while [ "$next" -le "$last" ] && [ "$stop" = 0 ]; do
   [ "$end" -gt "$last" ] && end=$last
   while read -r word rest; do
     if [ "$word" = ok ]; then
-      pass=$((pass + 1))
+      pass=$((pass + 1)) cycles=$((cycles + ${rest#* }))
     elif [ "$word" = ok2 ]; then
-      pass=$((pass + 1)) two=$((two + 1))
+      pass=$((pass + 1)) two=$((two + 1)) cycles=$((cycles + ${rest#* }))
     elif [ "$word" = skip ]; then
       skip=$((skip + 1))
     elif [ "$word" = int ]; then
@@ -163,4 +177,8 @@ if [ "$stop" = 1 ]; then
   exit 130
 fi
 echo "cosim random: $pass passed, $fail failed ($cfg, seeds $first..$((next - 1))$extra)"
+el=$((SECONDS - start))
+[ "$el" -gt 0 ] || el=1
+echo "cosim random: $cycles lockstep cycles in $el s: $((cycles * 3600 / el)) cycles and" \
+     "$(((pass + fail) * 3600 / el)) programs per hour ($jobs at once)"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

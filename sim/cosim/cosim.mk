@@ -4,8 +4,9 @@
 #
 #   make cosim-random     COSIM_SEEDS random programs on the tiny RTL (and
 #                         COSIM_SEEDS_MID on mid) in lockstep
-#   make soak             new seeds for SOAK_SECONDS (default 600) on
-#                         RTL_CONFIG, starting at a seed from the clock
+#   make soak             new seeds for SOAK_SECONDS (default 600), split
+#                         over SOAK_CONFIGS (tiny mid), starting at a seed
+#                         from the clock; cycles and programs per hour
 #   make cosim-mutant     build/rtl/tiny-mutant/rtl-bench: the tiny RTL with
 #                         +define+TPU_MUTATION (one wrong product bit in one
 #                         MXU cell for one operand pair, rtl/mxu_mac.v)
@@ -22,6 +23,7 @@
 COSIM_SEEDS      ?= 200
 COSIM_SEEDS_MID  ?= 0
 SOAK_SECONDS     ?= 600
+SOAK_CONFIGS     ?= tiny mid
 COSIM_MUT_DIR    := build/rtl/tiny-mutant
 COSIM_MUT_CFG    := build/rtl/tiny
 
@@ -44,9 +46,17 @@ cosim-random: $(BIN)/tpu-randprog $(BIN)/tpu-as
 	  $(MAKE) -s --no-print-directory rtl-build RTL_CONFIG=mid && \
 	  bash tests/cosim_random.sh $(BIN) build/rtl/mid/rtl-bench $(COSIM_SEEDS_MID) 1; fi
 
-soak: $(BIN)/tpu-randprog $(BIN)/tpu-as $(RTL_DIR)/rtl-bench
-	@bash tests/cosim_random.sh --seconds $(SOAK_SECONDS) $(BIN) $(RTL_DIR)/rtl-bench \
-	  1000000000 $$(( $$(date +%s) % 1000000000 + 1000 ))
+# The soak: SOAK_SECONDS split over SOAK_CONFIGS, JOBS programs at once,
+# long programs (--length 3000), failures kept with their waveform and a
+# shrunk program (cosim_random.sh --keep).
+soak: $(BIN)/tpu-randprog $(BIN)/tpu-as
+	@for c in $(SOAK_CONFIGS); do \
+	  $(MAKE) -s --no-print-directory rtl-build RTL_CONFIG=$$c >/dev/null || exit 1; done
+	@st=0; for c in $(SOAK_CONFIGS); do \
+	  JOBS=$(JOBS) bash tests/cosim_random.sh --keep --length 3000 \
+	    --seconds $$(( $(SOAK_SECONDS) / $(words $(SOAK_CONFIGS)) )) $(BIN) build/rtl/$$c/rtl-bench \
+	    1000000000 $$(( $$(date +%s) % 1000000000 + 1000 )) || st=1; \
+	done; exit $$st
 
 # The mutant: the same sources and bench as $(COSIM_MUT_CFG)/rtl-bench, with
 # the mutation compiled in.

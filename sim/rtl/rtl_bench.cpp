@@ -2,7 +2,7 @@
 // check that they agree.
 //
 //   rtl-bench [--max-cycles N] [--lockstep] [--verbose] [--wave FILE]
-//             [--wave-on-fail FILE] [--wave-cycles N] prog.bin
+//             [--wave-on-fail FILE] [--wave-cycles N] [+PLUSARG...] prog.bin
 //
 // Built twice by sim/rtl/rtl.mk: rtl-bench on rtl/core.v (one core) and,
 // with RTL_SYSTEM2, rtl-bench2 on rtl/system2.v (two cores in a ring, the
@@ -41,6 +41,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 #include <algorithm>
 
 #include "verilated.h"
@@ -81,6 +83,12 @@ using namespace tpu_cosim;
 namespace {
 
 const unsigned kBdBytes = 64;       // backdoor port width in bytes
+
+// The program name and the Verilog plusargs from the command line
+// (+NAME=VALUE), given to every model: +mutant=ID selects a mutant of a
+// tpu-mutate build (whose $value$plusargs needs the arguments set, even
+// when there are none).
+std::vector<const char *> g_plusargs = { RTL_NAME };
 
 // ---- bit access on Verilator's port types ----------------------------------
 
@@ -178,6 +186,7 @@ struct Rtl {
 #if VM_TRACE_FST
         ctx->traceEverOn(true);     // before the model: it registers its signals
 #endif
+        ctx->commandArgs((int)g_plusargs.size(), g_plusargs.data());
         top.reset(new Top(ctx.get(), "TOP"));
     }
 
@@ -187,6 +196,14 @@ struct Rtl {
     ~Rtl()
     {
         Verilated::threadContextp(ctx.get());
+#if VM_COVERAGE
+        // make coverage: each run's counts into TPU_COVERAGE_DIR/PID.dat
+        if (const char *dir = getenv("TPU_COVERAGE_DIR")) {
+            std::string f = std::string(dir) + "/" + std::to_string((long)getpid()) + "-" +
+                            std::to_string((unsigned long)(uintptr_t)this) + ".dat";
+            ctx->coveragep()->write(f.c_str());
+        }
+#endif
 #if VM_TRACE_FST
         if (fst)
             fst->close();
@@ -408,7 +425,7 @@ void usage(FILE *f)
     fprintf(f,
             "usage: " RTL_NAME " [--max-cycles N] [--lockstep] [--verbose] [--wave FILE]\n"
             "       [--wave-on-fail FILE] [--wave-cycles N] [--program-status]\n"
-            "       [--expect-error] prog.bin\n"
+            "       [--expect-error] [+PLUSARG...] prog.bin\n"
             "\n"
             "Run prog.bin on the Verilated RTL (%s, config %s) and on the C model;\n"
             "compare the end of the run, its cycle count and all of VMEM and HBM.\n"
@@ -426,6 +443,8 @@ void usage(FILE *f)
             "                  with a run-time error or the cycle limit (as tpu-sim)\n"
             "  --expect-error  the program is meant to stop with a run-time error:\n"
             "                  exit 0 when both sides stop with it, 1 when it halts\n"
+            "  +NAME=VALUE     a Verilog plusarg for the RTL: +mutant=ID selects mutant ID\n"
+            "                  of a build from tpu-mutate's sources (make mutants)\n"
             "  -h, --help      show this help\n"
             "\n"
             "exit status: 0 both sides match, 1 a mismatch, 2 bad usage or input,\n"
@@ -473,6 +492,8 @@ int main(int argc, char **argv)
             program_status = 1;
         } else if (!strcmp(a, "--expect-error")) {
             expect_error = 1;
+        } else if (a[0] == '+') {
+            g_plusargs.push_back(a);
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, RTL_NAME ": error: unknown option '%s' (try --help)\n", a);
             return 2;

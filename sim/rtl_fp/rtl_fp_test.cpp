@@ -440,12 +440,14 @@ void run_mac(Harness &h, uint64_t count)
 void usage(FILE *out)
 {
     std::fprintf(out,
-                 "usage: rtl-fp-test [--count N] [--seed S]\n"
+                 "usage: rtl-fp-test [--count N] [--seed S] [+PLUSARG...]\n"
                  "Compare the RTL fp units (rtl/fp32_add.v, fp32_mul.v, fp32_cmp.v,\n"
                  "bf16_round.v, mxu_mac.v) with cmodel/fp.c bit for bit: every pair of\n"
                  "special values, then N random operand sets per operation.\n"
                  "  --count N  random operand sets per operation (default 1000000)\n"
                  "  --seed S   random seed (default 1)\n"
+                 "  +mutant=ID select mutant ID of a build from tpu-mutate's sources\n"
+                 "             (make mutants)\n"
                  "Exits 0 if every result matched, 1 on any mismatch, 2 on bad usage.\n");
 }
 
@@ -466,11 +468,16 @@ bool parse_u64(const char *s, uint64_t *out)
 int main(int argc, char **argv)
 {
     uint64_t count = 1000000, seed = 1;
+    std::vector<const char *> plusargs = { "rtl-fp-test" };  // and +mutant=ID (tpu-mutate)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!std::strcmp(arg, "--help") || !std::strcmp(arg, "-h")) {
             usage(stdout);
             return 0;
+        }
+        if (arg[0] == '+') {
+            plusargs.push_back(arg);
+            continue;
         }
         uint64_t *dst = !std::strcmp(arg, "--count") ? &count
                       : !std::strcmp(arg, "--seed") ? &seed : nullptr;
@@ -488,6 +495,7 @@ int main(int argc, char **argv)
 
     Harness h;
     h.ctx.reset(new VerilatedContext);
+    h.ctx->commandArgs((int)plusargs.size(), plusargs.data());
     h.top.reset(new Vrtl_fp_top(h.ctx.get()));
     h.rng = seed * UINT64_C(0x9e3779b97f4a7c15) + 1;  // never 0 (xorshift's fixed point)
     if (h.rng == 0)

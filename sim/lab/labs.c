@@ -12,5 +12,8 @@ const lab_def lab_defs[] = {
     { 2, "pointwise", "a pointwise kernel at 90% of the HBM roofline", LAB_ASM,
       "labs/02-pointwise.s", "labs/solutions/02-pointwise.s", 60,
       lab02_checks, lab02_grade },
+    { 3, "tiling", "tile a matmul that does not fit VMEM", LAB_ASM,
+      "labs/03-tiling.s", "labs/solutions/03-tiling.s", 120,
+      lab03_checks, lab03_grade },
 };
 const unsigned lab_ndefs = LAB_N(lab_defs);

@@ -15,5 +15,8 @@ const lab_def lab_defs[] = {
     { 3, "tiling", "tile a matmul that does not fit VMEM", LAB_ASM,
       "labs/03-tiling.s", "labs/solutions/03-tiling.s", 120,
       lab03_checks, lab03_grade },
+    { 4, "double-buffer", "double buffering: overlap DMA and compute", LAB_ASM,
+      "labs/04-double-buffer.s", "labs/solutions/04-double-buffer.s", 90,
+      lab04_checks, lab04_grade },
 };
 const unsigned lab_ndefs = LAB_N(lab_defs);

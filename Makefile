@@ -181,6 +181,8 @@ include sim/rtl_fp/rtl_fp.mk
 include sim/rtl/rtl.mk
 include sim/cosim/cosim.mk
 all: $(BIN)/tpu-cosim
+# The labs' RTL mutant (lab 8).
+include sim/lab/lab.mk
 
 # SystemC: the core as a TLM-2.0 target, the virtual platform, the SystemC lockstep top.
 include sim/systemc/systemc.mk

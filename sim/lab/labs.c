@@ -18,5 +18,8 @@ const lab_def lab_defs[] = {
     { 4, "double-buffer", "double buffering: overlap DMA and compute", LAB_ASM,
       "labs/04-double-buffer.s", "labs/solutions/04-double-buffer.s", 90,
       lab04_checks, lab04_grade },
+    { 8, "find-the-bug", "find the bug in an RTL mutant with tpu-cosim", LAB_ANSWERS,
+      "labs/08-find-bug.s", "labs/solutions/08-answers.txt", 60,
+      lab08_checks, lab08_grade },
 };
 const unsigned lab_ndefs = LAB_N(lab_defs);

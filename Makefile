@@ -33,6 +33,7 @@
 #   make cosim-cli-test tpu-cosim's errors, exit statuses and Ctrl-C
 #   make rtl-fp-test    the fp units against cmodel/fp.c, bit for bit
 #   make synth          Yosys on the tiny config: cells per unit, no latches
+#   make lab8-mutant    the broken RTL of lab 8 (docs/labs/08-find-the-bug.md)
 #
 # SystemC (sim/systemc/systemc.mk):
 #   make systemc-build  the TLM-2.0 model, the virtual platform tpu-vp and

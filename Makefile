@@ -37,6 +37,7 @@
 #   make cosim-cli-test tpu-cosim's errors, exit statuses and Ctrl-C
 #   make rtl-fp-test    the fp units against cmodel/fp.c, bit for bit
 #   make synth          Yosys on the tiny config: cells per unit, no latches
+#   make lab8-mutant    the broken RTL of lab 8 (docs/labs/08-find-the-bug.md)
 #
 # SystemC (sim/systemc/systemc.mk):
 #   make systemc-build  the TLM-2.0 model, the virtual platform tpu-vp and
@@ -59,7 +60,7 @@ DEPFLAGS    = -MMD -MP
 # The model sees only its own headers (cmodel/), so it cannot depend on a
 # tool; the tools and tests see the model's and the tools' rooms.
 MODEL_INCLUDES := -Icmodel
-INCLUDES   := -Icmodel -Isim -Isim/asm -Isim/view -Isim/roofline
+INCLUDES   := -Icmodel -Isim -Isim/asm -Isim/view -Isim/roofline -Isim/lab
 
 ifeq ($(SAN),1)
 BUILD      := build-san
@@ -84,7 +85,7 @@ GEN        := $(BUILD)/gen
 # front ends in sim/, the generators in sim/gen/) becomes one command.
 MODEL_SRCS := $(wildcard cmodel/*.c)
 TOOL_MAINS := $(wildcard sim/tpu_*.c sim/gen/tpu_*.c sim/cosim/tpu_*.c)
-TOOL_SRCS  := $(filter-out $(TOOL_MAINS),$(wildcard sim/*.c sim/asm/*.c sim/view/*.c sim/roofline/*.c))
+TOOL_SRCS  := $(filter-out $(TOOL_MAINS),$(wildcard sim/*.c sim/asm/*.c sim/view/*.c sim/roofline/*.c sim/lab/*.c))
 LIB_SRCS   := $(MODEL_SRCS) $(TOOL_SRCS)
 MODEL_OBJS := $(MODEL_SRCS:%.c=$(BUILD)/%.o) $(GEN)/presets.o
 TOOL_OBJS  := $(TOOL_SRCS:%.c=$(BUILD)/%.o)
@@ -192,6 +193,8 @@ include sim/cosim/cosim.mk
 include sim/cosim/mutants.mk
 include sim/cosim/coverage.mk
 all: $(BIN)/tpu-cosim
+# The labs' RTL mutant (lab 8).
+include sim/lab/lab.mk
 
 # SystemC: the core as a TLM-2.0 target, the virtual platform, the SystemC lockstep top.
 include sim/systemc/systemc.mk

@@ -1,0 +1,378 @@
+/*
+ * tpu_lab.c - tpu-lab, the labs' grader (docs/labs/README.md).
+ *
+ *   tpu-lab list
+ *   tpu-lab grade N FILE
+ *   tpu-lab grade-class N DIR [--csv FILE]
+ *   options: --programs DIR, --quiet, -h/--help
+ *
+ * The labs and their checks are sim/lab/ (lab.h); this file is the
+ * command line.  Exit status: grade: 0 full marks, 1 graded below 10/10;
+ * grade-class: 0 the CSV was written; both: 2 bad command line (an unknown
+ * lab, a file or folder that cannot be read), 3 the lab's own files failed
+ * (programs folder not found), 130 Ctrl-C.  list: 0.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "interrupt.h"
+#include "lab.h"
+
+enum { EXIT_FULL = 0, EXIT_BELOW = 1, EXIT_USAGE = 2, EXIT_LAB = 3 };
+
+static void usage(FILE *f)
+{
+    fputs("usage: tpu-lab list\n"
+          "       tpu-lab grade N FILE\n"
+          "       tpu-lab grade-class N DIR [--csv FILE]\n"
+          "\n"
+          "The labs of docs/labs/ and their grader.  'grade' assembles and runs a\n"
+          "submission for lab N on the lab's machines, checks its result bit for bit and\n"
+          "the lab's targets, and prints one line per check (with what to look at when it\n"
+          "fails) and a score out of 10.  'grade-class' grades every submission in DIR\n"
+          "(its files with the lab's ending: .s, .txt or .cfg; or one such file in each\n"
+          "subfolder, named after the subfolder) into a CSV, one row per student.\n"
+          "\n"
+          "options:\n"
+          "  --programs DIR   the repository's programs folder, where the starters are\n"
+          "                   (default: programs, else ../../programs from the executable)\n"
+          "  --csv FILE       grade-class: write the CSV to FILE (default: standard output)\n"
+          "  --quiet          grade: print only the score line\n"
+          "  -h, --help       print this help and exit\n"
+          "\n"
+          "exit status: grade: 0 full marks, 1 graded below 10/10; grade-class: 0 the CSV\n"
+          "was written; 2 bad command line (an unknown lab, a file or folder that cannot be\n"
+          "read), 3 the lab's own files failed (the programs folder was not found), 130\n"
+          "interrupted (Ctrl-C)\n",
+          f);
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "tpu-lab: error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'tpu-lab --help'.\n");
+    return EXIT_USAGE;
+}
+
+static const char *kind_ext(enum lab_kind k)
+{
+    return k == LAB_ASM ? ".s" : k == LAB_ANSWERS ? ".txt" : ".cfg";
+}
+
+static const char *kind_name(enum lab_kind k)
+{
+    return k == LAB_ASM ? "assembly (.s)" : k == LAB_ANSWERS ? "answers (.txt)" : "config (.cfg)";
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The programs folder: --programs, ./programs, or ../../programs next to
+ * the executable (build/bin/tpu-lab). */
+static int find_programs(const char *given, const char *argv0, char *out, size_t len)
+{
+    if (given) {
+        if (!is_dir(given)) {
+            fprintf(stderr, "tpu-lab: error: --programs %s: not a folder\n", given);
+            return -1;
+        }
+        snprintf(out, len, "%s", given);
+        return 0;
+    }
+    if (is_dir("programs/labs")) {
+        snprintf(out, len, "programs");
+        return 0;
+    }
+    const char *slash = strrchr(argv0, '/');
+    if (slash && (size_t)(slash - argv0) < len - 20) {
+        snprintf(out, len, "%.*s/../../programs", (int)(slash - argv0), argv0);
+        char labs[1100];
+        snprintf(labs, sizeof labs, "%s/labs", out);
+        if (is_dir(labs))
+            return 0;
+    }
+    fprintf(stderr, "tpu-lab: error: cannot find the programs folder with the labs' starters "
+                    "(run from the repository root or give --programs DIR)\n");
+    return -1;
+}
+
+static int parse_lab(const char *s, const lab_def **lab)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(s, &end, 10);
+    if (!*s || *end || errno || n < 0 || n > 1000 || !(*lab = lab_find((unsigned)n))) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "no lab '%%s' (the labs are 1 to %u: tpu-lab list)", lab_ndefs);
+        return bad_usage(msg, s);
+    }
+    return 0;
+}
+
+static int cmd_list(void)
+{
+    printf("%-3s %-14s %-46s %-15s %s\n", "lab", "name", "title", "hand in", "minutes");
+    for (unsigned i = 0; i < lab_ndefs; i++) {
+        const lab_def *l = &lab_defs[i];
+        char name[64];
+        snprintf(name, sizeof name, "%02u-%s", l->num, l->slug);
+        printf("%-3u %-14s %-46s %-15s %u\n", l->num, name, l->title, kind_name(l->kind),
+               l->minutes);
+    }
+    printf("handouts: docs/labs/NN-NAME.md; starters: programs/labs/; "
+           "the teacher's page: docs/labs/README.md\n");
+    return EXIT_FULL;
+}
+
+static int cmd_grade(const lab_def *lab, const lab_env *env, const char *file, int quiet)
+{
+    char err[1200];
+    size_t len;
+    char *text = lab_read_file(file, &len, err, sizeof err);
+    if (!text) {
+        fprintf(stderr, "tpu-lab: error: %s\n", err);
+        return EXIT_USAGE;
+    }
+    lab_grade *g = malloc(sizeof *g);
+    if (!g) {
+        free(text);
+        fprintf(stderr, "tpu-lab: error: out of memory\n");
+        return EXIT_LAB;
+    }
+    int rc = lab_grade_text(lab, env, file, text, len, g);
+    if (g->interrupted) {
+        fprintf(stderr, "tpu-lab: interrupted\n");
+        rc = TPU_EXIT_INTERRUPTED;
+    } else if (rc) {
+        fprintf(stderr, "tpu-lab: error: %s\n", g->internal);
+        rc = EXIT_LAB;
+    } else {
+        if (quiet)
+            printf("score: %u/%d\n", g->score, LAB_MAX_POINTS);
+        else
+            lab_print(stdout, g);
+        rc = g->score == LAB_MAX_POINTS ? EXIT_FULL : EXIT_BELOW;
+    }
+    free(g);
+    free(text);
+    return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int has_ext(const char *name, const char *ext)
+{
+    size_t n = strlen(name), e = strlen(ext);
+    return n > e && !strcmp(name + n - e, ext);
+}
+
+/* The names in dir (no dot files), sorted; NULL on error. */
+static char **list_dir(const char *dir, size_t *n)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return NULL;
+    size_t cap = 64;
+    char **v = malloc(cap * sizeof *v);
+    *n = 0;
+    struct dirent *e;
+    while (v && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (*n == cap) {
+            char **nv = realloc(v, (cap *= 2) * sizeof *v);
+            if (!nv) {
+                for (size_t i = 0; i < *n; i++)
+                    free(v[i]);
+                free(v);
+                v = NULL;
+                break;
+            }
+            v = nv;
+        }
+        if (!(v[*n] = strdup(e->d_name)))
+            break;
+        (*n)++;
+    }
+    closedir(d);
+    if (v)
+        qsort(v, *n, sizeof *v, cmp_str);
+    return v;
+}
+
+static void free_list(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* Grade one file into the CSV; returns -1 when grading must stop. */
+static int grade_one(FILE *csv, const lab_def *lab, const lab_env *env, const char *student,
+                     const char *path, lab_grade *g)
+{
+    char err[1200];
+    size_t len;
+    char *text = lab_read_file(path, &len, err, sizeof err);
+    if (!text) {
+        lab_csv_unreadable(csv, lab, student, err);
+        fprintf(stderr, "tpu-lab: %s: %s\n", student, err);
+        return 0;
+    }
+    int rc = lab_grade_text(lab, env, path, text, len, g);
+    free(text);
+    if (g->interrupted)
+        return -1;
+    if (rc) {
+        fprintf(stderr, "tpu-lab: error: %s\n", g->internal);
+        return -1;
+    }
+    lab_csv_row(csv, g, student);
+    fprintf(stderr, "tpu-lab: %s: %u/%d\n", student, g->score, LAB_MAX_POINTS);
+    return 0;
+}
+
+static int cmd_grade_class(const lab_def *lab, const lab_env *env, const char *dir,
+                           const char *csv_path)
+{
+    size_t n;
+    char **names = list_dir(dir, &n);
+    if (!names) {
+        fprintf(stderr, "tpu-lab: error: cannot read the folder %s: %s\n", dir, strerror(errno));
+        return EXIT_USAGE;
+    }
+    FILE *csv = stdout;
+    if (csv_path && !(csv = fopen(csv_path, "w"))) {
+        fprintf(stderr, "tpu-lab: error: cannot write %s: %s\n", csv_path, strerror(errno));
+        free_list(names, n);
+        return EXIT_USAGE;
+    }
+    lab_grade *g = malloc(sizeof *g);
+    int rc = g ? EXIT_FULL : EXIT_LAB;
+    unsigned graded = 0;
+    const char *ext = kind_ext(lab->kind);
+    if (g)
+        lab_csv_header(csv, lab);
+    for (size_t i = 0; g && i < n && rc == EXIT_FULL; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (is_dir(path)) {
+            /* a student's folder: the first file with the lab's ending */
+            size_t m;
+            char **sub = list_dir(path, &m);
+            size_t k = 0;
+            while (sub && k < m && !has_ext(sub[k], ext))
+                k++;
+            if (!sub || k == m) {
+                char why[200];
+                snprintf(why, sizeof why, "no %s file in the folder", ext);
+                lab_csv_unreadable(csv, lab, names[i], why);
+                fprintf(stderr, "tpu-lab: %s: %s\n", names[i], why);
+            } else {
+                char fpath[8200];
+                snprintf(fpath, sizeof fpath, "%s/%s", path, sub[k]);
+                if (grade_one(csv, lab, env, names[i], fpath, g))
+                    rc = g->interrupted ? TPU_EXIT_INTERRUPTED : EXIT_LAB;
+            }
+            if (sub)
+                free_list(sub, m);
+            graded++;
+        } else if (has_ext(names[i], ext)) {
+            char student[256];
+            snprintf(student, sizeof student, "%.*s", (int)(strlen(names[i]) - strlen(ext)),
+                     names[i]);
+            if (grade_one(csv, lab, env, student, path, g))
+                rc = g->interrupted ? TPU_EXIT_INTERRUPTED : EXIT_LAB;
+            graded++;
+        }
+    }
+    if (rc == TPU_EXIT_INTERRUPTED)
+        fprintf(stderr, "tpu-lab: interrupted: the CSV has the submissions graded so far\n");
+    else if (rc == EXIT_FULL)
+        fprintf(stderr, "tpu-lab: graded %u submission%s of lab %u in %s\n", graded,
+                graded == 1 ? "" : "s", lab->num, dir);
+    if (csv != stdout && fclose(csv) && rc == EXIT_FULL) {
+        fprintf(stderr, "tpu-lab: error: cannot write %s\n", csv_path);
+        rc = EXIT_USAGE;
+    }
+    fflush(stdout);
+    free(g);
+    free_list(names, n);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char *programs = NULL, *csv = NULL;
+    const char *pos[4];
+    int npos = 0, quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int missing = 0;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return EXIT_FULL;
+        } else if (!strcmp(a, "--quiet")) {
+            quiet = 1;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--programs", &missing))) {
+            programs = v;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--csv", &missing))) {
+            csv = v;
+        } else if (missing) {
+            return bad_usage("option '%s' needs a value", a);
+        } else if (a[0] == '-' && a[1]) {
+            return bad_usage("unknown option '%s'", a);
+        } else if (npos == 4) {
+            return bad_usage("too many arguments ('%s')", a);
+        } else {
+            pos[npos++] = a;
+        }
+    }
+    if (!npos)
+        return bad_usage("%s", "no command given (list, grade or grade-class)");
+    const char *cmd = pos[0];
+    if (!strcmp(cmd, "list")) {
+        if (npos != 1)
+            return bad_usage("'list' takes no arguments (got '%s')", pos[1]);
+        return cmd_list();
+    }
+    int grade = !strcmp(cmd, "grade"), klass = !strcmp(cmd, "grade-class");
+    if (!grade && !klass)
+        return bad_usage("unknown command '%s' (list, grade or grade-class)", cmd);
+    if (npos != 3)
+        return bad_usage(grade ? "'%s' wants a lab number and a file: tpu-lab grade N FILE"
+                               : "'%s' wants a lab number and a folder: tpu-lab grade-class N DIR",
+                         cmd);
+    if (grade && csv)
+        return bad_usage("%s", "--csv goes with grade-class");
+    if (klass && quiet)
+        return bad_usage("%s", "--quiet goes with grade");
+    const lab_def *lab;
+    int rc = parse_lab(pos[1], &lab);
+    if (rc)
+        return rc;
+    if (grade && is_dir(pos[2]))
+        return bad_usage("%s is a folder: grade-class grades a folder", pos[2]);
+    if (klass && !is_dir(pos[2])) {
+        fprintf(stderr, "tpu-lab: error: %s is not a folder\n", pos[2]);
+        return EXIT_USAGE;
+    }
+    char pdir[1024];
+    if (find_programs(programs, argv[0], pdir, sizeof pdir))
+        return programs ? EXIT_USAGE : EXIT_LAB;
+    lab_env env = { .programs = pdir };
+    tpu_interrupt_install();
+    return grade ? cmd_grade(lab, &env, pos[2], quiet) : cmd_grade_class(lab, &env, pos[2], csv);
+}

@@ -1,0 +1,3 @@
+        li s1, 1
+        bogus s1
+        halt

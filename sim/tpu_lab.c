@@ -120,12 +120,20 @@ static int parse_lab(const char *s, const lab_def **lab)
 
 static int cmd_list(void)
 {
-    printf("%-3s %-14s %-46s %-15s %s\n", "lab", "name", "title", "hand in", "minutes");
+    /* columns as wide as their longest entry */
+    int wn = 4, wt = 5;
+    char name[64];
+    for (unsigned i = 0; i < lab_ndefs; i++) {
+        int n = snprintf(name, sizeof name, "%02u-%s", lab_defs[i].num, lab_defs[i].slug);
+        int t = (int)strlen(lab_defs[i].title);
+        wn = n > wn ? n : wn;
+        wt = t > wt ? t : wt;
+    }
+    printf("%-3s %-*s %-*s %-15s %s\n", "lab", wn, "name", wt, "title", "hand in", "minutes");
     for (unsigned i = 0; i < lab_ndefs; i++) {
         const lab_def *l = &lab_defs[i];
-        char name[64];
         snprintf(name, sizeof name, "%02u-%s", l->num, l->slug);
-        printf("%-3u %-14s %-46s %-15s %u\n", l->num, name, l->title, kind_name(l->kind),
+        printf("%-3u %-*s %-*s %-15s %u\n", l->num, wn, name, wt, l->title, kind_name(l->kind),
                l->minutes);
     }
     printf("handouts: docs/labs/NN-NAME.md; starters: programs/labs/; "

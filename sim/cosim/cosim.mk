@@ -27,7 +27,7 @@ SOAK_CONFIGS     ?= tiny mid
 COSIM_MUT_DIR    := build/rtl/tiny-mutant
 COSIM_MUT_CFG    := build/rtl/tiny
 
-.PHONY: cosim-random soak cosim-mutant cosim-mutation cosim-report-test cosim-cli-test
+.PHONY: randprog-coverage cosim-random soak cosim-mutant cosim-mutation cosim-report-test cosim-cli-test
 
 # The report's own tests: the header is C++, the test uses cmocka.
 COSIM_TEST      := $(BUILD)/cosim/test_trace_records
@@ -78,3 +78,11 @@ cosim-cli-test: build/rtl/tiny/rtl-bench $(BIN)/tpu-as $(BIN)/tpu-cosim $(BIN)/t
 $(BIN)/tpu-cosim: sim/tpu-cosim
 	@mkdir -p $(BIN)
 	install -m 755 $< $@
+
+# What the random programs exercise in ISA terms (instructions, stall
+# reasons, run-time errors): on tiny (printed) and on tiny-odd, where every
+# instruction and every stall reason must be seen (make test).
+RANDCOV_SEEDS ?= 100
+randprog-coverage: $(BIN)/tpu-randprog $(BIN)/tpu-as $(BIN)/tpu-sim $(BIN)/tpu-isagen
+	@bash sim/cosim/randprog_coverage.sh $(BIN) tiny $(RANDCOV_SEEDS) | sed -n '1,3p'
+	@bash sim/cosim/randprog_coverage.sh --require $(BIN) sim/cosim/tiny-odd.cfg $(RANDCOV_SEEDS)

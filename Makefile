@@ -34,6 +34,7 @@
 #   make mutants        every RTL mutant of sim/cosim/mutants.def against the
 #                       lockstep regression: killed or survived, the kill rate
 #   make coverage       line and toggle coverage of the RTL suite, per unit
+#   make randprog-coverage  what the random programs exercise in ISA terms
 #   make cosim-cli-test tpu-cosim's errors, exit statuses and Ctrl-C
 #   make rtl-fp-test    the fp units against cmodel/fp.c, bit for bit
 #   make synth          Yosys on the tiny config: cells per unit, no latches

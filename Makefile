@@ -231,7 +231,8 @@ demo: deps all
 	@bash sim/scripts/demo.sh $(BIN)
 
 bench: all systemc-build
-	@$(MAKE) -s --no-print-directory -j$(JOBS) SAN=0 all build/rtl/tiny/rtl-bench build/rtl/mid/rtl-bench
+	@$(MAKE) -s --no-print-directory -j$(JOBS) SAN=0 all build/rtl/tiny/rtl-bench build/rtl/mid/rtl-bench \
+	  build/rtl/bare/mac-array-bench
 	@BENCH_BUILD_TIME=$(BENCH_BUILD_TIME) bash sim/scripts/bench.sh $(BIN)
 
 # ---- the second config ---------------------------------------------------

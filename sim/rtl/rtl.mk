@@ -111,3 +111,15 @@ synth: $(BIN)/tpu-rtlcfg
 	@mkdir -p $(RTL_SYNTH_DIR)
 	@$(BIN)/tpu-rtlcfg --set vmem_bytes=4096 --set hbm_bytes=4096 -o $(RTL_SYNTH_DIR)/tpu_cfg.vh tiny
 	@YOSYS=$(YOSYS) bash sim/rtl/synth.sh $(RTL_SYNTH_DIR)
+
+# The bare reference of `make bench`: a 32 x 32 MAC array with nothing
+# around it (sim/rtl/bare/), Verilated and compiled with the core's flags,
+# so that the core's rate is read against Verilator's on a plain array.
+RTL_BARE_DIR := build/rtl/bare
+$(RTL_BARE_DIR)/mac-array-bench: sim/rtl/bare/mac_array.v sim/rtl/bare/mac_array_bench.cpp sim/rtl/rtl.mk
+	@mkdir -p $(RTL_BARE_DIR)/obj
+	rm -f $@
+	$(VERILATOR) --cc --exe -O3 --x-assign fast -Wall -Wno-fatal $(RTL_UNROLL) --top-module mac_array \
+	  --Mdir $(RTL_BARE_DIR)/obj -o ../mac-array-bench sim/rtl/bare/mac_array.v \
+	  $(abspath sim/rtl/bare/mac_array_bench.cpp)
+	+$(MAKE) --no-print-directory -C $(RTL_BARE_DIR)/obj -f Vmac_array.mk $(RTL_MKFLAGS)

@@ -70,6 +70,7 @@ rate_bench() {  # rate_bench LABEL CYCLES BENCH [--lockstep] OBJ: also without s
   awk -v l="$label" -v c="$cycles" -v t="$t" -v s="$t1" \
     'BEGIN { r = t > s ? c / (t - s) : 0;
              printf "%s: %d cycles in %.2f s: %.3g cycles per host second; start and end %.2f s, running %.3g cycles/s\n", l, c, t, c / t, s, r }'
+  running_rate=$(awk -v c="$cycles" -v t="$t" -v s="$t1" 'BEGIN { printf "%.0f", t > s ? c / (t - s) : 0 }')
 }
 rtlbench=build/rtl/tiny/rtl-bench
 midbench=build/rtl/mid/rtl-bench
@@ -83,12 +84,28 @@ rate_bench "RTL, tiny (rtl-bench)" "$cycles" "$rtlbench" "$obj"
 rate_bench "lockstep, tiny (rtl-bench --lockstep)" "$cycles" "$rtlbench" --lockstep "$obj"
 [ -x "$scbench" ] && SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 \
   rate "SystemC lockstep, tiny (tpu-sc-lockstep)" "$cycles" "$scbench" "$obj"
+rate_tiny=${running_rate:-0}
 objm=$out/rtl-matmul-mid.bin
 "$bin/tpu-as" --config mid -D B=256 -D D=64 -D F=64 -o "$objm" "$prog"
 cyclesm=$("$bin/tpu-sim" --config mid --json "$objm" | grep -o '"cycles": [0-9]*' | grep -o '[0-9]*$')
 echo "== the same on mid (16x16, 2 MXUs), $cyclesm cycles"
 rate_bench "RTL, mid (rtl-bench)" "$cyclesm" "$midbench" "$objm"
 rate_bench "lockstep, mid (rtl-bench --lockstep)" "$cyclesm" "$midbench" --lockstep "$objm"
+rate_mid=${running_rate:-0}
+
+# The bare reference: a 32 x 32 integer MAC array alone, Verilated and
+# compiled the same way (sim/rtl/bare/), on this machine now.
+bare=build/rtl/bare/mac-array-bench
+if [ -x "$bare" ]; then
+  line=$("$bare" 2000000) || line=""
+  echo "== the bare reference (sim/rtl/bare/mac_array.v, 32x32 MACs, no memories)"
+  echo "${line:-mac-array-bench: FAILED}"
+  bare_rate=$(sed -n 's/.*: \([0-9.e+]*\) cycles per host second.*/\1/p' <<<"$line")
+  if [ -n "$bare_rate" ]; then
+    awk -v b="$bare_rate" -v t="$rate_tiny" -v m="$rate_mid" 'BEGIN {
+      printf "lockstep running rate against the bare array: tiny %.3g (%.2fx), mid %.3g (%.3fx)\n", t, t / b, m, m / b }'
+  fi
+fi
 
 # ---- the Verilator build -----------------------------------------------------------
 # A bench's build from scratch (Verilator's C++ generated and compiled with

@@ -253,8 +253,9 @@ int main(int argc, char **argv)
     }
     char machine[600];
     int have_cfg = pick_machine(config_name, src, len, &cfg, machine, sizeof machine);
-    tpu_asm_options opt = { have_cfg ? &cfg : NULL, defines, ndefines, listing, 1,
-                            incdirs, nincdirs };
+    tpu_asm_options opt = { .config = have_cfg ? &cfg : NULL, .defines = defines,
+                            .ndefines = ndefines, .listing = listing, .allow_include = 1,
+                            .include_dirs = incdirs, .ninclude_dirs = nincdirs };
     tpu_object obj;
     tpu_asm_result res;
     int rc = tpu_asm_assemble(src, len, strcmp(in, "-") == 0 ? "<stdin>" : in, &opt, &obj, &res);

@@ -384,17 +384,19 @@ static void d_expect(dctx *d)
         [TPU_EXPECT_SUB] = "Z, X, Y, N", [TPU_EXPECT_MUL] = "Z, X, Y, N",
         [TPU_EXPECT_MAX] = "Z, X, Y, N", [TPU_EXPECT_MIN] = "Z, X, Y, N",
         [TPU_EXPECT_RELU] = "Z, X, N", [TPU_EXPECT_COPY] = "DST, SRC, NBYTES",
-        [TPU_EXPECT_F32] = "ADDR, F, ...",
+        [TPU_EXPECT_F32] = "ADDR, F, ...", [TPU_EXPECT_SUM] = "Z, X, STRIDE, K, N",
     };
     static const uint8_t naddr[TPU_EXPECT_OP_COUNT] = {
         [TPU_EXPECT_MATMUL] = 3, [TPU_EXPECT_ADD] = 3, [TPU_EXPECT_SUB] = 3,
         [TPU_EXPECT_MUL] = 3, [TPU_EXPECT_MAX] = 3, [TPU_EXPECT_MIN] = 3,
         [TPU_EXPECT_RELU] = 2, [TPU_EXPECT_COPY] = 2, [TPU_EXPECT_F32] = 1,
+        [TPU_EXPECT_SUM] = 2,
     };
     static const uint8_t nops[TPU_EXPECT_OP_COUNT] = {
         [TPU_EXPECT_MATMUL] = 6, [TPU_EXPECT_ADD] = 4, [TPU_EXPECT_SUB] = 4,
         [TPU_EXPECT_MUL] = 4, [TPU_EXPECT_MAX] = 4, [TPU_EXPECT_MIN] = 4,
         [TPU_EXPECT_RELU] = 3, [TPU_EXPECT_COPY] = 3, [TPU_EXPECT_F32] = 0,
+        [TPU_EXPECT_SUM] = 5,
     };
     if (a->pass != 2)
         return;
@@ -413,7 +415,7 @@ static void d_expect(dctx *d)
         }
     if (!op) {
         asm_error(a, t->col, "unknown check '%s' after '.expect' (expected matmul, add, sub, "
-                  "mul, max, min, relu, copy or f32)", asm_tok_text(t, b, sizeof b));
+                  "mul, max, min, relu, copy, f32 or sum)", asm_tok_text(t, b, sizeof b));
         return;
     }
     const char *opname = tpu_expect_op_name(op);

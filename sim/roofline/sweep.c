@@ -44,7 +44,8 @@ int tpu_sweep_run_program(tpu_sweep_run *r)
     r->ntext = r->cycles = 0;
     memset(&r->stats, 0, sizeof r->stats);
 
-    tpu_asm_options ao = { .config = r->cfg, .defines = r->defines, .ndefines = r->ndefines };
+    tpu_asm_options ao = { .config = r->cfg, .defines = r->defines, .ndefines = r->ndefines,
+                           .allow_include = 1 };
     tpu_object obj;
     tpu_asm_result ar;
     if (tpu_asm_assemble(r->source, r->source_len, r->filename, &ao, &obj, &ar)) {

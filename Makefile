@@ -19,6 +19,8 @@
 #
 # See it run:
 #   make roofline       measure the roofline of tiny and v5e (CSV, PNG, SVG)
+#   make collectives    the communication roofline: ring collectives on v5e
+#                       rings of 4, 8, 16, a 4x4 torus and mesh (CSV, PNG, SVG)
 #   make bench          simulator, RTL and lockstep speed
 #                       (BENCH_BUILD_TIME=1: also the Verilator build times)
 #
@@ -107,6 +109,10 @@ PROGRAMS   := $(wildcard programs/*.s)
 roofline: $(BIN)/tpu-roofline
 	$(BIN)/tpu-roofline --config tiny --out $(BUILD)/roofline --img docs
 	$(BIN)/tpu-roofline --config v5e --out $(BUILD)/roofline --img docs
+
+.PHONY: collectives
+collectives: $(BIN)/tpu-collectives
+	$(BIN)/tpu-collectives --config v5e --out $(BUILD)/collectives --img docs
 
 .PHONY: all deps demo test test-build check-generated generate roundtrip fuzz fuzz-smoke clean help bench \
         cosim-mid

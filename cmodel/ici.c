@@ -170,6 +170,7 @@ static int send_bytes(tpu_ici *x, unsigned p, uint64_t t)
         pt->sent += got;
         pt->acc -= got * x->den;
         x->bytes_sent += got;
+        x->port_bytes[p] += got;
     }
     if (last)
         finish_send(x, p);

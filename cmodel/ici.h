@@ -64,6 +64,7 @@ typedef struct tpu_ici {
     const tpu_evsrc *ev;
     /* statistics */
     uint64_t bytes_sent, bytes_received;
+    uint64_t port_bytes[TPU_NUM_PORTS];     /* sent, per port */
 } tpu_ici;
 
 void tpu_ici_init(tpu_ici *x, unsigned qdepth, uint64_t num, uint64_t den, uint64_t latency,

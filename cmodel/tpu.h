@@ -141,6 +141,7 @@ typedef struct tpu_stats {
     uint64_t hbm_read_bytes, hbm_write_bytes;   /* by DMA */
     uint64_t vmem_read_bytes, vmem_write_bytes;
     uint64_t ici_bytes;     /* sent */
+    uint64_t ici_port_bytes[4];             /* sent on each port (TPU_NUM_PORTS) */
     tpu_unit_stats unit[TPU_U_COUNT];
 } tpu_stats;
 /* Reason names for stall_by_reason[i] of a unit ("queue full", ...; NULL past the end). */

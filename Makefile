@@ -20,7 +20,8 @@
 # See it run:
 #   make roofline       measure the roofline of tiny and v5e (CSV, PNG, SVG)
 #   make collectives    the communication roofline: ring collectives on v5e
-#                       rings of 4, 8, 16, a 4x4 torus and mesh (CSV, PNG, SVG)
+#                       rings of 4, 8, 16, a 4x4 torus and mesh, and the
+#                       two-chip matmul's crossover D (CSV, PNG, SVG)
 #   make bench          simulator, RTL and lockstep speed
 #                       (BENCH_BUILD_TIME=1: also the Verilator build times)
 #
@@ -113,6 +114,7 @@ roofline: $(BIN)/tpu-roofline
 .PHONY: collectives
 collectives: $(BIN)/tpu-collectives
 	$(BIN)/tpu-collectives --config v5e --out $(BUILD)/collectives --img docs
+	$(BIN)/tpu-collectives --config v5e --matmul-2chip --out $(BUILD)/collectives --img docs
 
 .PHONY: all deps demo test test-build check-generated generate roundtrip fuzz fuzz-smoke clean help bench \
         cosim-mid

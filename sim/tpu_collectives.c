@@ -6,6 +6,8 @@
  *                   [--img DIR] [--topologies LIST] [--collectives LIST]
  *                   [--min-bytes N] [--max-bytes N] [--programs DIR]
  *                   [--no-plot] [--quiet]
+ *   tpu-collectives --matmul-2chip [--config ...] [--out DIR] [--img DIR]
+ *                   [--b B] [--f F] [--ds LIST]
  *
  * Runs programs/allgather.s, reducescatter.s and allreduce.s (the ring
  * routines of programs/lib/ring.inc) in-process on rings, tori and meshes
@@ -15,6 +17,9 @@
  * latency lines).  For each collective and topology it prints the fitted
  * per-hop latency and link bandwidth and the shard size where the time
  * turns from latency-bound to bandwidth-bound (docs/collectives.md).
+ * With --matmul-2chip it runs programs/matmul_2chip.s (X[B,D] . W[D,F], D
+ * split over two chips, bf16 partial sums over one link) over D and prints
+ * where the MXUs' busy time overtakes the link's: the book's D = 8755.
  * Exit status: 0 every run halted, 1 a run failed, 2 bad command line or
  * config, 3 the files could not be written or gnuplot failed, 130 Ctrl-C
  * (the points done so far are written, no plot).
@@ -31,6 +36,7 @@
 #include "cli.h"
 #include "interrupt.h"
 #include "progress.h"
+#include "report.h"
 #include "sweep.h"
 
 enum { EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_FILES = 3 };
@@ -66,6 +72,10 @@ typedef struct options {
     int colls[NCOLL];
     uint64_t min_bytes, max_bytes;
     int plot, quiet;
+    int matmul2;                    /* --matmul-2chip */
+    uint64_t mm_b, mm_f;
+    uint64_t mm_d[32];
+    unsigned mm_nd;
 } options;
 
 static void usage(FILE *f)
@@ -91,6 +101,10 @@ static void usage(FILE *f)
           "  --max-bytes N        largest shard (default 16 MiB, lowered to what VMEM holds)\n"
           "  --programs DIR       where allgather.s etc. are (default ./programs, then\n"
           "                       ../../programs next to the executable)\n"
+          "  --matmul-2chip       instead: the two-chip matmul with D split (matmul_2chip.s)\n"
+          "                       over D; prints where compute overtakes the link\n"
+          "  --b B, --f F         its batch and output columns (default 512 and 2048)\n"
+          "  --ds LIST            its D values (default 2048,4096,...,16384)\n"
           "  --no-plot            write the CSV and the script, do not run gnuplot\n"
           "  --quiet              print only the summary\n"
           "  -h, --help           print this help and exit\n"
@@ -176,6 +190,17 @@ static int parse_bytes(const char *s, uint64_t *v)
     return 0;
 }
 
+static int parse_dim(const char *s, uint64_t *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (end == s || *end || errno || x == 0 || x > (1u << 24))
+        return -1;
+    *v = x;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
@@ -186,6 +211,10 @@ static int parse_args(int argc, char **argv, options *o)
     o->plot = 1;
     parse_list("ring4,ring8,ring16,torus4x4,mesh4x4", o, 1);
     parse_list("allgather,reducescatter,allreduce", o, 0);
+    o->mm_b = 512;
+    o->mm_f = 2048;
+    for (unsigned k = 1; k <= 8; k++)
+        o->mm_d[o->mm_nd++] = 2048 * k;
     for (int i = 1; i < argc; i++) {
         const char *v;
         int missing = 0;
@@ -216,6 +245,23 @@ static int parse_args(int argc, char **argv, options *o)
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--max-bytes", &missing))) {
             if (parse_bytes(v, &o->max_bytes))
                 return bad_usage("--max-bytes: expected a size such as 256, 64K or 4M, got '%s'", v);
+        } else if (!strcmp(argv[i], "--matmul-2chip")) {
+            o->matmul2 = 1;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--b", &missing))) {
+            if (parse_dim(v, &o->mm_b))
+                return bad_usage("--b: expected a positive integer, got '%s'", v);
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--f", &missing))) {
+            if (parse_dim(v, &o->mm_f))
+                return bad_usage("--f: expected a positive integer, got '%s'", v);
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--ds", &missing))) {
+            char buf[512];
+            snprintf(buf, sizeof buf, "%s", v);
+            o->mm_nd = 0;
+            for (char *sv = NULL, *tok = strtok_r(buf, ",", &sv); tok; tok = strtok_r(NULL, ",", &sv)) {
+                if (o->mm_nd == 32 || parse_dim(tok, &o->mm_d[o->mm_nd]))
+                    return bad_usage("--ds: expected up to 32 positive integers, got '%s'", v);
+                o->mm_nd++;
+            }
         } else if (!strcmp(argv[i], "--no-plot")) {
             o->plot = 0;
         } else if (!strcmp(argv[i], "--quiet")) {
@@ -268,7 +314,7 @@ typedef struct program {
     size_t len;
 } program;
 
-static int load_program(const options *o, const char *argv0, int coll, program *p)
+static int load_program(const options *o, const char *argv0, const char *name, program *p)
 {
     char exe_dir[1024];
     const char *dirs[2] = { o->programs ? o->programs : "programs", NULL };
@@ -279,12 +325,12 @@ static int load_program(const options *o, const char *argv0, int coll, program *
         dirs[nd++] = exe_dir;
     }
     for (int i = 0; i < nd; i++) {
-        snprintf(p->path, sizeof p->path, "%s/%s.s", dirs[i], coll_name[coll]);
+        snprintf(p->path, sizeof p->path, "%s/%s.s", dirs[i], name);
         if ((p->src = read_file(p->path, &p->len)))
             return 0;
     }
     fprintf(stderr, "tpu-collectives: error: cannot read %s/%s.s (run from the repository root "
-            "or give --programs DIR)\n", dirs[0], coll_name[coll]);
+            "or give --programs DIR)\n", dirs[0], name);
     return -1;
 }
 
@@ -521,6 +567,144 @@ static int run_gnuplot(const char *script)
     return 0;
 }
 
+/* ---- --matmul-2chip -------------------------------------------------------------------- */
+
+typedef struct mm_point {
+    uint64_t d, cycles, mxu_busy, ici_busy;
+    double t_math, t_comm;
+    char bound[32];
+    int ok;
+} mm_point;
+
+/* Run matmul_2chip.s over D; the crossover is where chip 1's MXU busy time
+ * (a line in D, fitted by least squares) meets its link's busy time (the
+ * same for every D). */
+static int matmul_2chip(const options *o, const tpu_config *cfg, const char *argv0)
+{
+    program prog;
+    if (load_program(o, argv0, "matmul_2chip", &prog))
+        return EXIT_USAGE;
+    double peak = (double)cfg->num_mxu * cfg->mxu_n * cfg->mxu_n;     /* MACs per cycle */
+    double w = cfg->ici_bw / cfg->clock_hz;
+    double book = 2.0 * 2.0 * peak * cfg->clock_hz / cfg->ici_bw;      /* D = 2 peak FLOP/s / W */
+    mm_point pts[32];
+    unsigned np = 0;
+    int failed = 0, interrupted = 0;
+    tpu_interrupt_install();
+    if (!o->quiet)
+        printf("%8s %12s %10s %12s %12s %12s %12s  %s\n", "D", "cycles", "us", "T_math",
+               "T_comms", "MXU busy", "link busy", "chip 1");
+    for (unsigned i = 0; i < o->mm_nd && !interrupted; i++) {
+        mm_point *p = &pts[np];
+        memset(p, 0, sizeof *p);
+        p->d = o->mm_d[i];
+        p->t_math = (double)o->mm_b * (p->d / 2) * o->mm_f / peak;
+        p->t_comm = 2.0 * o->mm_b * o->mm_f / w;
+        char defs[4][64], err[600];
+        tpu_asm_define d[4];
+        snprintf(defs[0], 64, "B=%llu", (unsigned long long)o->mm_b);
+        snprintf(defs[1], 64, "D=%llu", (unsigned long long)p->d);
+        snprintf(defs[2], 64, "F=%llu", (unsigned long long)o->mm_f);
+        snprintf(defs[3], 64, "DATA=0");
+        for (int k = 0; k < 4; k++)
+            tpu_asm_parse_define(defs[k], &d[k], err, sizeof err);
+        tpu_system_opts so = { .cores = 2, .topology = TPU_TOPO_RING };
+        tpu_sweep_run r = { .cfg = cfg, .source = prog.src, .source_len = prog.len,
+                            .filename = prog.path, .defines = d, .ndefines = 4, .system = &so,
+                            .max_cycles = 2000000000ull, .interruptible = 1, .no_expect_ok = 1,
+                            .stats_core = 1 };
+        int rc = tpu_sweep_run_program(&r);
+        if (r.interrupted || tpu_interrupted()) {
+            interrupted = 1;
+            break;
+        }
+        if (rc) {
+            fprintf(stderr, "tpu-collectives: matmul_2chip D=%llu: %s\n",
+                    (unsigned long long)p->d, r.error);
+            failed = 1;
+            continue;
+        }
+        p->ok = 1;
+        p->cycles = r.cycles;
+        p->mxu_busy = r.stats.unit[TPU_U_MXU0].busy_cycles;
+        p->ici_busy = r.stats.unit[TPU_U_ICI].busy_cycles;
+        tpu_roofline rl;
+        tpu_roofline_core(cfg, &r.stats, &rl);
+        snprintf(p->bound, sizeof p->bound, "%s", tpu_bound_name(rl.bound));
+        if (!o->quiet) {
+            printf("%8llu %12llu %10.2f %12.0f %12.0f %12llu %12llu  %s\n",
+                   (unsigned long long)p->d, (unsigned long long)p->cycles,
+                   p->cycles / cfg->clock_hz * 1e6, p->t_math, p->t_comm,
+                   (unsigned long long)p->mxu_busy, (unsigned long long)p->ici_busy, p->bound);
+            fflush(stdout);
+        }
+        np++;
+    }
+    free(prog.src);
+    /* least squares: mxu_busy = a + b D; the link's busy time: its mean */
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, link = 0;
+    for (unsigned i = 0; i < np; i++) {
+        double x = (double)pts[i].d, y = (double)pts[i].mxu_busy;
+        sx += x, sy += y, sxx += x * x, sxy += x * y;
+        link += (double)pts[i].ici_busy;
+    }
+    double cross = 0;
+    if (np >= 2) {
+        double b = (np * sxy - sx * sy) / (np * sxx - sx * sx), a = (sy - b * sx) / np;
+        link /= np;
+        cross = b > 0 ? (link - a) / b : 0;
+    }
+    char csv[1200], gp[1200];
+    snprintf(csv, sizeof csv, "%s/matmul2chip-%s.csv", o->out, cfg->name);
+    snprintf(gp, sizeof gp, "%s/matmul2chip-%s.gp", o->out, cfg->name);
+    FILE *f = fopen(csv, "w");
+    if (!f) {
+        fprintf(stderr, "tpu-collectives: error: cannot write %s: %s\n", csv, strerror(errno));
+        return EXIT_FILES;
+    }
+    fprintf(f, "d,cycles,us,t_math_cycles,t_comms_cycles,mxu_busy_cycles,link_busy_cycles,bound\n");
+    for (unsigned i = 0; i < np; i++)
+        fprintf(f, "%llu,%llu,%.3f,%.0f,%.0f,%llu,%llu,%s\n", (unsigned long long)pts[i].d,
+                (unsigned long long)pts[i].cycles, pts[i].cycles / cfg->clock_hz * 1e6,
+                pts[i].t_math, pts[i].t_comm, (unsigned long long)pts[i].mxu_busy,
+                (unsigned long long)pts[i].ici_busy, pts[i].bound);
+    fclose(f);
+    f = fopen(gp, "w");
+    if (!f) {
+        fprintf(stderr, "tpu-collectives: error: cannot write %s: %s\n", gp, strerror(errno));
+        return EXIT_FILES;
+    }
+    fprintf(f, "# generated by tpu-collectives --matmul-2chip for %s; run: gnuplot %s\n"
+            "set datafile separator ','\nset key left top\nset grid\n"
+            "set xlabel 'D (split over 2 chips)'\nset ylabel 'time (us)'\n", cfg->name, gp);
+    for (int fmt = 0; fmt < 2; fmt++)
+        fprintf(f, "set terminal %s size 900,600\nset output '%s/matmul2chip-%s.%s'\n"
+                "set title 'X[%llu,D] . W[D,%llu] on two %s chips, bf16 partial sums over one "
+                "link: compute-bound above D = %.0f (measured), %.0f (the book)'\n"
+                "set arrow 1 from %.0f, graph 0 to %.0f, graph 1 nohead dt 3\n"
+                "plot '%s' using 1:3 with linespoints pt 7 title 'measured', "
+                "'' using 1:($4/%.6g) with lines dt 2 title 'T_{math}', "
+                "'' using 1:($5/%.6g) with lines dt 2 title 'T_{comms}'\n",
+                fmt ? "svg" : "pngcairo", o->img, cfg->name, fmt ? "svg" : "png",
+                (unsigned long long)o->mm_b, (unsigned long long)o->mm_f, cfg->name, cross, book,
+                cross, cross, csv, cfg->clock_hz / 1e6, cfg->clock_hz / 1e6);
+    fclose(f);
+    printf("# matmul_2chip on %s, B=%llu F=%llu: compute overtakes the link at D = %.0f "
+           "(measured: chip 1's MXU busy time against its link's), %.0f by the arithmetic "
+           "(2 x peak / link bandwidth; the book: 8755); %+.1f%%\n", cfg->name,
+           (unsigned long long)o->mm_b, (unsigned long long)o->mm_f, cross, book,
+           book > 0 ? 100.0 * (cross / book - 1) : 0);
+    if (interrupted) {
+        fprintf(stderr, "tpu-collectives: interrupted after %u of %u points: wrote %s (no plot)\n",
+                np, o->mm_nd, csv);
+        return 130;
+    }
+    if (o->plot && run_gnuplot(gp))
+        return EXIT_FILES;
+    printf("wrote        %s, %s%s\n", csv, gp, o->plot ? " and the plots" : "");
+    return failed ? EXIT_FAIL : 0;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -541,8 +725,11 @@ int main(int argc, char **argv)
     }
     program progs[NCOLL] = { 0 };
     for (int c = 0; c < NCOLL; c++)
-        if (o.colls[c] && load_program(&o, argv[0], c, &progs[c]))
+        if (!o.matmul2 && o.colls[c] && load_program(&o, argv[0], coll_name[c], &progs[c]))
             return EXIT_USAGE;
+
+    if (o.matmul2)
+        return matmul_2chip(&o, &cfg, argv[0]);
 
     /* the points: shards from min to max by 4, within VMEM */
     static point pts[MAX_POINTS];

@@ -110,6 +110,26 @@ run ag-v5e-mesh v5e programs/allgather.s "-D R=4 -D C=4 -D WRAP=0 -D SHARD=10485
 within "AllGather 4x4, 1 MiB shards: mesh / torus" \
   "$(awk -v m="$cycles" -v t="$torus" 'BEGIN { printf "%.4f", m / t }')" 1.8 2.2
 
+# the book's two-chip matmul (X[B,D] . W[D,F], D split, bf16 partial sums over one link):
+# compute overtakes the link at D = 2 x peak / 4.5e10 = 8755 (8738 with the exact
+# 1.966e14); measured from chip 1's MXU and link busy times at D = 4096 and 12288
+exact matmul2chip-tiny tiny programs/matmul_2chip.s "-D F=64 -D D=32" "--cores 2"
+exact matmul2chip-tiny-b24 tiny programs/matmul_2chip.s "-D B=24 -D F=128 -D D=64" "--cores 2"
+for d in 4096 12288; do
+  run "mm2-v5e-$d" v5e programs/matmul_2chip.s "-D B=512 -D D=$d -D F=2048 -D DATA=0" "--cores 2"
+done
+busy() {  # busy FILE UNIT: chip 1's busy cycles of UNIT
+  python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['per_core'][1]['units'][sys.argv[2]]['busy_cycles'])" "$1" "$2"
+}
+if command -v python3 >/dev/null; then
+  m1=$(busy "$work/mm2-v5e-4096.json" mxu0); m2=$(busy "$work/mm2-v5e-12288.json" mxu0)
+  l1=$(busy "$work/mm2-v5e-4096.json" ici)
+  cross=$(awk -v m1="$m1" -v m2="$m2" -v l="$l1" 'BEGIN { b = (m2 - m1) / 8192; a = m1 - b * 4096; printf "%.0f", (l - a) / b }')
+  within "two-chip matmul: measured crossover D (book 8755)" "$cross" 7880 9630
+fi
+if grep -q '"bound": "ici-bound"' "$work/mm2-v5e-4096.json"; then ok "two-chip matmul at D = 4096: ici-bound"
+else bad "two-chip matmul at D = 4096: $(grep -o '"bound": "[^"]*' "$work/mm2-v5e-4096.json" | head -1)"; fi
+
 # ---- bad input ----------------------------------------------------------------------------
 # the torus program on a mesh: core 3 sends on port 0, which the mesh lacks
 run ag-torus-on-mesh tiny programs/allgather.s "-D R=2 -D C=4" "--cores 8 --topology mesh2d --grid 2x4"

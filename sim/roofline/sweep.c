@@ -72,7 +72,8 @@ int tpu_sweep_run_program(tpu_sweep_run *r)
     } else {
         enum tpu_stop stop = run_sliced(r, s);
         r->cycles = tpu_system_cycle(s);
-        tpu_core_stats(tpu_system_core(s, 0), &r->stats);
+        tpu_core *sc = tpu_system_core(s, r->stats_core);
+        tpu_core_stats(sc ? sc : tpu_system_core(s, 0), &r->stats);
         r->stats.cycles = r->cycles;
         if (r->interrupted) {
             snprintf(r->error, sizeof r->error, "interrupted at cycle %llu",

@@ -31,6 +31,7 @@ typedef struct tpu_sweep_run {
     uint64_t max_cycles;          /* 0: no limit */
     int interruptible;            /* stop at the next slice once tpu_interrupted() */
     int no_expect_ok;             /* a program without .expect records is ok (timing runs) */
+    unsigned stats_core;          /* whose counters `stats` gets (default core 0) */
     void (*progress)(void *ctx, uint64_t cycle);  /* NULL, or called every slice */
     void *progress_ctx;
     /* what happened */
@@ -40,7 +41,7 @@ typedef struct tpu_sweep_run {
     char error[512];              /* the first assembler message, run-time error or mismatch */
     uint64_t ntext;               /* instructions */
     uint64_t cycles;
-    tpu_stats stats;              /* core 0's */
+    tpu_stats stats;              /* core stats_core's */
 } tpu_sweep_run;
 
 /* Cycles between two calls of `progress` (and two looks at Ctrl-C). */

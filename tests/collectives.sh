@@ -120,7 +120,7 @@ for d in 4096 12288; do
   "$bin/tpu-sim" --config v5e --cores 2 "$work/mm2-v5e-$d.bin" >"$work/mm2-v5e-$d.txt" 2>&1
 done
 busy() {  # busy FILE UNIT: chip 1's busy cycles of UNIT, from the text report
-  awk -v u="$2" '/^== core 1/ { on = 1; next } /^== / { on = 0 } on && $1 == u { print $2; exit }' "$1"
+  awk -v u="$2" '/^== core 1/ { on = 1; next } /^== / { on = 0 } on && $1 == u && $2 ~ /^[0-9]+$/ { print $2; exit }' "$1"
 }
 m1=$(busy "$work/mm2-v5e-4096.txt" mxu0); m2=$(busy "$work/mm2-v5e-12288.txt" mxu0)
 l1=$(busy "$work/mm2-v5e-4096.txt" ici)

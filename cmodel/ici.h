@@ -41,6 +41,9 @@ typedef struct tpu_link {
 } tpu_link;
 
 void tpu_link_free(tpu_link *l);
+/* Move src's chunks, in order, behind dst's (the parallel runner's
+ * staging, parallel.c); the latest landing cycle moved, or -1 (out of memory). */
+int64_t tpu_link_append(tpu_link *dst, tpu_link *src);
 static inline int tpu_link_empty(const tpu_link *l) { return l->n == 0; }
 
 typedef struct tpu_ici_port {

@@ -53,6 +53,16 @@ int tpu_system_load(tpu_system *s, const tpu_object *obj, char *err, size_t errl
 enum tpu_stop tpu_system_step(tpu_system *s);
 /* Step until halt, error, a break request or max_cycles (0 = no limit). */
 enum tpu_stop tpu_system_run(tpu_system *s, uint64_t max_cycles);
+/* Run the cores on up to n host threads (0 or 1: one).  The cores interact
+ * only through ICI links that take at least ici_latency cycles, so they can
+ * run apart for windows of that many cycles (conservative parallel
+ * simulation, docs/collectives.md): the results are the one-thread results
+ * bit for bit.  Used by tpu_system_run when the system has several cores,
+ * no event subscribers (the stepper, timelines and traces run on one
+ * thread) and a loaded object: a run that meets a run-time error or a
+ * deadlock starts again from it on one thread, so that the error is the
+ * one-thread error exactly.  The object must outlive the runs. */
+void tpu_system_set_threads(tpu_system *s, unsigned n);
 uint64_t tpu_system_cycle(const tpu_system *s);
 /* The run-time error as one line: "core 0: cycle 123: pc 7 (mxu.mm 0, s1,
  * s2, s3, s4, s5): VMEM address 0x40000 out of range (VMEM is 0x40000

@@ -23,7 +23,7 @@ struct tpu_system {
     char error[600];
 
     /* host threads (parallel.c) */
-    unsigned threads;       /* tpu_system_set_threads; 0 or 1: one */
+    unsigned threads;       /* tpu_system_set_threads; 0: the plain cycle loop */
     const tpu_object *obj;  /* the object last loaded: a parallel run that meets an
                              * error starts again from it, serially */
     int serial_only;        /* after such a restart */

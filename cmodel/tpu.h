@@ -53,7 +53,7 @@ int tpu_system_load(tpu_system *s, const tpu_object *obj, char *err, size_t errl
 enum tpu_stop tpu_system_step(tpu_system *s);
 /* Step until halt, error, a break request or max_cycles (0 = no limit). */
 enum tpu_stop tpu_system_run(tpu_system *s, uint64_t max_cycles);
-/* Run the cores on up to n host threads (0 or 1: one).  The cores interact
+/* Run the cores on up to n host threads (0: none of this, the plain loop).  The cores interact
  * only through ICI links that take at least ici_latency cycles, so they can
  * run apart for windows of that many cycles (conservative parallel
  * simulation, docs/collectives.md): the results are the one-thread results

@@ -52,9 +52,11 @@ static void usage(FILE *f)
           "                       assembled for, else tiny)\n"
           "  --set KEY=VALUE      override one config key (repeatable)\n"
           "  --cores K            run K cores stepping together (default 1)\n"
-          "  --threads N          host threads for several cores (default: the CPUs;\n"
-          "                       the results are the same for any N; --step, --animate,\n"
-          "                       --timeline and --vcd run on one)\n"
+          "  --threads N          host threads for several cores (default: the CPUs),\n"
+          "                       which run windows of ici_latency cycles apart; 0: the\n"
+          "                       plain loop, every core one cycle at a time.  The\n"
+          "                       results are the same for any N; --step, --animate,\n"
+          "                       --timeline and --vcd use the plain loop\n"
           "  --topology T         ring, torus2d or mesh2d (2-D without wraparound);\n"
           "                       default ring when K > 1\n"
           "  --grid RxC           rows x columns for torus2d/mesh2d (default: the most\n"
@@ -101,7 +103,8 @@ typedef struct options {
     const char *topology;         /* NULL: not given */
     unsigned rows, cols;          /* 0: not given */
     uint64_t max_cycles;
-    unsigned threads;             /* 0: as many as the host has CPUs, at most --cores */
+    unsigned threads;             /* --threads; not given: as many as the host has CPUs */
+    int threads_given;
     int json, quiet;
     int step, echo, animate;      /* the stepper (sim/view/stepper.c), --animate */
     int64_t delay_ms;             /* -1: not given */
@@ -179,9 +182,10 @@ static int parse_args(int argc, char **argv, options *o)
                 return bad_usage("--cores wants a number from 1 to 4096, not '%s'", v);
             o->cores = (unsigned)n;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--threads", &missing))) {
-            if (parse_u64(v, 1024, &n) || n == 0)
-                return bad_usage("--threads wants a number from 1 to 1024, not '%s'", v);
+            if (parse_u64(v, 1024, &n))
+                return bad_usage("--threads wants a number from 0 to 1024, not '%s'", v);
             o->threads = (unsigned)n;
+            o->threads_given = 1;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--topology", &missing))) {
             if (strcmp(v, "ring") && strcmp(v, "torus2d") && strcmp(v, "mesh2d"))
                 return bad_usage("--topology is ring, torus2d or mesh2d, not '%s'", v);
@@ -405,7 +409,7 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     unsigned threads = o.threads;
-    if (!threads) {
+    if (!o.threads_given) {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         threads = ncpu > 0 ? (unsigned)ncpu : 1;
     }

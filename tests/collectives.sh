@@ -129,6 +129,19 @@ within "two-chip matmul: measured crossover D (book 8755)" "$cross" 7880 9630
 if grep -q '"bound": "ici-bound"' "$work/mm2-v5e-4096.json"; then ok "two-chip matmul at D = 4096: ici-bound"
 else bad "two-chip matmul at D = 4096: $(grep -o '"bound": "[^"]*' "$work/mm2-v5e-4096.json" | head -1)"; fi
 
+# host threads change nothing: the same report from the plain loop and 1, 2, 5 threads
+run ar-threads tiny programs/allreduce.s "-D K=5 -D CHUNK=2048 -D LIB_PIECE=256" "--cores 5 --threads 0"
+same_reports=1
+for th in 1 2 5; do
+  "$bin/tpu-sim" --config tiny --cores 5 --threads $th --json "$work/ar-threads.bin" >"$work/ar-threads-$th.json" 2>&1
+  cmp -s "$work/ar-threads.json" "$work/ar-threads-$th.json" || same_reports=0
+done
+if [ $same_reports = 1 ]; then ok "allreduce on 5 cores: the same report for --threads 0, 1, 2, 5"
+else bad "allreduce on 5 cores: the reports differ between thread counts"; fi
+"$bin/tpu-sim" --threads many "$work/ar-threads.bin" >/dev/null 2>"$work/th.err"; rc=$?
+if [ $rc = 2 ] && grep -q "threads wants a number" "$work/th.err"; then ok "tpu-sim --threads many: exit 2"
+else bad "tpu-sim --threads many: exit $rc"; fi
+
 # ---- bad input ----------------------------------------------------------------------------
 # the torus program on a mesh: core 3 sends on port 0, which the mesh lacks
 run ag-torus-on-mesh tiny programs/allgather.s "-D R=2 -D C=4" "--cores 8 --topology mesh2d --grid 2x4"

@@ -16,6 +16,8 @@
 # (c - s) mod K, the -1 stream the second half of block (c + s) mod K.
 #
 #   tpu-as -D K=4 programs/matmul_collective.s && tpu-sim --cores 4 programs/matmul_collective.bin
+#   -D OVERLAP=0: case b, the gather first (K buffers a direction), then the
+#                 multiplies: T_ici + T_math instead of about the larger
 #   -D DATA=0: random data, no check (timing; the benchmark's 16 v5e cores)
 #
 # Per step the MXUs do B x DK x FL multiply-adds and each link carries
@@ -35,6 +37,7 @@
         .equ    D, 2 * MXU_N * K
         .equ    F, MXU_N * NUM_MXU * K
         .equ    DATA, 1
+        .equ    OVERLAP, 1
         .equ    N, MXU_N
         .equ    NM, NUM_MXU
         .equ    DK, D / K               # X columns per core
@@ -45,6 +48,8 @@
         .assert D % (2 * N * K) == 0 && D > 0, "D must be a positive multiple of 2 * MXU_N * K (%d), got %d", 2 * N * K, D
         .assert F % (N * K) == 0 && F > 0, "F must be a positive multiple of MXU_N * K (%d), got %d", N * K, F
         .assert DATA == 0 || DATA == 1, "DATA must be 0 or 1, got %d", DATA
+        .assert OVERLAP == 0 || OVERLAP == 1, "OVERLAP must be 0 or 1, got %d", OVERLAP
+        .equ    NB, OVERLAP ? 3 : K     # buffers of halves per direction
         .assert DATA == 0 || D <= 1 << 20, "with DATA=1 D must be at most %d (Y stays exact in fp32 in any order), got %d", 1 << 20, D
 
         .equ    KT, DH / N              # K-tiles in half a block
@@ -62,10 +67,10 @@
 
 # ---- VMEM ----------------------------------------------------------------------------
         .equ    WV, 0                   # D x FL bf16
-        .equ    XA, (WV + D * FL * 2 + 63) / 64 * 64    # 3 x (B x DH bf16)
+        .equ    XA, (WV + D * FL * 2 + 63) / 64 * 64    # NB x (B x DH bf16)
         .equ    HB, B * DH * 2          # bytes of half a block
-        .equ    XC, XA + 3 * HB
-        .equ    YV, (XC + 3 * HB + 63) / 64 * 64        # B x FL fp32
+        .equ    XC, XA + NB * HB
+        .equ    YV, (XC + NB * HB + 63) / 64 * 64       # B x FL fp32
         .equ    VMEM_NEED, YV + B * FL * 4
         .assert VMEM_NEED <= VMEM_BYTES, "B, D, F and K need %d bytes of VMEM, the machine has %d", VMEM_NEED, VMEM_BYTES
         .vmem   YV
@@ -127,9 +132,11 @@ WB:     .rept   DATA
         dma.h2v s1, s3, s20, s22, s21, s22, SEM_X
         sem.wait SEM_X, 2
 
+        .set    phase, 0
+        .rept   2 - OVERLAP             # one pass; or pass 0 moves X, pass 1 multiplies
         .set    s, 0
         .rept   K
-          .set    b, s % 3
+          .set    b, s % NB
           # the blocks of this step: s6 = (cid - s) mod K, s7 = (cid + s) mod K
           li      s8, K
           li      s9, s
@@ -142,26 +149,27 @@ WB:     .rept   DATA
           addi    s10, s10, -1          # -1 when cid + s >= K, else 0
           mul     s10, s10, s8
           add     s7, s7, s10
-          .rept   s >= 1
+          .rept   s >= 1 && phase == 0
             sem.wait SEM_A, 1           # step s's halves have landed
             sem.wait SEM_C, 1
           .endr
           # pass them on (not in the last step); the neighbours' buffer b+1
           # was read by their MXUs two steps ago
-          .rept   s < K - 1
-            .rept   s >= 2
+          .rept   s < K - 1 && phase == 0
+            .rept   s >= 2 && OVERLAP
               sem.wait SEM_CA, 1
               sem.wait SEM_CC, 1
             .endr
             li      s11, XA + b * HB
-            li      s12, XA + ((s + 1) % 3) * HB
+            li      s12, XA + ((s + 1) % NB) * HB
             dma.ici 0, s12, s11, s25, SEM_NONE, SEM_A
             li      s11, XC + b * HB
-            li      s12, XC + ((s + 1) % 3) * HB
+            li      s12, XC + ((s + 1) % NB) * HB
             dma.ici 1, s12, s11, s25, SEM_NONE, SEM_C
           .endr
           # multiply: the +1 half is rows s6*DK .. +DH of W, the -1 half rows
           # s7*DK + DH .. +DH
+          .rept   OVERLAP || phase == 1
           li      s13, DK * FL * 2
           mul     s14, s6, s13
           mul     s15, s7, s13
@@ -189,15 +197,18 @@ WB:     .rept   DATA
             .endr
             .set    h, h + 1
           .endr
+          .endr
           # once our MXUs have read the previous step's buffers (its work was
           # queued before this step's, so waiting here costs them nothing),
           # free them for the senders, who fill them again at step s + 2
-          .rept   s >= 1 && s + 2 <= K - 1
+          .rept   OVERLAP && s >= 1 && s + 2 <= K - 1
             sem.wait SEM_MM, NM < CT ? NM : CT
             dma.ici 1, zero, zero, zero, SEM_NONE, SEM_CA
             dma.ici 0, zero, zero, zero, SEM_NONE, SEM_CC
           .endr
           .set    s, s + 1
+        .endr
+        .set    phase, phase + 1
         .endr
         halt
 

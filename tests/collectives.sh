@@ -129,6 +129,21 @@ within "two-chip matmul: measured crossover D (book 8755)" "$cross" 7880 9630
 if grep -q '"bound": "ici-bound"' "$work/mm2-v5e-4096.json"; then ok "two-chip matmul at D = 4096: ici-bound"
 else bad "two-chip matmul at D = 4096: $(grep -o '"bound": "[^"]*' "$work/mm2-v5e-4096.json" | head -1)"; fi
 
+# the collective matmul (case d) and the gather-then-multiply (case b): bit-exact;
+# on 4 v5e cores the overlapped one within 10% of T_math, the other about
+# T_math + T_ici (T_math 32768 cycles, T_ici 13107)
+for k in 1 3 4; do
+  exact "mc-ring$k" tiny programs/matmul_collective.s "-D K=$k" "--cores $k"
+done
+exact mc-ring4-b tiny programs/matmul_collective.s "-D K=4 -D OVERLAP=0" "--cores 4"
+exact mc-ring3-wide tiny programs/matmul_collective.s "-D K=3 -D B=16 -D D=96 -D F=48" "--cores 3"
+run mc-v5e-d v5e programs/matmul_collective.s "-D K=4 -D B=512 -D D=1024 -D F=16384 -D DATA=0" "--cores 4"
+within "collective matmul, 4 v5e cores: cycles / T_math" \
+  "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / 32768 }')" 1.0 1.10
+run mc-v5e-b v5e programs/matmul_collective.s "-D K=4 -D B=512 -D D=1024 -D F=16384 -D DATA=0 -D OVERLAP=0" "--cores 4"
+within "gather, then multiply, 4 v5e cores: cycles / (T_math + T_ici)" \
+  "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (32768 + 13107) }')" 1.0 1.25
+
 # host threads change nothing: the same report from the plain loop and 1, 2, 5 threads
 run ar-threads tiny programs/allreduce.s "-D K=5 -D CHUNK=2048 -D LIB_PIECE=256" "--cores 5 --threads 0"
 same_reports=1

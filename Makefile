@@ -19,6 +19,7 @@
 #
 # See it run:
 #   make roofline       measure the roofline of tiny and v5e (CSV, PNG, SVG)
+#   make mpi            tpu-sim-mpi: the cores of a system over MPI ranks
 #   make collectives    the communication roofline: ring collectives on v5e
 #                       rings of 4, 8, 16, a 4x4 torus and mesh, and the
 #                       two-chip matmul's crossover D (CSV, PNG, SVG)
@@ -192,6 +193,8 @@ $(BUILD)/tests/%: tests/%.c $(LIB)
 
 # The RTL floating-point units and their Verilator check against cmodel/fp.c.
 include sim/rtl_fp/rtl_fp.mk
+# tpu-sim over MPI ranks.
+include sim/mpi/mpi.mk
 
 # The RTL: lint, the Verilated core and its bench (build/rtl/CFG/), synthesis;
 # then the co-simulation checks on top of it (random programs, mutation test).
@@ -266,7 +269,7 @@ cosim-mid: all
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 TEST_RTL    = build/rtl/tiny/rtl-bench build/rtl/tiny/rtl-bench2 $(COSIM_MUT_DIR)/rtl-bench \
               build/rtl/mid/rtl-bench
-TEST_BUILD  = all $(TEST_BINS) systemc-build $(FUZZ_TARGETS) $(RTL_FP_BIN) $(COSIM_TEST)
+TEST_BUILD  = all $(TEST_BINS) systemc-build $(FUZZ_TARGETS) $(RTL_FP_BIN) $(COSIM_TEST) $(MPI_BIN)
 
 test-build: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) $(TEST_BUILD) $(if $(filter 0,$(SAN)),$(TEST_RTL))

@@ -52,12 +52,12 @@ struct tpu_pool {
     int quit;
 };
 
-/* Thread k steps cores k, k + n, k + 2n, ... through the window. */
+/* Thread k steps the owned cores k, k + n, k + 2n, ... through the window. */
 static void run_window(tpu_pool *p, unsigned k)
 {
     tpu_system *s = p->s;
-    for (unsigned c = k; c < s->ncores; c += p->nthreads) {
-        tpu_core *core = s->cores[c];
+    for (unsigned i = k; i < s->nowned; i += p->nthreads) {
+        tpu_core *core = s->cores[s->owned[i]];
         uint64_t *now = &core->own_clock;   /* in the core's own cache lines */
         for (uint64_t t = p->t0; t < p->t1 && !core->error; t++) {
             *now = t;
@@ -131,7 +131,7 @@ static tpu_pool *pool_create(tpu_system *s, unsigned n)
 
 int tpu_system_parallel_ok(const tpu_system *s)
 {
-    return s->threads >= 1 && s->ncores > 1 && s->bus.mask == 0 && s->bus.nsubs == 0 &&
+    return (s->threads >= 1 || s->part.nparts > 1) && s->ncores > 1 && s->bus.mask == 0 && s->bus.nsubs == 0 &&
            !s->serial_only && s->obj && s->state == TPU_RUNNING && s->cfg.ici_latency >= 1;
 }
 
@@ -153,19 +153,155 @@ static void own_clocks(tpu_system *s, int on)
         s->cores[c]->cycle = on ? &s->cores[c]->own_clock : &s->cycle;
 }
 
-/* Append what was sent in the window to the links.  -1: out of memory. */
-static int flush(tpu_system *s)
+/* ---- what was sent in a window reaches the links ------------------------------------ */
+
+/* A growing byte buffer. */
+typedef struct bytes {
+    uint8_t *b;
+    size_t n, cap;
+} bytes;
+
+static int put(bytes *o, const void *p, size_t n)
 {
-    for (unsigned i = 0; i < s->ncores * TPU_NUM_PORTS; i++) {
-        if (!s->stage[i].n)
-            continue;
-        int64_t last = tpu_link_append(&s->links[i], &s->stage[i]);
-        if (last < 0)
+    if (o->n + n > o->cap) {
+        size_t cap = o->cap ? o->cap : 4096;
+        while (cap < o->n + n)
+            cap *= 2;
+        uint8_t *nb = realloc(o->b, cap);
+        if (!nb)
             return -1;
-        if ((uint64_t)last > s->last_arrive)
-            s->last_arrive = (uint64_t)last;
+        o->b = nb;
+        o->cap = cap;
+    }
+    memcpy(o->b + o->n, p, n);
+    o->n += n;
+    return 0;
+}
+
+/* A link's staged chunks for another process: the link's index and chunk
+ * count, then per chunk its fields and bytes. */
+static int pack(bytes *o, uint32_t link, const tpu_link *l)
+{
+    uint32_t head[2] = { link, (uint32_t)l->n };
+    if (put(o, head, sizeof head))
+        return -1;
+    for (size_t i = 0; i < l->n; i++) {
+        const tpu_link_chunk *ch = &l->c[l->head + i];
+        uint64_t f[5] = { ch->arrive, ch->addr, ch->len, (uint64_t)(int64_t)ch->rsem, ch->total };
+        if (put(o, f, sizeof f) || (ch->len && put(o, l->buf + ch->off, ch->len)))
+            return -1;
     }
     return 0;
+}
+
+/* Append a packed buffer's chunks to our links; the latest landing cycle
+ * or -1 (bad data, out of memory). */
+static int64_t unpack(tpu_system *s, const uint8_t *b, size_t n)
+{
+    int64_t last = 0;
+    tpu_link tmp;
+    memset(&tmp, 0, sizeof tmp);
+    size_t at = 0, nl = (size_t)s->ncores * TPU_NUM_PORTS;
+    while (at < n) {
+        uint32_t head[2];
+        if (n - at < sizeof head)
+            return -1;
+        memcpy(head, b + at, sizeof head);
+        at += sizeof head;
+        if (head[0] >= nl)
+            return -1;
+        for (uint32_t k = 0; k < head[1]; k++) {
+            uint64_t f[5];
+            if (n - at < sizeof f)
+                return -1;
+            memcpy(f, b + at, sizeof f);
+            at += sizeof f;
+            if (f[2] > n - at)
+                return -1;
+            /* one chunk through a one-chunk link, so tpu_link_append does the work */
+            tpu_link_chunk ch = { .arrive = f[0], .addr = f[1], .len = f[2], .off = 0,
+                                  .rsem = (int)(int64_t)f[3], .total = f[4] };
+            tmp.c = &ch;
+            tmp.head = 0;
+            tmp.n = tmp.cap = 1;
+            tmp.buf = (uint8_t *)(uintptr_t)(b + at);
+            tmp.bhead = 0;
+            tmp.blen = tmp.bcap = f[2];
+            int64_t l = tpu_link_append(&s->links[head[0]], &tmp);
+            if (l < 0)
+                return -1;
+            if (l > last)
+                last = l;
+            at += f[2];
+        }
+    }
+    return last;
+}
+
+/* Append what was sent in the window to the links: ours directly, those
+ * into another process's cores through the partition's exchange.  -1:
+ * out of memory or a failed exchange. */
+static int flush(tpu_system *s)
+{
+    const tpu_partition *pt = &s->part;
+    unsigned np = pt->nparts > 1 ? pt->nparts : 1;
+    bytes out[np];
+    memset(out, 0, sizeof out);
+    int rc = 0;
+    for (unsigned i = 0; i < s->ncores * TPU_NUM_PORTS && !rc; i++) {
+        if (!s->stage[i].n)
+            continue;
+        int to = np > 1 ? tpu_system_neighbour(s, i / TPU_NUM_PORTS, i % TPU_NUM_PORTS) : -1;
+        if (np > 1 && to >= 0 && pt->owner[to] != pt->self) {
+            rc = pack(&out[pt->owner[to]], i, &s->stage[i]);
+            s->stage[i].head = s->stage[i].n = 0;
+            s->stage[i].bhead = s->stage[i].blen = 0;
+            continue;
+        }
+        int64_t last = tpu_link_append(&s->links[i], &s->stage[i]);
+        if (last < 0)
+            rc = -1;
+        else if ((uint64_t)last > s->last_arrive)
+            s->last_arrive = (uint64_t)last;
+    }
+    if (np > 1) {
+        void *ob[np], *in[np];
+        size_t on[np], inn[np];
+        for (unsigned q = 0; q < np; q++) {
+            ob[q] = out[q].b;
+            on[q] = out[q].n;
+            in[q] = NULL;
+            inn[q] = 0;
+        }
+        /* every process takes part in the exchange, even after an error here */
+        if (pt->exchange(pt->ctx, ob, on, in, inn))
+            rc = -1;
+        for (unsigned q = 0; q < np; q++) {
+            if (!rc && in[q] && inn[q]) {
+                int64_t last = unpack(s, in[q], inn[q]);
+                if (last < 0)
+                    rc = -1;
+                else if ((uint64_t)last > s->last_arrive)
+                    s->last_arrive = (uint64_t)last;
+            }
+            free(in[q]);
+            free(out[q].b);
+        }
+    }
+    return rc;
+}
+
+/* Are the links into our cores empty? */
+static int our_wires_empty(const tpu_system *s)
+{
+    if (s->part.nparts <= 1)
+        return tpu_system_links_empty(s);
+    for (unsigned i = 0; i < s->ncores * TPU_NUM_PORTS; i++) {
+        int to = tpu_system_neighbour(s, i / TPU_NUM_PORTS, i % TPU_NUM_PORTS);
+        if (to >= 0 && tpu_system_owns(s, (unsigned)to) && !tpu_link_empty(&s->links[i]))
+            return 0;
+    }
+    return 1;
 }
 
 /* Start again from the object on one thread (see the top of the file). */
@@ -186,7 +322,15 @@ enum tpu_stop tpu_system_run_parallel(tpu_system *s, uint64_t max_cycles)
     size_t nl = (size_t)s->ncores * TPU_NUM_PORTS;
     if (!s->stage && !(s->stage = calloc(nl, sizeof *s->stage)))
         return TPU_RUNNING;     /* no memory for it: the serial loop does the work */
-    unsigned n = s->threads < s->ncores ? s->threads : s->ncores;
+    if (!s->owned && !(s->owned = calloc(s->ncores, sizeof *s->owned)))
+        return TPU_RUNNING;
+    s->nowned = 0;
+    for (unsigned c = 0; c < s->ncores; c++)
+        if (tpu_system_owns(s, c))
+            s->owned[s->nowned++] = c;
+    unsigned n = s->threads > 1 ? s->threads : 1;
+    if (n > s->nowned)
+        n = s->nowned ? s->nowned : 1;
     if (s->pool && s->pool->nthreads != n) {
         tpu_pool_destroy(s->pool);
         s->pool = NULL;
@@ -210,36 +354,40 @@ enum tpu_stop tpu_system_run_parallel(tpu_system *s, uint64_t max_cycles)
         run_window(p, 0);
         pthread_barrier_wait(&p->done);
         s->cycle = p->t1;
-        if (flush(s) < 0) {
-            restart = 1;        /* the serial run reports the out-of-memory */
+        /* what the serial loop would decide, over our cores, then over all:
+         * v[0] an error or no memory, v[1] a core not halted, v[2] a core
+         * neither halted nor stuck, v[3] a byte on a wire into a core, v[4]
+         * the latest landing cycle, v[5] the latest halt */
+        uint64_t v[6] = { 0, 0, 0, 0, 0, 0 };
+        if (flush(s) < 0)
+            v[0] = 1;           /* the serial run reports the out-of-memory */
+        for (unsigned i = 0; i < s->nowned; i++) {
+            tpu_core *core = s->cores[s->owned[i]];
+            if (core->error || core->vmem.log.oom || core->hbm.oom)
+                v[0] = 1;
+            v[1] |= !core->halted;
+            v[2] |= !(core->halted || core->stuck);
+            if (core->halted && core->halt_cycle > v[5])
+                v[5] = core->halt_cycle;
+        }
+        v[3] = !our_wires_empty(s);
+        v[4] = s->last_arrive;
+        if (s->part.nparts > 1 && s->part.max_u64(s->part.ctx, v, 6))
+            v[0] = 1;
+        if (v[0]) {
+            restart = 1;
             break;
         }
-        int halted = 1, stuck = 1;
-        for (unsigned c = 0; c < s->ncores; c++) {
-            tpu_core *core = s->cores[c];
-            if (core->error || core->vmem.log.oom || core->hbm.oom) {
-                restart = 1;
-                break;
-            }
-            halted &= core->halted;
-            stuck &= core->halted || core->stuck;
-        }
-        if (restart)
-            break;
-        int wires_empty = tpu_system_links_empty(s);
-        if (halted && wires_empty) {
+        if (!v[1] && !v[3]) {
             /* the serial loop stopped after the cycle in which the last core
              * halted or the last byte landed, whichever came later */
-            uint64_t end = s->last_arrive;
-            for (unsigned c = 0; c < s->ncores; c++)
-                if (s->cores[c]->halt_cycle > end)
-                    end = s->cores[c]->halt_cycle;
+            uint64_t end = v[4] > v[5] ? v[4] : v[5];
             s->cycle = end + 1;
             s->state = TPU_STOP_HALT;
             result = TPU_STOP_HALT;
             break;
         }
-        if (stuck && wires_empty && !halted) {
+        if (!v[2] && !v[3] && v[1]) {
             restart = 1;        /* a deadlock: the serial loop names its cycle */
             break;
         }

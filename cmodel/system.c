@@ -22,7 +22,7 @@ static int build(tpu_system *s, char *err, size_t errlen);
 /* ---- topology ------------------------------------------------------------ */
 
 /* The core that port p of core c is wired to, or -1 (docs/timing.md sec. 6). */
-static int neighbour(const tpu_system *s, unsigned c, unsigned p)
+int tpu_system_neighbour(const tpu_system *s, unsigned c, unsigned p)
 {
     unsigned k = s->ncores;
     switch (s->topo) {
@@ -159,7 +159,7 @@ static int build(tpu_system *s, char *err, size_t errlen)
     }
     for (unsigned c = 0; c < s->ncores; c++) {
         for (unsigned p = 0; p < TPU_NUM_PORTS; p++) {
-            int n = neighbour(s, c, p);
+            int n = tpu_system_neighbour(s, c, p);
             if (n < 0)
                 continue;
             tpu_link *l = &s->links[c * TPU_NUM_PORTS + p];
@@ -196,6 +196,7 @@ void tpu_system_destroy(tpu_system *s)
         for (unsigned i = 0; i < s->ncores * TPU_NUM_PORTS; i++)
             tpu_link_free(&s->stage[i]);
     free(s->stage);
+    free(s->owned);
     tpu_pool_destroy(s->pool);
     free(s);
 }
@@ -215,6 +216,19 @@ int tpu_system_rebuild(tpu_system *s, char *err, size_t errlen)
 void tpu_system_set_threads(tpu_system *s, unsigned n)
 {
     s->threads = n;
+}
+
+void tpu_system_set_partition(tpu_system *s, const tpu_partition *p)
+{
+    if (p && p->nparts > 1)
+        s->part = *p;
+    else
+        memset(&s->part, 0, sizeof s->part);
+}
+
+int tpu_system_owns(const tpu_system *s, unsigned c)
+{
+    return s->part.nparts <= 1 || s->serial_only || s->part.owner[c] == s->part.self;
 }
 
 unsigned tpu_system_ncores(const tpu_system *s) { return s->ncores; }
@@ -247,6 +261,8 @@ static int put_piece(tpu_system *s, uint8_t space, uint64_t addr, const uint8_t 
 {
     int zero = all_zero(buf, n);
     for (unsigned c = 0; c < s->ncores; c++) {
+        if (!tpu_system_owns(s, c))
+            continue;           /* another process steps it (tpu_system_set_partition) */
         tpu_core *core = s->cores[c];
         if (space == TPU_SPACE_VMEM) {
             if (zero && all_zero(core->vmem.mem + addr, n))

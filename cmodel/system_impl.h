@@ -28,12 +28,16 @@ struct tpu_system {
                              * error starts again from it, serially */
     int serial_only;        /* after such a restart */
     tpu_link *stage;        /* per link: what its sender sent in the current window */
+    unsigned *owned, nowned;    /* the cores this process steps, in order */
     uint64_t last_arrive;   /* the latest landing cycle of anything sent so far */
     struct tpu_pool *pool;
+    tpu_partition part;     /* nparts 0: none (tpu_system_set_partition) */
 };
 
 /* system.c */
 int tpu_system_links_empty(const tpu_system *s);
+/* The core port p of core c is wired to, or -1. */
+int tpu_system_neighbour(const tpu_system *s, unsigned c, unsigned p);
 /* Tear the cores and links down and build them again from the config and
  * topology, then load s->obj: the system as tpu_system_load left it. */
 int tpu_system_rebuild(tpu_system *s, char *err, size_t errlen);

@@ -63,6 +63,28 @@ enum tpu_stop tpu_system_run(tpu_system *s, uint64_t max_cycles);
  * deadlock starts again from it on one thread, so that the error is the
  * one-thread error exactly.  The object must outlive the runs. */
 void tpu_system_set_threads(tpu_system *s, unsigned n);
+
+/* Several processes (MPI ranks, sim/mpi/) each step a part of the cores
+ * and exchange the link traffic of every window.  Every process creates
+ * the whole system and loads the object (only into the cores it owns), and
+ * calls tpu_system_run the same way; then a core's counters and memories
+ * are right only in the process that owns it.  A run that fails restarts
+ * on one thread in every process, which then all hold the whole system. */
+typedef struct tpu_partition {
+    unsigned nparts, self;      /* this process is part `self` of nparts */
+    const unsigned *owner;      /* ncores entries: the part that steps core c */
+    /* Send out[p] (outlen[p] bytes) to every part p, receive in[p] from it
+     * (malloc'ed by the callee, freed by the caller); 0 or -1. */
+    int (*exchange)(void *ctx, void *const *out, const size_t *outlen, void **in, size_t *inlen);
+    /* v[i] = the largest v[i] of all the parts, in place; 0 or -1. */
+    int (*max_u64)(void *ctx, uint64_t *v, unsigned n);
+    void *ctx;
+} tpu_partition;
+/* p is copied (owner is not: it must outlive the system); NULL: no parts. */
+void tpu_system_set_partition(tpu_system *s, const tpu_partition *p);
+/* Whether this process steps core c (always, without a partition or after
+ * a restart on one thread). */
+int tpu_system_owns(const tpu_system *s, unsigned c);
 uint64_t tpu_system_cycle(const tpu_system *s);
 /* The run-time error as one line: "core 0: cycle 123: pc 7 (mxu.mm 0, s1,
  * s2, s3, s4, s5): VMEM address 0x40000 out of range (VMEM is 0x40000

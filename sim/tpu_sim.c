@@ -32,6 +32,9 @@
 #include "stepper.h"
 #include "tpu.h"
 #include "trace.h"
+#ifdef TPU_SIM_MPI
+#include "sim_mpi.h"        /* tpu-sim-mpi: the same command over MPI ranks */
+#endif
 
 #define DEFAULT_MAX_CYCLES 1000000000ull
 #define MAX_SETS 256
@@ -306,9 +309,17 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
     tpu_progress prog;
     tpu_progress_init(&prog, "tpu-sim", stderr);
     tr->progress = &prog;
+#ifdef TPU_SIM_MPI
+    /* every rank must stop at the same window: Ctrl-C ends them all (mpirun) */
+    tr->interruptible = 0;
+    enum tpu_stop stop = tpu_trace_run(s, o->max_cycles, tr);
+    if (tpu_mpi_rank() != 0)
+        return tpu_mpi_finish(s, 0);    /* answer rank 0's reads; its exit status */
+#else
     tr->interruptible = 1;
     tpu_interrupt_install();
     enum tpu_stop stop = tpu_trace_run(s, o->max_cycles, tr);
+#endif
     tpu_progress_clear(&prog);
     int interrupted = stop == TPU_STOP_BREAK && tpu_interrupted();
     char terr[512];
@@ -322,7 +333,11 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
         return EXIT_RUN;
     }
     for (unsigned i = 0; i < ncores; i++)
+#ifdef TPU_SIM_MPI
+        tpu_mpi_core_stats(s, i, &st[i]);
+#else
         tpu_core_stats(tpu_system_core(s, i), &st[i]);
+#endif
 
     char error[600] = "";
     if (interrupted) {
@@ -355,7 +370,11 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
     rep.unit_name = tpu_unit_id_name;
     rep.reason_name = tpu_stall_reason_name;
     if (stop == TPU_STOP_HALT) {
+#ifdef TPU_SIM_MPI
+        tpu_mpi_check(s, obj, &rep.expect);
+#else
         tpu_system_check(s, obj, &rep.expect);
+#endif
         rep.checked = 1;
     }
 
@@ -370,16 +389,41 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
     }
     fflush(stdout);
     free(st);
+    int rc = EXIT_OK;
     if (interrupted)
-        return TPU_EXIT_INTERRUPTED;
-    if (stop != TPU_STOP_HALT || trace_failed)
-        return EXIT_RUN;
-    if (rep.expect.status == TPU_EXPECT_MISMATCH || rep.expect.status == TPU_EXPECT_ERROR)
-        return EXIT_MISMATCH;
-    return EXIT_OK;
+        rc = TPU_EXIT_INTERRUPTED;
+    else if (stop != TPU_STOP_HALT || trace_failed)
+        rc = EXIT_RUN;
+    else if (rep.expect.status == TPU_EXPECT_MISMATCH || rep.expect.status == TPU_EXPECT_ERROR)
+        rc = EXIT_MISMATCH;
+#ifdef TPU_SIM_MPI
+    rc = tpu_mpi_finish(s, rc);
+#endif
+    return rc;
 }
 
+#ifdef TPU_SIM_MPI
+static int tpu_sim(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    if (tpu_mpi_init(&argc, &argv)) {
+        fprintf(stderr, "tpu-sim-mpi: MPI_Init failed\n");
+        return EXIT_RUN;
+    }
+    if (tpu_mpi_rank() != 0) {      /* rank 0 speaks for all: the runs are the same */
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+            return EXIT_RUN;
+    }
+    int rc = tpu_sim(argc, argv);
+    tpu_mpi_end();
+    return rc;
+}
+
+static int tpu_sim(int argc, char **argv)
+#else
+int main(int argc, char **argv)
+#endif
 {
     options o;
     int rc = parse_args(argc, argv, &o);
@@ -414,6 +458,21 @@ int main(int argc, char **argv)
         threads = ncpu > 0 ? (unsigned)ncpu : 1;
     }
     tpu_system_set_threads(s, threads);
+#ifdef TPU_SIM_MPI
+    if (tpu_mpi_size() > 1 && (o.step || o.animate || o.timeline || o.vcd)) {
+        fprintf(stderr, "tpu-sim-mpi: --step, --animate, --timeline and --vcd run on one rank "
+                "(use tpu-sim)\n");
+        tpu_system_destroy(s);
+        tpu_obj_free(&obj);
+        return EXIT_USAGE;
+    }
+    if (tpu_mpi_attach(s, err, sizeof err)) {
+        fprintf(stderr, "tpu-sim-mpi: %s\n", err);
+        tpu_system_destroy(s);
+        tpu_obj_free(&obj);
+        return EXIT_USAGE;
+    }
+#endif
     if (tpu_system_load(s, &obj, err, sizeof err)) {
         fprintf(stderr, "tpu-sim: error: %s: %s\n", o.prog, err);
         rc = EXIT_RUN;

@@ -18,6 +18,8 @@ PACKAGES=(
   gnuplot-nox         # roofline plots
   gtkwave             # fst2vcd: the tests read the co-simulation's FST waveforms back
   perl                # prove: make test runs tests/suite/*.t under it
+  libopenmpi-dev      # tpu-sim-mpi: cores spread over MPI ranks (sim/mpi/)
+  openmpi-bin         # mpirun, for its test
 )
 
 missing=()

@@ -40,9 +40,11 @@
 #include "sweep.h"
 
 enum { EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_FILES = 3 };
-enum { AG, RS, AR, NCOLL };
-static const char *const coll_name[NCOLL] = { "allgather", "reducescatter", "allreduce" };
-static const char *const coll_title[NCOLL] = { "AllGather", "ReduceScatter", "AllReduce" };
+enum { AG, RS, AR, AA, NCOLL };
+static const char *const coll_name[NCOLL] = { "allgather", "reducescatter", "allreduce",
+                                              "alltoall" };
+static const char *const coll_title[NCOLL] = { "AllGather", "ReduceScatter", "AllReduce",
+                                               "AllToAll" };
 
 #define MAX_TOPOS 16
 #define MAX_POINTS 2048
@@ -52,6 +54,15 @@ typedef struct topo {
     enum tpu_topology kind;
     unsigned rows, cols;    /* a ring: 1 x n */
 } topo;
+
+/* Which collectives run on which topologies: AllToAll on rings only, the
+ * reductions not on meshes. */
+static int runs_on(int coll, const topo *t)
+{
+    if (coll == AA)
+        return t->kind == TPU_TOPO_RING || t->kind == TPU_TOPO_SINGLE;
+    return coll == AG || t->kind != TPU_TOPO_MESH2D;
+}
 
 typedef struct point {
     int coll, topo;
@@ -94,8 +105,8 @@ static void usage(FILE *f)
           "  --out DIR            where collectives-NAME.csv, .txt and .gp go (default .)\n"
           "  --img DIR            where collectives-NAME-COLL.png and .svg go (default: --out)\n"
           "  --topologies LIST    e.g. ring4,ring8,ring16,torus4x4,mesh4x4 (the default)\n"
-          "  --collectives LIST   allgather,reducescatter,allreduce (the default); on a\n"
-          "                       mesh only allgather runs\n"
+          "  --collectives LIST   allgather,reducescatter,allreduce,alltoall (the default);\n"
+          "                       on a mesh only allgather runs, alltoall on rings only\n"
           "  --min-bytes N        smallest shard (default 256, raised to what the\n"
           "                       programs need: two vector registers for the reductions)\n"
           "  --max-bytes N        largest shard (default 16 MiB, lowered to what VMEM holds)\n"
@@ -163,12 +174,15 @@ static int parse_list(const char *arg, options *o, int topos)
             for (k = 0; k < NCOLL && strcmp(tok, coll_name[k]); k++)
                 ;
             if (k == NCOLL)
-                return bad_usage("unknown collective '%s' (allgather, reducescatter or "
-                                 "allreduce)", tok);
+                return bad_usage("unknown collective '%s' (allgather, reducescatter, "
+                                 "allreduce or alltoall)", tok);
             o->colls[k] = 1;
         }
     }
-    if (topos ? o->ntopos == 0 : !(o->colls[0] | o->colls[1] | o->colls[2]))
+    int any = 0;
+    for (int k = 0; k < NCOLL; k++)
+        any |= o->colls[k];
+    if (topos ? o->ntopos == 0 : !any)
         return bad_usage("empty list '%s'", arg);
     return 0;
 }
@@ -210,7 +224,7 @@ static int parse_args(int argc, char **argv, options *o)
     o->max_bytes = 16u << 20;
     o->plot = 1;
     parse_list("ring4,ring8,ring16,torus4x4,mesh4x4", o, 1);
-    parse_list("allgather,reducescatter,allreduce", o, 0);
+    parse_list("allgather,reducescatter,allreduce,alltoall", o, 0);
     o->mm_b = 512;
     o->mm_f = 8192;
     for (unsigned k = 1; k <= 8; k++)
@@ -340,9 +354,18 @@ static int load_program(const options *o, const char *argv0, const char *name, p
  * moves (n - 1) slots, half each way with wraparound, whole slots both ways
  * without; AllGather goes along the row first (slots of S bytes, then
  * blocks of C*S on the columns), ReduceScatter the other way round
- * (blocks of R*S on the rows, then S); AllReduce is both. */
+ * (blocks of R*S on the rows, then S); AllReduce is both.  AllToAll
+ * (rings): a link carries D (D+1)/2 chunks, D = n/2, over D hops. */
 static void model(const topo *t, int coll, uint64_t s, double w, double lat, point *p)
 {
+    if (coll == AA) {
+        unsigned d = t->cols / 2;
+        p->hops = d;
+        p->link_bytes = (double)d * (d + 1) / 2 * (double)s;
+        p->bw = p->link_bytes / w;
+        p->lat = d * lat;
+        return;
+    }
     double wrap = t->kind == TPU_TOPO_MESH2D ? 1.0 : 2.0;
     unsigned r = t->rows, c = t->cols;
     double ag_link = ((c - 1) * (double)s + (r - 1) * (double)c * s) / wrap;
@@ -362,6 +385,7 @@ static uint64_t vmem_need(const topo *t, int coll, uint64_t s)
     switch (coll) {
     case AG: return k * s;
     case RS: return k * s + 5 * r * s + s;
+    case AA: return 2 * k * s + (k / 2 + 1) * (k / 2 + 1) * s;
     default: return 2 * k * s + 5 * r * s;
     }
 }
@@ -389,7 +413,7 @@ static int run_point(const options *o, const tpu_config *cfg, const program *pro
         if (p->coll == AG)
             snprintf(defs[nd++], 64, "WRAP=%d", t->kind == TPU_TOPO_TORUS2D);
     }
-    snprintf(defs[nd++], 64, "%s=%llu", p->coll == AG ? "SHARD" : "CHUNK",
+    snprintf(defs[nd++], 64, "%s=%llu", p->coll == AG ? "SHARD" : p->coll == AA ? "CH" : "CHUNK",
              (unsigned long long)p->shard);
     snprintf(defs[nd++], 64, "DATA=0");
     for (size_t i = 0; i < nd; i++)
@@ -527,7 +551,7 @@ static int write_outputs(const options *o, const tpu_config *cfg, const point *p
                     "latency (dotted)'\nplot ", coll_title[c], cfg->name);
             int first = 1;
             for (unsigned t = 0; t < o->ntopos; t++) {
-                if (c != AG && o->topos[t].kind == TPU_TOPO_MESH2D)
+                if (!runs_on(c, &o->topos[t]))
                     continue;
                 const char *tn = o->topos[t].name;
                 fprintf(f, "%s'%s' using (strcol(1) eq '%s' && strcol(2) eq '%s' ? $4 : 1/0):7 "
@@ -741,9 +765,9 @@ int main(int argc, char **argv)
         if (!o.colls[c])
             continue;
         for (unsigned t = 0; t < o.ntopos; t++) {
-            if (c != AG && o.topos[t].kind == TPU_TOPO_MESH2D)
+            if (!runs_on(c, &o.topos[t]))
                 continue;
-            uint64_t s = c == AG ? 256 : 2 * vb;
+            uint64_t s = c == AG ? 256 : c == AA ? vb : 2 * vb;
             while (s < o.min_bytes)
                 s *= 2;
             for (; s <= o.max_bytes && vmem_need(&o.topos[t], c, s) <= cfg.vmem_bytes &&

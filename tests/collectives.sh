@@ -3,7 +3,7 @@
 # (docs/collectives.md):
 #   - AllGather, ReduceScatter and AllReduce are bit-exact on rings of 1 to
 #     8 cores and on tori (AllGather on meshes too), in one piece per step
-#     and in many;
+#     and in many; AllToAll on rings;
 #   - on v5e, in simulated cycles: the ring AllGather and ReduceScatter of
 #     2 MiB shards take within 10% of V/W (V the bytes each core gathers,
 #     (K-1) x shard; W the bidirectional ring's bandwidth per chip, 2 x 30
@@ -76,6 +76,16 @@ for g in 2x3 4x4; do
 done
 exact ag-mesh3x4 tiny programs/allgather.s "-D R=3 -D C=4 -D WRAP=0" "--cores 12 --topology mesh2d --grid 3x4"
 exact ag-mesh1x5 tiny programs/allgather.s "-D R=1 -D C=5 -D WRAP=0" "--cores 5 --topology mesh2d --grid 1x5"
+
+# AllToAll on rings of 1 to 8; on 8 v5e cores with 1 MiB chunks within 10% of
+# its cost: D (D+1)/2 chunks per link (D = K/2 = 4: 10 chunks) / 30 B per cycle + D hops
+for k in 1 2 3 5 8; do
+  exact "a2a-ring$k" tiny programs/alltoall.s "-D K=$k" "--cores $k"
+done
+exact a2a-ring6-wide tiny programs/alltoall.s "-D K=6 -D CH=1024" "--cores 6"
+run a2a-v5e-ring8 v5e programs/alltoall.s "-D K=8 -D CH=1048576 -D DATA=0" "--cores 8"
+within "AllToAll ring of 8, 1 MiB chunks: cycles / (10 chunks / W + 4 hops)" \
+  "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (10 * 1048576 / 30 + 4 * 1500) }')" 1.0 1.10
 
 # the check can fail: the program built for 4 cores, run on 3
 run rs-wrong-k tiny programs/reducescatter.s "-D K=4" "--cores 3"

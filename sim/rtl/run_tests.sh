@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # run_tests.sh BIN_DIR RTL_DIR CONFIG - every program on the RTL against the
 # C model: programs/*.s and the RTL's directed tests sim/rtl/progs/*.s,
-# assembled for CONFIG, run by RTL_DIR/rtl-bench --lockstep (two-core
-# programs, those that use dma.ici, by RTL_DIR/rtl-bench2 when it exists;
-# with ONE_CORE=1 they are skipped).
+# assembled for CONFIG, run by RTL_DIR/rtl-bench --lockstep (programs whose
+# object has a dma.ici, their own or an .include's, by RTL_DIR/rtl-bench2,
+# two cores in a ring, when it exists, with -D K=2 when they take a ring
+# size K; with ONE_CORE=1 they are skipped).
 # programs/pointwise.s runs once per operation (-D OP=0, 1, 2).
 # The programs are assembled with --config CONFIG whatever their first line
 # says (every one fits tiny and mid).  JOBS (default 2) run at once.  Prints
@@ -34,8 +35,13 @@ one() {
   read -r -a optv <<< "${opts:-}"
   name=$(basename "$src" .s)$(echo "${opts:-}" | tr -d ' =-' | sed 's/^D/_/')
   bench="$dir/rtl-bench"
-  if grep -q '^[^#]*dma\.ici' "$src"; then
+  obj="$work/$name.bin" log="$work/$name.log"
+  # several cores when the object sends over ICI (its own dma.ici or an
+  # .include's): the two-core bench, and a ring of two when it takes K
+  if "$bin/tpu-as" --config "$cfg" "${optv[@]}" -o "$obj" "$src" >"$log" 2>&1 &&
+     "$bin/tpu-dis" "$obj" 2>/dev/null | grep -q 'dma\.ici'; then
     bench="$dir/rtl-bench2"
+    grep -q '^ *\.equ *K,' "$src" && optv+=(-D K=2)
     if [ "${ONE_CORE:-0}" = 1 ]; then
       echo "skip  $run (two cores: ONE_CORE=1)"
       return
@@ -45,7 +51,6 @@ one() {
       return
     fi
   fi
-  obj="$work/$name.bin" log="$work/$name.log"
   if ! "$bin/tpu-as" --config "$cfg" "${optv[@]}" -o "$obj" "$src" >"$log" 2>&1; then
     echo "FAIL  $run: tpu-as failed"
     sed 's/^/      /' "$log" | head -n 10

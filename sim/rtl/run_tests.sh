@@ -27,6 +27,13 @@ for src in programs/*.s sim/rtl/progs/*.s; do
     runs+=("$src")
   fi
 done
+# The collectives on four cores in a ring (RTL_DIR/rtl-bench4: those runs
+# name it with -D K=4).
+if [ "${ONE_CORE:-0}" != 1 ]; then
+  runs+=("programs/allgather.s -D K=4" "programs/allreduce.s -D K=4"
+         "programs/reducescatter.s -D K=4" "programs/alltoall.s -D K=4"
+         "programs/matmul_collective.s -D K=4")
+fi
 # one RUN: assemble and run it; the first line of its report starts with
 # ok, FAIL or skip (the lines below it are the log).
 one() {
@@ -41,13 +48,16 @@ one() {
   if "$bin/tpu-as" --config "$cfg" "${optv[@]}" -o "$obj" "$src" >"$log" 2>&1 &&
      "$bin/tpu-dis" "$obj" 2>/dev/null | grep -q 'dma\.ici'; then
     bench="$dir/rtl-bench2"
-    grep -q '^ *\.equ *K,' "$src" && optv+=(-D K=2)
+    case " ${opts:-} " in
+      *" K=4 "*) bench="$dir/rtl-bench4" ;;           # a ring of four
+      *) grep -q '^ *\.equ *K,' "$src" && optv+=(-D K=2) ;;
+    esac
     if [ "${ONE_CORE:-0}" = 1 ]; then
       echo "skip  $run (two cores: ONE_CORE=1)"
       return
     fi
     if [ ! -x "$bench" ]; then
-      echo "skip  $run (two cores: $bench not built)"
+      echo "skip  $run (several cores: $bench not built)"
       return
     fi
   fi

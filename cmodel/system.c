@@ -226,6 +226,28 @@ void tpu_system_set_partition(tpu_system *s, const tpu_partition *p)
         memset(&s->part, 0, sizeof s->part);
 }
 
+int tpu_system_link_view(const tpu_system *s, unsigned c, unsigned p, tpu_link_view *v)
+{
+    memset(v, 0, sizeof *v);
+    if (c >= s->ncores || p >= TPU_NUM_PORTS)
+        return -1;
+    v->to = tpu_system_neighbour(s, c, p);
+    v->to_port = p ^ 1;
+    const tpu_link *l = &s->links[c * TPU_NUM_PORTS + p];
+    for (size_t i = 0; i < l->n; i++) {
+        const tpu_link_chunk *ch = &l->c[l->head + i];
+        v->bytes += ch->len;
+        v->chunks++;
+        if (i == 0)
+            v->next_arrive = ch->arrive;
+    }
+    const tpu_ici_port *pt = &s->cores[c]->ici.port[p];
+    v->sending = pt->sending;
+    v->send_bytes = pt->sending ? pt->bytes : 0;
+    v->send_left = pt->sending ? pt->bytes - pt->sent : 0;
+    return 0;
+}
+
 int tpu_system_owns(const tpu_system *s, unsigned c)
 {
     return s->part.nparts <= 1 || s->serial_only || s->part.owner[c] == s->part.self;

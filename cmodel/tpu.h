@@ -80,6 +80,19 @@ typedef struct tpu_partition {
     int (*max_u64)(void *ctx, uint64_t *v, unsigned n);
     void *ctx;
 } tpu_partition;
+/* One direction of one ICI link, as the stepper shows it (`show links`). */
+typedef struct tpu_link_view {
+    int to;                 /* the core port p of core c leads to, -1: not connected */
+    unsigned to_port;       /* where it arrives there: p ^ 1 */
+    uint64_t bytes;         /* bytes on the wire: left, not yet written at the far end */
+    uint64_t chunks;        /* pieces of transfers among them */
+    uint64_t next_arrive;   /* the cycle the first of them lands (0 if none) */
+    int sending;            /* core c has a transfer on this port */
+    uint64_t send_bytes, send_left;  /* its size, and the bytes that have not left */
+} tpu_link_view;
+/* Link (c, p); -1 when c or p is out of range. */
+int tpu_system_link_view(const tpu_system *s, unsigned c, unsigned p, tpu_link_view *v);
+
 /* p is copied (owner is not: it must outlive the system); NULL: no parts. */
 void tpu_system_set_partition(tpu_system *s, const tpu_partition *p);
 /* Whether this process steps core c (always, without a partition or after

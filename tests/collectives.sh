@@ -167,6 +167,14 @@ else bad "allreduce on 5 cores: the reports differ between thread counts"; fi
 if [ $rc = 2 ] && grep -q "threads wants a number" "$work/th.err"; then ok "tpu-sim --threads many: exit 2"
 else bad "tpu-sim --threads many: exit $rc"; fi
 
+# the stepper shows the links: core 0 of a ring of 4 sends on both ports in cycle 110
+"$bin/tpu-as" --config tiny -D K=4 -o "$work/ag-step.bin" programs/allgather.s 2>/dev/null
+printf 'break cycle 110\ncontinue\nshow links\ncore 2\nshow links\nquit\n' |
+  "$bin/tpu-sim" --cores 4 --step "$work/ag-step.bin" >"$work/step.out" 2>&1
+if grep -q "0.0 -> 1.1  sending 512 bytes, 416 still to leave; 40 bytes on the wire" "$work/step.out" &&
+   grep -q "3.1 -> 2.0  sending" "$work/step.out"; then ok "tpu-sim --step: show links"
+else bad "tpu-sim --step: show links: $(grep -- '->' "$work/step.out" | head -n 2)"; fi
+
 # ---- bad input ----------------------------------------------------------------------------
 # the torus program on a mesh: core 3 sends on port 0, which the mesh lacks
 run ag-torus-on-mesh tiny programs/allgather.s "-D R=2 -D C=4" "--cores 8 --topology mesh2d --grid 2x4"

@@ -401,7 +401,7 @@ static const command commands[] = {
     { "print", "p", stp_cmd_info, "(as info)", "print state" },
     { "x", NULL, stp_cmd_x, "[hbm|vmem] ADDR [N] [as bf16|f32|hex]", "print memory (print mem)" },
     { "list", "l", stp_cmd_list, "", "the instructions around pc" },
-    { "show", "sh", stp_cmd_show, "mxu [K] [window R C [ROWS COLS]]|cell [K] R C|units",
+    { "show", "sh", stp_cmd_show, "mxu [K] [window R C [ROWS COLS]]|cell [K] R C|units|links",
       "draw the MXU cells, one cell, the units" },
     { "view", NULL, stp_cmd_view, "[compact|full]",
       "show mxu: a character per cell, or the numbers through a window" },

@@ -288,11 +288,41 @@ static int parse_cell(tpu_stepper *st, int argc, char **argv, int i, const char 
     return 0;
 }
 
-/* show mxu [K] [window R C [ROWS COLS]] | show units | show cell [K] ROW COL */
+/* show links: every connected port of every core, what it is sending and
+ * what is on its outgoing wire (the bytes in flight). */
+static void stp_print_links(tpu_stepper *st)
+{
+    unsigned n = tpu_system_ncores(st->sys);
+    int any = 0;
+    stp_out(st, "ICI links in cycle %" PRIu64 " (a link: core.port -> core.port):\n",
+            tpu_system_cycle(st->sys) ? tpu_system_cycle(st->sys) - 1 : 0);
+    for (unsigned c = 0; c < n; c++)
+        for (unsigned p = 0; p < 4; p++) {
+            tpu_link_view v;
+            if (tpu_system_link_view(st->sys, c, p, &v) || v.to < 0)
+                continue;
+            any = 1;
+            char send[96] = "idle";
+            if (v.sending)
+                snprintf(send, sizeof send, "sending %" PRIu64 " bytes, %" PRIu64 " still to "
+                         "leave", v.send_bytes, v.send_left);
+            char wire[96] = "nothing on the wire";
+            if (v.chunks)
+                snprintf(wire, sizeof wire, "%" PRIu64 " bytes on the wire (they left in %" PRIu64
+                         " cycle%s), the first land in cycle %" PRIu64, v.bytes, v.chunks,
+                         v.chunks == 1 ? "" : "s", v.next_arrive);
+            stp_out(st, "  %u.%u -> %d.%u  %s; %s\n", c, p, v.to, v.to_port, send, wire);
+        }
+    if (!any)
+        stp_out(st, "  none: one core without neighbours (run with --cores K)\n");
+}
+
+/* show mxu [K] [window R C [ROWS COLS]] | show units | show cell [K] ROW COL | show links */
 int stp_cmd_show(tpu_stepper *st, int argc, char **argv)
 {
     static const char usage[] =
-        "usage: show mxu [K] [window R C [ROWS COLS]] | show cell [K] ROW COL | show units";
+        "usage: show mxu [K] [window R C [ROWS COLS]] | show cell [K] ROW COL | show units | "
+        "show links";
     unsigned nmxu = (unsigned)st->o.cfg->num_mxu, n = (unsigned)st->o.cfg->mxu_n;
     if (argc < 2)
         return stp_fail(st, "%s", usage);
@@ -300,6 +330,12 @@ int stp_cmd_show(tpu_stepper *st, int argc, char **argv)
         if (argc != 2)
             return stp_fail(st, "%s", usage);
         tpu_stepper_print_units(st);
+        return 0;
+    }
+    if (!strcmp(argv[1], "links")) {
+        if (argc != 2)
+            return stp_fail(st, "%s", usage);
+        stp_print_links(st);
         return 0;
     }
     if (!strcmp(argv[1], "mxu")) {

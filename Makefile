@@ -189,7 +189,8 @@ $(BUILD)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -Itests -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
 
--include $(wildcard $(BUILD)/cmodel/*.d $(BUILD)/sim/*.d $(BUILD)/sim/*/*.d $(BUILD)/tests/*.d)
+-include $(wildcard $(BUILD)/cmodel/*.d $(BUILD)/sim/*.d $(BUILD)/sim/*/*.d $(BUILD)/tests/*.d \
+                    $(BUILD)/systemc/*.d $(BUILD)/systemc/tests/*.d)
 
 # The RTL floating-point units and their Verilator check against cmodel/fp.c.
 include sim/rtl_fp/rtl_fp.mk

@@ -800,7 +800,7 @@ static void test_bad_commands(void **state)
     EXPECT(s, "show mxu 1", "error: there is 1 MXU (0..0), not '1'\n");
     EXPECT(s, "show mxu window 4 0", "error: the array is 4x4: rows and columns 0..3\n");
     EXPECT(s, "show mxu window 1", "error: usage: show mxu [K] [window R C [ROWS COLS]] | show "
-                                   "cell [K] ROW COL | show units\n");
+                                   "cell [K] ROW COL | show units | show links\n");
     EXPECT(s, "show cell 0 9", "error: cell (0, 9) is outside the 4x4 array: rows and columns "
                                "are 0..3\n");
     EXPECT(s, "show cell 1 0 0", "error: there is 1 MXU (0..0), not 1\n");

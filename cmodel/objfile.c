@@ -89,22 +89,57 @@ static uint64_t splitmix64_mix(uint64_t z)
     return z ^ (z >> 31);
 }
 
-/* Element i of a random fill; the recipe is docs/object-format.md's.  Each
- * step is its own statement so no compiler fuses the multiply and the add. */
-uint32_t tpu_fill_random_f32(uint64_t seed, uint64_t i, uint32_t lo_bits, uint32_t hi_bits,
-                             int as_bf16)
+/* The fp32 value of element i of a random fill with range [lo, lo + span]
+ * (span = hi - lo, as doubles); the recipe is docs/object-format.md's.
+ * Each step is its own statement so no compiler fuses the multiply and
+ * the add. */
+static inline uint32_t fill_value(uint64_t seed, uint64_t i, double lo, double span)
 {
     uint64_t r = splitmix64_mix(seed + i * 0x9E3779B97F4A7C15ull);
     double u = (double)(r >> 40) / 16777216.0;          /* [0, 1), 24 bits */
-    double lo = f32_of_bits(lo_bits);
-    double hi = f32_of_bits(hi_bits);
-    double span = hi - lo;
     double scaled = span * u;
     double value = lo + scaled;
-    uint32_t bits = bits_of_f32((float)value);
+    return bits_of_f32((float)value);
+}
+
+/* Element i of a random fill: the definition. */
+uint32_t tpu_fill_random_f32(uint64_t seed, uint64_t i, uint32_t lo_bits, uint32_t hi_bits,
+                             int as_bf16)
+{
+    double lo = f32_of_bits(lo_bits);
+    double hi = f32_of_bits(hi_bits);
+    uint32_t bits = fill_value(seed, i, lo, hi - lo);
     if (as_bf16)
         bits = (uint32_t)tpu_bf16_from_f32(bits) << 16;
     return bits;
+}
+
+/* tpu_bf16_from_f32 (fp.c) for the values a fill makes, inline: zeros and
+ * subnormals become the signed zero, normals round to nearest even on the
+ * top 16 bits (infinity and NaN, which a fill of finite lo and hi cannot
+ * make, go to fp.c). */
+static inline uint16_t fill_bf16(uint32_t f)
+{
+    uint32_t e = f & 0x7f800000u;
+    if (e == 0)
+        return (uint16_t)((f >> 16) & 0x8000u);
+    if (e == 0x7f800000u)
+        return tpu_bf16_from_f32(f);
+    uint32_t upper = f >> 16, rem = f & 0xffffu;
+    return (uint16_t)(upper + (rem > 0x8000u || (rem == 0x8000u && (upper & 1))));
+}
+
+/* Whole elements first .. first + count - 1 of a random fill into dst. */
+static void fill_elements(const tpu_obj_chunk *c, int bf16, uint64_t first, size_t count,
+                          uint8_t *dst)
+{
+    double lo = f32_of_bits(c->lo_bits), hi = f32_of_bits(c->hi_bits), span = hi - lo;
+    if (bf16)
+        for (size_t k = 0; k < count; k++)
+            wr16(dst + 2 * k, fill_bf16(fill_value(c->seed, first + k, lo, span)));
+    else
+        for (size_t k = 0; k < count; k++)
+            wr32(dst + 4 * k, fill_value(c->seed, first + k, lo, span));
 }
 
 /* Copy bytes [off, off+n) of a chunk.  Random fills are generated element
@@ -135,7 +170,14 @@ void tpu_obj_chunk_read(const tpu_obj_chunk *c, uint64_t off, uint8_t *dst, size
     unsigned esize = bf16 ? 2 : 4;
     uint64_t i = off / esize;
     unsigned skip = (unsigned)(off % esize);
-    while (n > 0) {
+    if (skip == 0 && n >= esize) {           /* whole elements: the fast loop */
+        size_t count = n / esize;
+        fill_elements(c, bf16, i, count, dst);
+        dst += count * esize;
+        n -= count * esize;
+        i += count;
+    }
+    while (n > 0) {                          /* a part of an element at either end */
         uint32_t bits = tpu_fill_random_f32(c->seed, i, c->lo_bits, c->hi_bits, bf16);
         uint8_t elem[4];
         wr32(elem, bf16 ? bits >> 16 : bits);

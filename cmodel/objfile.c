@@ -117,7 +117,7 @@ uint32_t tpu_fill_random_f32(uint64_t seed, uint64_t i, uint32_t lo_bits, uint32
 /* tpu_bf16_from_f32 (fp.c) for the values a fill makes, inline: zeros and
  * subnormals become the signed zero, normals round to nearest even on the
  * top 16 bits (infinity and NaN, which a fill of finite lo and hi cannot
- * make, go to fp.c). */
+ * make, go to fp.c).  test_chunk_read_random_ranges compares the two. */
 static inline uint16_t fill_bf16(uint32_t f)
 {
     uint32_t e = f & 0x7f800000u;
@@ -125,8 +125,11 @@ static inline uint16_t fill_bf16(uint32_t f)
         return (uint16_t)((f >> 16) & 0x8000u);
     if (e == 0x7f800000u)
         return tpu_bf16_from_f32(f);
-    uint32_t upper = f >> 16, rem = f & 0xffffu;
-    return (uint16_t)(upper + (rem > 0x8000u || (rem == 0x8000u && (upper & 1))));
+    /* + 0x7fff carries into the top 16 bits iff the low 16 are above half,
+     * + their lowest bit makes a tie carry iff that bit is 1; a carry out
+     * of the fraction bumps the exponent.  No branch: random data would
+     * mispredict half of them. */
+    return (uint16_t)((f + 0x7fffu + ((f >> 16) & 1u)) >> 16);
 }
 
 /* Whole elements first .. first + count - 1 of a random fill into dst. */

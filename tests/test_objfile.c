@@ -938,7 +938,7 @@ static void test_chunk_read_random_ranges(void **state)
         { 0x80ffffffu, 0x00ffffffu },    /* around 2^-126: subnormals and zeros */
         { 0x80000010u, 0x00000010u },    /* subnormals only */
         { 0xff7fffffu, 0x7effffffu },    /* huge */
-        { 0x3f800000u, 0x3f800100u },    /* a narrow range near 1: many bf16 ties */
+        { 0x3f800000u, 0x3f800100u },    /* a narrow range near 1 */
     };
     enum { N = 1 << 16 };
     uint8_t *buf = malloc(4 * N + 3);
@@ -969,6 +969,27 @@ static void test_chunk_read_random_ranges(void **state)
                 }
             }
         }
+    /* bf16 ties (low 16 bits of the fp32 value exactly 0x8000, about one
+     * element in 65536): enough of them, with odd and even top halves, in
+     * 2^22 elements of [1, 2) */
+    enum { M = 1 << 22 };
+    tpu_obj_chunk t = { .rec = TPU_REC_FILL, .space = TPU_SPACE_HBM,
+                        .fill = TPU_FILL_RANDOM_BF16, .size = 2ull * M, .seed = 2024,
+                        .lo_bits = 0x3f800000u, .hi_bits = 0x40000000u };
+    unsigned ties[2] = { 0, 0 };
+    for (uint64_t i0 = 0; i0 < M; i0 += N) {
+        tpu_obj_chunk_read(&t, 2 * i0, buf, 2 * N);
+        for (unsigned i = 0; i < N; i++) {
+            uint32_t f = tpu_fill_random_f32(t.seed, i0 + i, t.lo_bits, t.hi_bits, 0);
+            if ((f & 0xffffu) != 0x8000u)
+                continue;
+            ties[(f >> 16) & 1]++;
+            uint32_t want = tpu_fill_random_f32(t.seed, i0 + i, t.lo_bits, t.hi_bits, 1) >> 16;
+            assert_int_equal(buf[2 * i] | buf[2 * i + 1] << 8, want);
+        }
+    }
+    print_message("bf16 ties: %u rounded up (odd), %u kept (even)\n", ties[1], ties[0]);
+    assert_true(ties[0] >= 10 && ties[1] >= 10);
     free(buf);
 }
 

@@ -21,7 +21,7 @@
 #include "ref.h"
 
 #define NO_ROW UINT64_MAX
-#define MXU_BATCH 24           /* rows whose products are computed at once, at most */
+#define MXU_BATCH 48           /* rows whose products are computed at once, at most */
 
 int tpu_mxu_init(tpu_mxu *m, unsigned id, unsigned n, unsigned w, unsigned qdepth,
                  tpu_vmem *vmem, tpu_sem_inc *sems, const tpu_evsrc *ev)

@@ -360,18 +360,16 @@ static void widen_range_plain(const uint16_t *v, unsigned n, float *out, unsigne
  * -> 0x7f00, 0 -> 0xff80) and e + 0x80 taken signed orders them last
  * (0 -> 0x80, 1..254 -> 0x100..0x7f80, 255 -> -0x8000), so an unsigned
  * minimum and a signed maximum give the normal range. */
-AVX2_TARGET __attribute__((noinline))
-static void widen_range_avx2(const uint16_t *v, unsigned n, float *out, unsigned *lo,
-                             unsigned *hi)
+AVX2_TARGET INLINE void widen_acc_avx2(const uint16_t *v, unsigned n, float *out,
+                                     __m256i *umin, __m256i *smax, unsigned *lo, unsigned *hi)
 {
     const __m256i field = _mm256_set1_epi16(0x7f80), one = _mm256_set1_epi16(0x80);
-    __m256i umin = _mm256_set1_epi16(-1), smax = _mm256_set1_epi16(INT16_MIN);
     unsigned i = 0;
     for (; i + 16 <= n; i += 16) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(v + i));
         __m256i e = _mm256_and_si256(a, field);
-        umin = _mm256_min_epu16(umin, _mm256_sub_epi16(e, one));
-        smax = _mm256_max_epi16(smax, _mm256_add_epi16(e, one));
+        *umin = _mm256_min_epu16(*umin, _mm256_sub_epi16(e, one));
+        *smax = _mm256_max_epi16(*smax, _mm256_add_epi16(e, one));
         if (out) {
             __m256i w0 = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(a)), 16);
             __m256i w1 = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(a, 1)), 16);
@@ -379,26 +377,53 @@ static void widen_range_avx2(const uint16_t *v, unsigned n, float *out, unsigned
             _mm256_storeu_ps(out + i + 8, _mm256_castsi256_ps(w1));
         }
     }
-    /* minpos finds an unsigned minimum; v ^ 0x7fff turns a signed maximum
-     * into one (0x7fff - v, decreasing). */
+    if (i < n) {
+        unsigned tl, th;
+        widen_range_plain(v + i, n - i, out ? out + i : NULL, &tl, &th);
+        *lo = tl < *lo ? tl : *lo;
+        *hi = th > *hi ? th : *hi;
+    }
+}
+
+/* minpos finds an unsigned minimum; v ^ 0x7fff turns a signed maximum into
+ * one (0x7fff - v, decreasing). */
+AVX2_TARGET INLINE void widen_reduce_avx2(__m256i umin, __m256i smax, unsigned *lo,
+                                          unsigned *hi)
+{
     __m128i m = _mm_min_epu16(_mm256_castsi256_si128(umin), _mm256_extracti128_si256(umin, 1));
     __m128i s = _mm_max_epi16(_mm256_castsi256_si128(smax), _mm256_extracti128_si256(smax, 1));
     unsigned um = (unsigned)_mm_extract_epi16(_mm_minpos_epu16(m), 0);
     unsigned sm = (unsigned)_mm_extract_epi16(
         _mm_minpos_epu16(_mm_xor_si128(s, _mm_set1_epi16(0x7fff))), 0) ^ 0x7fffu;
-    unsigned l = 255, h = 0;
-    if (um <= 0x7e80u)
-        l = (um >> 7) + 1;
-    if (sm >= 0x100u && sm <= 0x7f80u)
-        h = (sm >> 7) - 1;
-    if (i < n) {
-        unsigned tl, th;
-        widen_range_plain(v + i, n - i, out ? out + i : NULL, &tl, &th);
-        l = tl < l ? tl : l;
-        h = th > h ? th : h;
-    }
-    *lo = l;
-    *hi = h;
+    if (um <= 0x7e80u && (um >> 7) + 1 < *lo)
+        *lo = (um >> 7) + 1;
+    if (sm >= 0x100u && sm <= 0x7f80u && (sm >> 7) - 1 > *hi)
+        *hi = (sm >> 7) - 1;
+}
+
+AVX2_TARGET __attribute__((noinline))
+static void widen_range_avx2(const uint16_t *v, unsigned n, float *out, unsigned *lo,
+                             unsigned *hi)
+{
+    __m256i umin = _mm256_set1_epi16(-1), smax = _mm256_set1_epi16(INT16_MIN);
+    *lo = 255;
+    *hi = 0;
+    widen_acc_avx2(v, n, out, &umin, &smax, lo, hi);
+    widen_reduce_avx2(umin, smax, lo, hi);
+}
+
+/* The same for `rows` rows of n at x (stride ldx) into out (stride n), one
+ * range for all of them. */
+AVX2_TARGET __attribute__((noinline))
+static void widen_rows_range_avx2(const uint16_t *x, size_t ldx, unsigned rows, unsigned n,
+                                  float *out, unsigned *lo, unsigned *hi)
+{
+    __m256i umin = _mm256_set1_epi16(-1), smax = _mm256_set1_epi16(INT16_MIN);
+    *lo = 255;
+    *hi = 0;
+    for (unsigned r = 0; r < rows; r++)
+        widen_acc_avx2(x + r * ldx, n, out + (size_t)r * n, &umin, &smax, lo, hi);
+    widen_reduce_avx2(umin, smax, lo, hi);
 }
 #endif
 
@@ -1077,13 +1102,8 @@ static void rows_fused(const fused_isa *isa, const uint16_t *x, size_t ldx, unsi
     unsigned old = mxcsr_enter();
     for (unsigned r0 = 0; r0 < rows; r0 += MM_ROWS) {
         unsigned nr = rows - r0 < MM_ROWS ? rows - r0 : MM_ROWS;
-        unsigned lo = 255, hi = 0;
-        for (unsigned i = 0; i < nr; i++) {
-            unsigned l, h;
-            widen_range_avx2(x + (r0 + i) * ldx, n, xs + (size_t)i * n, &l, &h);
-            lo = l < lo ? l : lo;
-            hi = h > hi ? h : hi;
-        }
+        unsigned lo, hi;
+        widen_rows_range_avx2(x + r0 * ldx, ldx, nr, n, xs, &lo, &hi);
         const uint8_t *safe = NULL;
         if (lo <= hi && (lo < t->xlo || hi > t->xhi)) {   /* a normal x outside the window */
             for (unsigned k = 0; k < n; k++) {
@@ -1206,8 +1226,47 @@ static void add_kernel(const uint32_t *a, const uint32_t *b, uint32_t *z, size_t
         z[i] = bits_of_float(float_of_bits(a[i]) + float_of_bits(b[i] ^ flip));
 }
 
+#if REF_HAVE_AVX
+/* The same with AVX-512F and no MXCSR switch (the MXU model's mxu.mma
+ * calls it once a row): round to nearest with the instruction's embedded
+ * rounding and exceptions suppressed; DAZ by hand on the inputs (exponent
+ * field 0 -> the signed zero); FTZ by hand on the result, which is exact
+ * because a sum of two zero-or-normal fp32 values below 2^-126 is an exact
+ * subnormal (rounding cannot carry it to 2^-126), flushed here to the
+ * signed zero of the exact sum; NaNs canonical.  The caller's MXCSR
+ * (whatever its FTZ, DAZ and rounding) changes none of these steps. */
+AVX512_TARGET __attribute__((noinline))
+static void add_avx512(const uint32_t *a, const uint32_t *b, uint32_t *z, size_t n,
+                       uint32_t flip)
+{
+    const __m512i expo = _mm512_set1_epi32(0x7f800000), sign = _mm512_set1_epi32(INT32_MIN);
+    const __m512i mag = _mm512_set1_epi32(0x7fffffff), qnan = _mm512_set1_epi32(0x7fc00000);
+    const __m512i fl = _mm512_set1_epi32((int)flip);
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m512i va = _mm512_maskz_loadu_epi32(m, a + i);
+        __m512i vb = _mm512_xor_si512(_mm512_maskz_loadu_epi32(m, b + i), fl);
+        va = _mm512_mask_and_epi32(va, _mm512_testn_epi32_mask(va, expo), va, sign);
+        vb = _mm512_mask_and_epi32(vb, _mm512_testn_epi32_mask(vb, expo), vb, sign);
+        __m512i r = _mm512_castps_si512(_mm512_add_round_ps(
+            _mm512_castsi512_ps(va), _mm512_castsi512_ps(vb),
+            _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        r = _mm512_mask_and_epi32(r, _mm512_testn_epi32_mask(r, expo), r, sign);
+        r = _mm512_mask_mov_epi32(r, _mm512_cmpgt_epu32_mask(_mm512_and_si512(r, mag), expo),
+                                  qnan);
+        _mm512_mask_storeu_epi32(z + i, m, r);
+    }
+}
+#endif
+
 static void host_add(const uint32_t *a, const uint32_t *b, uint32_t *z, size_t n, uint32_t flip)
 {
+#if REF_HAVE_AVX
+    if (tpu_ref_kernel_current() == TPU_REF_KERNEL_AVX512_FMA) {
+        add_avx512(a, b, z, n, flip);
+        return;
+    }
+#endif
     unsigned old = mxcsr_enter();
     add_kernel(a, b, z, n, flip);
     mxcsr_restore(old);

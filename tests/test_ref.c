@@ -466,6 +466,25 @@ static void row_restores_mxcsr(void)
     _mm_setcsr(saved);
     assert_int_equal(after & 0xffc0u, mode & 0xffc0u);
     assert_int_equal(y[0], 0x4b800001u);
+    /* and the pointwise add, under every caller mode: round toward zero or
+     * nearest, FTZ and DAZ off or on */
+    static const uint32_t pa[] = { 0x4b800000u, 0x00800000u, 0x00000001u, 0x80800000u,
+                                   0x7f7fffffu, 0x00c00000u, 0x80000000u, 0x3f800001u };
+    static const uint32_t pb[] = { 0x3f800001u, 0x00000003u, 0x80000001u, 0x00400000u,
+                                   0x73800000u, 0x80800000u, 0x80000000u, 0xb3800000u };
+    enum { NP = sizeof pa / sizeof pa[0] };
+    static const unsigned modes[] = { 0x6000u, 0x0000u, 0x8040u, 0xe040u, 0x2000u };
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        uint32_t z[NP];
+        unsigned md = (saved & ~0xe040u) | modes[m];
+        _mm_setcsr(md);
+        tpu_ref_pointwise(TPU_REF_ADD, pa, pb, z, NP);
+        after = _mm_getcsr();
+        _mm_setcsr(saved);
+        assert_int_equal(after & 0xffc0u, md & 0xffc0u);
+        for (size_t i = 0; i < NP; i++)
+            assert_int_equal(z[i], tpu_f32_add(pa[i], pb[i]));
+    }
 }
 
 static void test_row_restores_mxcsr(void **state)

@@ -1044,15 +1044,18 @@ static void mm_block_avx2(const float *xs, size_t ldx, const float *wf, size_t l
           : tile_rows_256(xs, ldx, w + c, ldw, nk, R, NULL, out + c, ldo))
 
 /* rows (<= MM_ROWS) rows' column sums over nc columns: whole blocks of
- * columns together, the rest row by row. */
+ * columns together, the rest row by row.  A block of fewer rows than its
+ * kernel needs to cover the FMA latency (8 chains: one row's 4 or 2
+ * accumulators are not enough) goes row by row, 8 accumulators each. */
 AVX512_TARGET __attribute__((noinline))
 static void tile_block_avx512(const float *xs, size_t ldx, const uint16_t *w, size_t ldw,
                               unsigned nk, unsigned nc, unsigned rows, const uint8_t *safe,
                               float *out, size_t ldo)
 {
     unsigned c = 0;
-    for (; c + 64 <= nc; c += 64)
-        MM_SWITCH(TR_CALL_512);
+    if (rows >= 2)                           /* else all columns to the row kernel */
+        for (; c + 64 <= nc; c += 64)
+            MM_SWITCH(TR_CALL_512);
     if (c < nc)
         for (unsigned i = 0; i < rows; i++)
             row_fma_avx512(xs + i * ldx, w + c, ldw, nk, nc - c, safe, out + i * ldo + c);
@@ -1064,8 +1067,9 @@ static void tile_block_avx2(const float *xs, size_t ldx, const uint16_t *w, size
                             float *out, size_t ldo)
 {
     unsigned c = 0;
-    for (; c + 16 <= nc; c += 16)
-        MM_SWITCH(TR_CALL_256);
+    if (rows >= 4)                           /* else all columns to the row kernel */
+        for (; c + 16 <= nc; c += 16)
+            MM_SWITCH(TR_CALL_256);
     if (c < nc)
         for (unsigned i = 0; i < rows; i++)
             row_fma_avx2(xs + i * ldx, w + c, ldw, nk, nc - c, safe, out + i * ldo + c);

@@ -450,6 +450,11 @@ static void scan_windows(const uint16_t *w, size_t ldw, unsigned nk, unsigned nc
     unsigned all_lo = 1, all_hi = 254;
     for (unsigned k = 0; k < nk; k++) {
         unsigned lo, hi;
+        /* rows far apart (a matmul's W): each in another page, so the
+         * host's prefetcher does not see them coming; ask for row k + 8 */
+        if (k + 8 < nk)
+            for (unsigned c = 0; c < nc; c += 32)
+                __builtin_prefetch(w + (size_t)(k + 8) * ldw + c);
         widen_range(w + (size_t)k * ldw, nc, out ? out + (size_t)k * ldo : NULL, &lo, &hi);
         exp_window(lo, hi, &row_xlo[k], &row_xhi[k]);
         all_lo = row_xlo[k] > all_lo ? row_xlo[k] : all_lo;

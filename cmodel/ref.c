@@ -20,8 +20,9 @@
  * The fastest kernel the host runs is used (checked with
  * __builtin_cpu_supports) unless TPU_REF_KERNEL or tpu_ref_kernel_set()
  * picks another.  tpu_ref_pointwise's add and sub are host float too (the
- * MXU model's mxu.mma accumulation uses them); mul, max, min and relu are
- * always soft-float.
+ * MXU model's mxu.mma accumulation uses them; with avx512-fma without
+ * touching MXCSR, see add_avx512); mul, max, min and relu are always
+ * soft-float.
  *
  * Why host float under FTZ+DAZ gives exactly fp.c's bits for a MAC chain
  * s = add(s, mul(x, w)) with bf16 x, w (docs/numerics.md section 2):

@@ -21,6 +21,7 @@
 #include "ref.h"
 
 #define NO_ROW UINT64_MAX
+#define MXU_BATCH 48           /* rows whose products are computed at once, at most */
 
 int tpu_mxu_init(tpu_mxu *m, unsigned id, unsigned n, unsigned w, unsigned qdepth,
                  tpu_vmem *vmem, tpu_sem_inc *sems, const tpu_evsrc *ev)
@@ -51,7 +52,10 @@ int tpu_mxu_init(tpu_mxu *m, unsigned id, unsigned n, unsigned w, unsigned qdept
     m->swaps = malloc(m->maxswaps * sizeof *m->swaps);
     m->tile = calloc(m->ntiles, sizeof *m->tile);
     m->refs = calloc(m->ntiles, sizeof *m->refs);
+    m->scan = malloc(m->ntiles * sizeof *m->scan);
+    m->scanned = calloc(m->ntiles, sizeof *m->scanned);
     if (!m->ring || !m->ring_x || !m->ring_y || !m->loads || !m->swaps || !m->tile || !m->refs
+        || !m->scan || !m->scanned
         || !(m->tile[0] = calloc((size_t)n * n, sizeof *m->tile[0]))) {
         tpu_mxu_free(m);
         return -1;
@@ -76,6 +80,8 @@ void tpu_mxu_free(tpu_mxu *m)
             free(m->tile[i]);
     free(m->tile);
     free(m->refs);
+    free(m->scan);
+    free(m->scanned);
     memset(m, 0, sizeof *m);
 }
 
@@ -101,8 +107,17 @@ static int tile_alloc(tpu_mxu *m)
         if (!r)
             return -1;
         m->refs = r;
+        tpu_ref_tile *sc = realloc(m->scan, nt * sizeof *sc);
+        if (!sc)
+            return -1;
+        m->scan = sc;
+        uint8_t *ok = realloc(m->scanned, nt * sizeof *ok);
+        if (!ok)
+            return -1;
+        m->scanned = ok;
         memset(m->tile + m->ntiles, 0, (nt - m->ntiles) * sizeof *t);
         memset(m->refs + m->ntiles, 0, (nt - m->ntiles) * sizeof *r);
+        memset(m->scanned + m->ntiles, 0, (nt - m->ntiles) * sizeof *ok);
         m->ntiles = nt;
     }
     if (!m->tile[i]) {
@@ -111,6 +126,7 @@ static int tile_alloc(tpu_mxu *m)
             return -1;
     }
     m->refs[i] = 1;
+    m->scanned[i] = 0;
     return (int)i;
 }
 
@@ -185,6 +201,16 @@ static void write_result(tpu_mxu *m, uint64_t t)
     row->read_at = NO_ROW;
 }
 
+/* A hint to the host's cache: VMEM bytes [addr, addr + n) will be read
+ * soon (nothing if they are not all in VMEM). */
+static void prefetch_vmem(const tpu_vmem *v, uint64_t addr, uint64_t n)
+{
+    if (addr >= v->size || n > v->size - addr)
+        return;
+    for (uint64_t i = 0; i < n; i += 64)
+        __builtin_prefetch(v->mem + addr + i);
+}
+
 /* 2. T24: the row read in t - 2N + 1 leaves the array at the end of this
  * cycle; its result is computed now, when every weight of its tile has long
  * been read (the tile's last row in l + N - 1 <= s + N - 2).  mxu.mma reads
@@ -198,11 +224,37 @@ static void finish_row(tpu_mxu *m, uint64_t t)
     tpu_mxu_row *row = &m->ring[r & m->mask];
     if (row->read_at != r)
         return;
-    uint32_t *y = m->ring_y + (r & m->mask) * m->n;
-    tpu_ref_row(m->ring_x + (r & m->mask) * m->n, m->tile[row->tile], m->n, y);
+    unsigned n = m->n;
+    uint64_t slot = r & m->mask;
+    uint32_t *y = m->ring_y + slot * n;
+    if (!row->has_y) {
+        /* The tile's exponent windows, once per tile after its last write
+         * (every row using it comes after that: see mxu.h). */
+        if (!m->scanned[row->tile]) {
+            tpu_ref_tile_scan(m->tile[row->tile], n, &m->scan[row->tile]);
+            m->scanned[row->tile] = 1;
+        }
+        /* This row and the ones read after it (read_at r + 1, r + 2, ..,
+         * so already in the ring) that multiply the same tile, which is
+         * complete now and stays so while they hold it: their products are
+         * what they would be in their own cycles.  Not across the ring's
+         * end, so the rows lie at a constant stride. */
+        unsigned rows = 1;
+        while (rows < MXU_BATCH && slot + rows <= m->mask
+               && m->ring[slot + rows].read_at == r + rows
+               && m->ring[slot + rows].tile == row->tile)
+            rows++;
+        tpu_ref_rows_tile(m->ring_x + slot * n, n, rows, m->tile[row->tile],
+                          &m->scan[row->tile], n, y, n);
+        for (unsigned i = 1; i < rows; i++)
+            m->ring[slot + i].has_y = 1;
+    }
     if (!row->mma)
         return;
     uint64_t bytes = 4ull * m->n;
+    const tpu_mxu_row *next = &m->ring[(r + 1) & m->mask];
+    if (next->read_at == r + 1 && next->mma)   /* the host cache: next cycle's old row */
+        prefetch_vmem(m->vmem, next->dst, bytes);
     tpu_vmem_must(m->vmem, bytes);
     uint32_t old[256];                      /* mxu_n <= 256 (config.def) */
     memcpy(old, tpu_vmem_at(m->vmem, row->dst, bytes), bytes);
@@ -338,6 +390,8 @@ static void read_row(tpu_mxu *m, uint64_t t)
     tpu_vmem_must(m->vmem, bytes);
     const uint8_t *src = tpu_vmem_at(m->vmem, m->src + b * (uint64_t)m->sstride, bytes);
     memcpy(m->ring_x + slot * n, src, bytes);
+    if (b + 1 < m->m)                       /* the host cache: next cycle's row */
+        prefetch_vmem(m->vmem, m->src + (b + 1) * (uint64_t)m->sstride, bytes);
 
     tpu_mxu_row *row = &m->ring[slot];
     row->read_at = t;
@@ -349,6 +403,7 @@ static void read_row(tpu_mxu *m, uint64_t t)
     row->tile = m->s_tile;
     row->mma = (uint8_t)m->s_mma;
     row->sem = m->s_sem;
+    row->has_y = 0;
     tile_ref(m, m->s_tile);
     m->rows_streamed++;
     if (b + 1 == m->m) {
@@ -372,6 +427,7 @@ static void read_weights(tpu_mxu *m, uint64_t t)
         tpu_vmem_must(m->vmem, bytes);
         const uint8_t *src = tpu_vmem_at(m->vmem, ld->addr + i * (uint64_t)ld->stride, bytes);
         memcpy(m->tile[ld->tile] + i * n, src, bytes);
+        m->scanned[ld->tile] = 0;
         if (i + 1 == n)
             tpu_sem_bump(m->sems, ld->sem);
     }

@@ -10,7 +10,12 @@
  * swap).  Computing it late matters: a stream may start one cycle after its
  * mxu.lw (T21), while that load is still reading the tile from VMEM; every
  * weight reaches its cell's shadow before the swap gets there, so the late
- * result is what the cell-by-cell array computes.  Every value still
+ * result is what the cell-by-cell array computes.  (For speed, the rows
+ * read after it that are already in the ring with the same tile get their
+ * products computed with it, up to MXU_BATCH rows at once: a product
+ * depends only on the row's activations, read already, and on the tile,
+ * complete by then; mxu.mma still reads and adds the old output row in its
+ * own cycle.)  Every value still
  * enters and leaves at the cycle the array would use, and the ring keeps
  * each in-flight row's activations and tile, so tpu_mxu_cell_view() can
  * show any cell's weight, shadow, weight in transit, activation and partial
@@ -38,6 +43,7 @@
 
 #include "events.h"
 #include "queue.h"
+#include "ref.h"
 #include "vmem.h"
 
 #define TPU_MXU_MAX_W 256     /* mxu_wloads at most (config.def) */
@@ -55,6 +61,7 @@ typedef struct tpu_mxu_row {
     int      tile;          /* the weights it multiplies */
     uint8_t  mma;
     uint8_t  sem;           /* semaphore bumped when the stream's last row is written */
+    uint8_t  has_y;         /* its product is in ring_y already (computed with an older row's) */
 } tpu_mxu_row;
 
 /* A swap: the read cycle of row 0 of a stream that swapped in a tile. */
@@ -81,6 +88,8 @@ typedef struct tpu_mxu {
 
     uint16_t **tile;        /* tile 0: the zero weights after reset */
     int *refs;
+    tpu_ref_tile *scan;     /* each tile's exponent windows (ref.h), for the row kernel */
+    uint8_t *scanned;       /* scan[i] is up to date: cleared when tile i is written */
     unsigned ntiles;        /* grows as needed (bounded by about 4W + 8) */
 
     /* weight loads (T19, T20): oldest first, kept until l + 2N <= t;
@@ -108,7 +117,8 @@ typedef struct tpu_mxu {
     /* rows in flight: ring of R >= 2N + 2 entries, slot = read cycle & mask */
     tpu_mxu_row *ring;
     uint16_t *ring_x;       /* R * N activations */
-    uint32_t *ring_y;       /* R * N results (mma: old + y), computed in s + b + 2N - 1 */
+    uint32_t *ring_y;       /* R * N results (mma: old + y), computed in s + b + 2N - 1
+                             * (the product part possibly earlier, see finish_row) */
     uint64_t mask;
 
     /* swaps for the views, kept until every cell has seen them */

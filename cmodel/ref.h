@@ -1,10 +1,15 @@
 /*
  * ref.h - fast kernels for the operations the core computes, in exactly the
  * order docs/numerics.md fixes.  The MXU model computes each LHS row with
- * tpu_ref_row; tpu-sim checks `.expect` results with tpu_ref_matmul and
+ * tpu_ref_row_tile; tpu-sim checks `.expect` results with tpu_ref_matmul and
  * tpu_ref_pointwise.  tests/test_ref.c checks every kernel bit for bit
  * against a plain loop over tpu_mac()/tpu_f32_add() (the soft-float
  * definition in fp.c), including NaN, Inf, signed zeros and subnormals.
+ *
+ * Several kernels compute the same bits (ref.c's top comment and
+ * docs/numerics.md section 8 say why each is exact); the fastest one the
+ * host runs is used unless TPU_REF_KERNEL or tpu_ref_kernel_set() says
+ * otherwise.
  */
 #ifndef TPU_REF_H
 #define TPU_REF_H
@@ -12,10 +17,69 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* ---- kernels ------------------------------------------------------------ */
+
+enum tpu_ref_kernel {
+    TPU_REF_KERNEL_AUTO,       /* "auto": the fastest one the host runs */
+    TPU_REF_KERNEL_SOFT,       /* "soft": loops over tpu_mac() (fp.c), any host */
+    TPU_REF_KERNEL_SSE2,       /* "sse2": host float, multiply then add (x86-64) */
+    TPU_REF_KERNEL_AVX2,       /* "avx2": the same with AVX2 */
+    TPU_REF_KERNEL_AVX2_FMA,   /* "avx2-fma": AVX2, fused multiply-add where exact */
+    TPU_REF_KERNEL_AVX512_FMA, /* "avx512-fma": AVX-512F, fused multiply-add where exact */
+    TPU_REF_KERNEL_COUNT
+};
+
+/* The kernel's name as above ("avx512-fma"), NULL if out of range. */
+const char *tpu_ref_kernel_name(enum tpu_ref_kernel k);
+/* The kernel named `name` (the names above; "fma" and "avx512" are short
+ * for avx2-fma and avx512-fma), or -1. */
+int tpu_ref_kernel_parse(const char *name);
+/* 1 if this host (CPU and build) runs kernel k; AUTO and SOFT always. */
+int tpu_ref_kernel_supported(enum tpu_ref_kernel k);
+/* Use kernel k from now on (AUTO: the fastest supported), in every thread;
+ * -1 if the host does not run it. */
+int tpu_ref_kernel_set(enum tpu_ref_kernel k);
+/* The kernel in use (never AUTO).  Until the first tpu_ref_kernel_set(), it
+ * is the one the environment variable TPU_REF_KERNEL names if the host runs
+ * it, else the fastest. */
+enum tpu_ref_kernel tpu_ref_kernel_current(void);
+/* Apply TPU_REF_KERNEL now: 0 if it is unset, empty or applied; -1 with a
+ * message in err if it names no kernel or one this host does not run. */
+int tpu_ref_kernel_from_env(char *err, size_t errsize);
+
+/* ---- one MXU row ------------------------------------------------------------ */
+
+#define TPU_REF_MAX_N 256     /* the largest mxu_n (config.def) */
+
+/* What the fused kernels need to know about a weight tile, from
+ * tpu_ref_tile_scan: for each row k, the window of exponent fields
+ * [row_xlo[k], row_xhi[k]] (an empty one has lo > hi) such that a normal
+ * bf16 x with its exponent field in it times any weight of row k is a
+ * normal fp32 number, and the intersection of all rows' windows. */
+typedef struct tpu_ref_tile {
+    unsigned n;
+    uint8_t xlo, xhi;
+    uint8_t row_xlo[TPU_REF_MAX_N], row_xhi[TPU_REF_MAX_N];
+} tpu_ref_tile;
+
+/* Fill *t for the n x n tile w (n <= TPU_REF_MAX_N; about as much work as
+ * one row).  Scan again after the tile changes. */
+void tpu_ref_tile_scan(const uint16_t *w, unsigned n, tpu_ref_tile *t);
+
 /* One row through an N x N array: y[c] = mac(...mac(+0, x[0], w[0][c])...,
  * x[N-1], w[N-1][c]) for c < N.  w is row-major: w[k*N + c].  bf16/fp32 as
- * raw bits. */
+ * raw bits.  t is tpu_ref_tile_scan(w, n) or NULL (then the tile is
+ * scanned on every call: for a tile used more than once, scan it once). */
+void tpu_ref_row_tile(const uint16_t *x, const uint16_t *w, const tpu_ref_tile *t, unsigned n,
+                      uint32_t *y);
 void tpu_ref_row(const uint16_t *x, const uint16_t *w, unsigned n, uint32_t *y);
+/* `rows` rows through the same tile at once (faster per row: each weight
+ * is loaded once for several rows): row i is x + i*ldx, its result
+ * y + i*ldy, the same bits as tpu_ref_row_tile on each. */
+void tpu_ref_rows_tile(const uint16_t *x, size_t ldx, unsigned rows, const uint16_t *w,
+                       const tpu_ref_tile *t, unsigned n, uint32_t *y, size_t ldy);
+
+/* ---- matmul, pointwise ------------------------------------------------------- */
 
 /* Y[B,F] = X[B,D] . W[D,F] the way the MXU does it with K-tiles of `tile`
  * rows of W (tile = mxu_n): each K-tile is a column sum from +0 (as

@@ -5,11 +5,13 @@
  *   tpu-bench run [--config NAME|FILE] [--set KEY=VALUE]... [--max-cycles N]
  *                 [--repeat R] PROG.bin
  *
- * `row` times tpu_ref_row (the MXU model's inner loop) alone; `run` times
- * tpu_system_run on a program, without loading or result checking, and
- * reports simulated cycles and multiply-adds per host second and the
- * process's peak memory.  It prints numbers and never judges them: host
- * speed varies, so nothing here asserts on time.
+ * `row` times tpu_ref_row_tile (the MXU model's inner loop) alone; `run`
+ * times tpu_system_run on a program, without loading or result checking,
+ * and reports simulated cycles and multiply-adds per host second and the
+ * process's peak memory.  Both first print the MXU kernel in use (ref.h:
+ * the fastest the host runs, or the one TPU_REF_KERNEL names).  It prints
+ * numbers and never judges them: host speed varies, so nothing here
+ * asserts on time.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,9 @@ static void usage(FILE *f)
           "        loading or checking) and the peak memory (max RSS) of the process;\n"
           "        --repeat R runs it R times on fresh systems (default 1) and sums\n"
           "  -h, --help   print this help and exit\n"
+          "\n"
+          "environment: TPU_REF_KERNEL=auto|soft|sse2|avx2|avx2-fma|avx512-fma picks the\n"
+          "MXU kernel (default: the fastest this host runs); both print the one in use\n"
           "\n"
           "exit status: 0 measured, 1 the program did not load or halt, 2 bad command line\n", f);
 }
@@ -76,7 +81,8 @@ static int parse_number(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
-/* tpu-bench row: normal bf16 operands (no NaN shortcuts), timed calls. */
+/* tpu-bench row: normal bf16 operands (no NaN shortcuts), timed calls; the
+ * tile is scanned once, as the MXU model does when it loads one. */
 static int bench_row(int argc, char **argv)
 {
     double n = 128, seconds = 1;
@@ -106,10 +112,12 @@ static int bench_row(int argc, char **argv)
         w[i] = (uint16_t)(0x3e80 + ((s >> 33) & 0x1ff)) ^ (uint16_t)((s >> 21) & 0x8000);
     uint64_t calls = 0, batch = 1 + 4000000 / ((uint64_t)un * un);
     uint32_t sink = 0;
+    tpu_ref_tile tile;
+    tpu_ref_tile_scan(w, un, &tile);
     double t0 = now_seconds(), t;
     do {
         for (uint64_t b = 0; b < batch; b++) {
-            tpu_ref_row(x, w, un, y);
+            tpu_ref_row_tile(x, w, &tile, un, y);
             sink += y[b % un];
             x[b % un] ^= 1;                  /* a different row each call */
         }
@@ -117,7 +125,7 @@ static int bench_row(int argc, char **argv)
         t = now_seconds() - t0;
     } while (t < seconds);
     double macs = (double)calls * un * un;
-    printf("tpu_ref_row n=%u: %.3g MACs per host second (%llu rows in %.2f s; checksum %08x)\n",
+    printf("tpu_ref_row_tile n=%u: %.3g MACs per host second (%llu rows in %.2f s; checksum %08x)\n",
            un, macs / t, (unsigned long long)calls, t, sink);
     free(x); free(w); free(y);
     return 0;
@@ -230,6 +238,13 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         }
+    char err[200];
+    if (tpu_ref_kernel_from_env(err, sizeof err)) {
+        fprintf(stderr, "tpu-bench: %s\n", err);
+        return 2;
+    }
+    if (!strcmp(argv[1], "row") || !strcmp(argv[1], "run"))
+        printf("MXU kernel: %s\n", tpu_ref_kernel_name(tpu_ref_kernel_current()));
     if (!strcmp(argv[1], "row"))
         return bench_row(argc - 2, argv + 2);
     if (!strcmp(argv[1], "run"))

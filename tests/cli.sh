@@ -157,7 +157,10 @@ if [ -x "$bin/tpu-bench" ]; then
   check "tpu-bench no benchmark"  2 "which benchmark"             -- "$bin/tpu-bench"
   check "tpu-bench bad benchmark" 2 "unknown benchmark 'frob'"    -- "$bin/tpu-bench" frob
   check "tpu-bench bad --n"       2 "--n wants"                   -- "$bin/tpu-bench" row --n 0
-  check "tpu-bench row"           0 "tpu_ref_row n=8: .* MACs per host second" -- "$bin/tpu-bench" row --n 8 --seconds 0.05
+  check "tpu-bench row"           0 "tpu_ref_row_tile n=8: .* MACs per host second" -- "$bin/tpu-bench" row --n 8 --seconds 0.05
+  check "tpu-bench kernel"        0 "^MXU kernel: (soft|sse2|avx2|avx2-fma|avx512-fma)$" -- "$bin/tpu-bench" row --n 8 --seconds 0.01
+  check "tpu-bench TPU_REF_KERNEL" 0 "^MXU kernel: soft$"         -- env TPU_REF_KERNEL=soft "$bin/tpu-bench" row --n 8 --seconds 0.01
+  check "tpu-bench bad TPU_REF_KERNEL" 2 "TPU_REF_KERNEL=frob: no such kernel" -- env TPU_REF_KERNEL=frob "$bin/tpu-bench" row --n 8
   check "tpu-bench run"           0 "cycles/s, .* MACs/s; max RSS" -- "$bin/tpu-bench" run --config tiny "$tmp/sim_pass.bin"
   check "tpu-bench run failure"   1 "deadlock"                    -- "$bin/tpu-bench" run --config tiny "$tmp/sim_dead.bin"
   check "tpu-bench run --repeat"  0 "sim_pass.bin on tiny x 3: 3 cycles" -- "$bin/tpu-bench" run --config tiny --repeat 3 "$tmp/sim_pass.bin"

@@ -927,6 +927,72 @@ static void test_chunk_read_windows(void **state)
     assert_int_equal(get32(out), want);
 }
 
+/* Big reads of random fills, element by element against the definition
+ * (tpu_fill_random_f32, with fp.c's bf16 rounding): ranges that make
+ * zeros, subnormals (bf16: signed zeros), huge values and bf16 ties. */
+static void test_chunk_read_random_ranges(void **state)
+{
+    (void)state;
+    static const uint32_t ranges[][2] = {
+        { 0xc1200000u, 0x41200000u },    /* -10 .. 10 */
+        { 0x80ffffffu, 0x00ffffffu },    /* around 2^-126: subnormals and zeros */
+        { 0x80000010u, 0x00000010u },    /* subnormals only */
+        { 0xff7fffffu, 0x7effffffu },    /* huge */
+        { 0x3f800000u, 0x3f800100u },    /* a narrow range near 1 */
+    };
+    enum { N = 1 << 16 };
+    uint8_t *buf = malloc(4 * N + 3);
+    assert_non_null(buf);
+    for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++)
+        for (int bf16 = 0; bf16 < 2; bf16++) {
+            unsigned es = bf16 ? 2 : 4;
+            tpu_obj_chunk c = { .rec = TPU_REC_FILL, .space = TPU_SPACE_HBM,
+                                .fill = bf16 ? TPU_FILL_RANDOM_BF16 : TPU_FILL_RANDOM_F32,
+                                .size = (uint64_t)es * N * 8, .seed = 99 + r,
+                                .lo_bits = ranges[r][0], .hi_bits = ranges[r][1] };
+            uint64_t first = (uint64_t)N * r;
+            /* from a whole element, and from the middle of one */
+            for (unsigned skew = 0; skew < 2; skew++) {
+                tpu_obj_chunk_read(&c, first * es + skew, buf, (size_t)es * N + 1);
+                for (unsigned i = 0; i < N; i++) {
+                    uint32_t want = tpu_fill_random_f32(c.seed, first + i, c.lo_bits, c.hi_bits,
+                                                        bf16);
+                    uint32_t want_bytes = bf16 ? want >> 16 : want;
+                    const uint8_t *p = buf + (size_t)es * i - skew;
+                    for (unsigned b = skew && i == 0 ? 1 : 0; b < es; b++)
+                        if (p[b] != (uint8_t)(want_bytes >> (8 * b))) {
+                            print_error("range %zu %s skew %u element %u: byte %u is 0x%02x, "
+                                        "want 0x%08x\n", r, bf16 ? "bf16" : "f32", skew, i, b,
+                                        p[b], want_bytes);
+                            fail();
+                        }
+                }
+            }
+        }
+    /* bf16 ties (low 16 bits of the fp32 value exactly 0x8000, about one
+     * element in 65536): enough of them, with odd and even top halves, in
+     * 2^22 elements of [1, 2) */
+    enum { M = 1 << 22 };
+    tpu_obj_chunk t = { .rec = TPU_REC_FILL, .space = TPU_SPACE_HBM,
+                        .fill = TPU_FILL_RANDOM_BF16, .size = 2ull * M, .seed = 2024,
+                        .lo_bits = 0x3f800000u, .hi_bits = 0x40000000u };
+    unsigned ties[2] = { 0, 0 };
+    for (uint64_t i0 = 0; i0 < M; i0 += N) {
+        tpu_obj_chunk_read(&t, 2 * i0, buf, 2 * N);
+        for (unsigned i = 0; i < N; i++) {
+            uint32_t f = tpu_fill_random_f32(t.seed, i0 + i, t.lo_bits, t.hi_bits, 0);
+            if ((f & 0xffffu) != 0x8000u)
+                continue;
+            ties[(f >> 16) & 1]++;
+            uint32_t want = tpu_fill_random_f32(t.seed, i0 + i, t.lo_bits, t.hi_bits, 1) >> 16;
+            assert_int_equal(buf[2 * i] | buf[2 * i + 1] << 8, want);
+        }
+    }
+    print_message("bf16 ties: %u rounded up (odd), %u kept (even)\n", ties[1], ties[0]);
+    assert_true(ties[0] >= 10 && ties[1] >= 10);
+    free(buf);
+}
+
 /* ---- files ----------------------------------------------------------------- */
 
 static void test_write_and_read_files(void **state)
@@ -1006,6 +1072,7 @@ int main(void)
         cmocka_unit_test(test_expect_limit),
         cmocka_unit_test(test_random_fill_pinned),
         cmocka_unit_test(test_chunk_read_windows),
+        cmocka_unit_test(test_chunk_read_random_ranges),
         cmocka_unit_test(test_write_and_read_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,9 +3,12 @@
 #
 # Prints, for the tiny and v5e presets, simulated cycles and multiply-adds
 # per host second of a tiled matmul (programs/matmul.s) and the peak memory,
-# plus the speed of tpu_ref_row (the MXU model's inner loop) alone, on one
-# host thread; then 16 v5e cores on one thread and on one per CPU.  Numbers
-# only: nothing here asserts on speed.
+# plus the speed of tpu_ref_row_tile (the MXU model's inner loop) alone, on
+# one host thread; then 16 v5e cores on one thread and on one per CPU.
+# Numbers only: nothing here asserts on speed.  The MXU kernel is the
+# fastest this host runs unless TPU_REF_KERNEL names another (soft, sse2,
+# avx2, avx2-fma, avx512-fma: docs/numerics.md section 8); tpu-bench prints
+# the one in use.
 #
 # Sizes (and the program) can be changed from the environment, e.g.
 #   BENCH_V5E="-D B=512 -D D=4096 -D F=4096" BENCH_TINY_REPEAT=10 make bench
@@ -23,7 +26,7 @@ v5e_sizes=${BENCH_V5E:--D B=1024 -D D=4096 -D F=4096}
 v5e_repeat=${BENCH_V5E_REPEAT:-1}
 prog=${BENCH_PROGRAM:-programs/matmul.s}
 
-echo "== tpu_ref_row alone (MXU model inner loop)"
+echo "== tpu_ref_row_tile alone (MXU model inner loop)"
 "$bin/tpu-bench" row --n 8
 "$bin/tpu-bench" row --n 128
 

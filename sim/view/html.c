@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 #define CHUNK_FRAMES 256          /* cycles per <script> chunk */
 #define CELL_FIELDS  6            /* w, s, l, row, x, y */
 #define NONE         (-1)         /* a field with nothing to show (no load, no multiply-add) */
+#define NEW_NUMBER   (-2)         /* a cell's number seen for the first time: the next in NT */
 #define UNSET        INT64_MIN    /* before the first recorded cycle: every slot differs */
 
 /* The event kinds, in the order their breakpoints are set. */
@@ -268,6 +270,7 @@ struct tpu_html {
     size_t nslots;              /* the layout of the slots: */
     size_t off_units, off_status, off_sreg, off_sem, off_queue, off_dma, off_ctr, nctr;
     int64_t *prev, *cur;
+    int64_t next_new;           /* numbers written so far (NEW_NUMBER gives the next) */
 
     table nums, texts;
     buf chunk, events;          /* frames and events not yet written */
@@ -331,7 +334,7 @@ tpu_html *tpu_html_open(const char *path, tpu_system *s, const tpu_html_opts *o,
     h->off_units = (size_t)h->nmxu * h->n * h->n * CELL_FIELDS;
     h->off_status = h->off_units + h->nunits;
     h->off_sreg = h->off_status + 1;
-    h->off_sem = h->off_sreg + TPU_NUM_SREGS;
+    h->off_sem = h->off_sreg + 2 * TPU_NUM_SREGS;  /* value, and its text when not exact in JS */
     h->off_queue = h->off_sem + TPU_NUM_SEMS;
     h->off_dma = h->off_queue + 3 + h->nmxu;        /* dma, vpu, ici, mxu0.. */
     h->off_ctr = h->off_dma + 3 * (size_t)h->ndma;  /* state, bytes left, bytes in all */
@@ -518,7 +521,7 @@ static void record_state(tpu_html *h, uint64_t cycle)
                 else
                     h->cur[i + 2] = NONE;
                 if (v.active) {
-                    h->cur[i + 3] = v.row;
+                    h->cur[i + 3] = (int64_t)cycle - v.row;     /* constant along a stream */
                     put_number(h, i + 4, (uint32_t)v.x << 16);
                     put_number(h, i + 5, v.psum);
                 } else {
@@ -531,9 +534,18 @@ static void record_state(tpu_html *h, uint64_t cycle)
     tpu_seq_view sv;
     tpu_core_seq_view(c, &sv);
     for (unsigned r = 0; r < TPU_NUM_SREGS; r++) {
-        char t[32];
-        int n = snprintf(t, sizeof t, "%" PRId64, sv.sreg[r]);
-        put_text(h, h->off_sreg + r, t, (size_t)n);
+        /* a number while the page's doubles hold it exactly, else its text */
+        int64_t v = sv.sreg[r], big = INT64_C(1) << 53;
+        size_t i = h->off_sreg + 2 * r;
+        if (v > -big && v < big) {
+            h->cur[i] = v;
+            h->cur[i + 1] = NONE;
+        } else {
+            char t[32];
+            int n = snprintf(t, sizeof t, "%" PRId64, v);
+            h->cur[i] = 0;
+            put_text(h, i + 1, t, (size_t)n);
+        }
     }
     for (unsigned k = 0; k < TPU_NUM_SEMS; k++)
         h->cur[h->off_sem + k] = sv.sem[k];
@@ -586,16 +598,39 @@ void tpu_html_cycle(tpu_html *h, enum tpu_stop r)
         return;
     }
 
-    /* The slots that changed: (gap, value) pairs, counters as increments. */
+    /* The guess, which the page makes too (apply() in html_page.html):
+     * each activation moved one cell to the right (T22), so a cell holds
+     * the x its left neighbour held in the cycle before; and a cell with
+     * an x made a partial sum never seen before, the next number of the
+     * table.  Then the slots that differ from the guess, in order, as
+     * (gap, value) pairs; the counters as increments. */
+    for (unsigned m = 0; m < h->nmxu; m++)
+        for (unsigned r = 0; r < h->n; r++) {
+            int64_t *row = h->prev + ((size_t)m * h->n + r) * h->n * CELL_FIELDS;
+            for (unsigned col = h->n - 1; col > 0; col--)
+                row[(size_t)col * CELL_FIELDS + 4] = row[(size_t)(col - 1) * CELL_FIELDS + 4];
+        }
     buf_put(&h->chunk, "[", 1);
     size_t last = (size_t)-1;
     int any = 0;
     for (size_t i = 0; i < h->nslots; i++) {
         int64_t v = h->cur[i];
-        if (v == h->prev[i])
+        int cell = i < h->off_units;
+        if (cell && i % CELL_FIELDS == 5 && h->cur[i - 1] != NONE) {
+            if (v == h->next_new) {         /* as guessed: a new partial sum */
+                h->next_new++;
+                h->prev[i] = v;
+                continue;
+            }
+        } else if (v == h->prev[i]) {
             continue;
-        if (i >= h->off_ctr)
+        }
+        if (i >= h->off_ctr) {
             v -= h->prev[i];
+        } else if (cell && i % CELL_FIELDS != 3 && v == h->next_new) {
+            v = NEW_NUMBER;         /* the numbers enter the table in the slots' order */
+            h->next_new++;
+        }
         buf_printf(&h->chunk, "%s%zu,%" PRId64, any ? "," : "", i - last - 1, v);
         any = 1;
         last = i;
@@ -611,6 +646,20 @@ void tpu_html_cycle(tpu_html *h, enum tpu_stop r)
         h->done = 1;
         h->truncated = 1;
     }
+}
+
+/* The fp32 bits of a number's text read back (0 for "nan", "inf", "-inf"):
+ * NB holds each number's bits less these, a small number, since the text
+ * has five digits (the page reads the text back the same way: bits()). */
+static uint32_t text_bits(const char *text)
+{
+    double d = strtod(text, NULL);
+    if (!isfinite(d))
+        return 0;
+    float f = (float)d;
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
 }
 
 static void json_texts(FILE *f, const table *t)
@@ -708,7 +757,8 @@ int tpu_html_close(tpu_html *h, char *err, size_t errlen)
     json_texts(h->f, &h->nums);
     fputs(";\nvar NB=[", h->f);
     for (size_t i = 0; i < h->nums.n; i++)
-        fprintf(h->f, "%s%" PRIu32, i ? "," : "", h->nums.bits[i]);
+        fprintf(h->f, "%s%" PRId64, i ? "," : "",
+                (int64_t)h->nums.bits[i] - (int64_t)text_bits(h->nums.text[i]));
     fputs("];\nvar ST=", h->f);
     json_texts(h->f, &h->texts);
     fputs(";\n</script>\n", h->f);

@@ -344,9 +344,9 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
     if (trace_failed)
         fprintf(stderr, "tpu-sim: error: %s\n", terr);
     if (tr->html && !tpu_html_cycles(tr->html))
-        fprintf(stderr, "tpu-sim: note: %s has no cycle: the run ended after %llu cycles, before "
-                "--html-cycles %s\n", o->html, (unsigned long long)tpu_system_cycle(s),
-                o->html_cycles ? o->html_cycles : "");
+        fprintf(stderr, "tpu-sim: note: %s has no cycle: the run ended after %llu cycle%s%s%s\n",
+                o->html, (unsigned long long)tpu_system_cycle(s), tpu_system_cycle(s) == 1 ? "" : "s",
+                o->html_cycles ? ", before --html-cycles " : "", o->html_cycles ? o->html_cycles : "");
     else if (tr->html && tpu_html_truncated(tr->html))
         fprintf(stderr, "tpu-sim: note: %s holds cycles %llu to %llu only: its data reached "
                 "%llu MiB (choose the cycles with --html-cycles A:B)\n", o->html,

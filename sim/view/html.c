@@ -136,6 +136,7 @@ typedef struct table {
     size_t size, n, cap;
     uint32_t *bits;         /* numbers: the fp32 bit pattern */
     char **text;            /* numbers: as `show cell` prints them; texts: the text */
+    uint64_t bytes;         /* about what the table takes in the page */
 } table;
 
 static uint64_t mix(uint64_t x)
@@ -191,6 +192,20 @@ static int table_grow(table *t, int numbers)
     return 0;
 }
 
+/* The fp32 bits of a number's text read back (0 for "nan", "inf", "-inf"):
+ * NB holds each number's bits less these, a small number, since the text
+ * has five digits (the page reads the text back the same way: bits()). */
+static uint32_t text_bits(const char *text)
+{
+    double d = strtod(text, NULL);
+    if (!isfinite(d))
+        return 0;
+    float f = (float)d;
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
 /* The index of fp32 pattern `bits` (a bf16 is its upper half), or -1 when
  * out of memory. */
 static int64_t number_index(table *t, uint32_t bits)
@@ -214,6 +229,10 @@ static int64_t number_index(table *t, uint32_t bits)
         j = (j + 1) & (t->size - 1);
     t->bits[t->n] = bits;
     t->text[t->n] = copy;
+    char nb[24];                                /* "text", and its number in NB */
+    t->bytes += strlen(copy) + 3 +
+                (uint64_t)snprintf(nb, sizeof nb, "%" PRId64 ",",
+                                   (int64_t)bits - (int64_t)text_bits(copy));
     t->hash[j] = (uint32_t)(++t->n);
     return (int64_t)t->n - 1;
 }
@@ -241,6 +260,7 @@ static int64_t text_index(table *t, const char *s, size_t len)
     while (t->hash[j])
         j = (j + 1) & (t->size - 1);
     t->text[t->n] = copy;
+    t->bytes += len + 3;
     t->hash[j] = (uint32_t)(++t->n);
     return (int64_t)t->n - 1;
 }
@@ -641,25 +661,11 @@ void tpu_html_cycle(tpu_html *h, enum tpu_stop r)
     h->chunk_frames++;
     if (h->chunk_frames == CHUNK_FRAMES || h->chunk.n > (1u << 20))
         flush_chunk(h);
-    if (h->written + h->chunk.n + h->events.n > h->o.max_bytes) {
+    if (h->written + h->chunk.n + h->events.n + h->nums.bytes + h->texts.bytes > h->o.max_bytes) {
         flush_chunk(h);
         h->done = 1;
         h->truncated = 1;
     }
-}
-
-/* The fp32 bits of a number's text read back (0 for "nan", "inf", "-inf"):
- * NB holds each number's bits less these, a small number, since the text
- * has five digits (the page reads the text back the same way: bits()). */
-static uint32_t text_bits(const char *text)
-{
-    double d = strtod(text, NULL);
-    if (!isfinite(d))
-        return 0;
-    float f = (float)d;
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
 }
 
 static void json_texts(FILE *f, const table *t)

@@ -27,8 +27,8 @@
  * texts are written once, in tables, and the slots hold their indices.
  * Cycles are written to the file as the run goes, in <script> chunks, and
  * the tables and the page's script when it is closed, so a run stopped by
- * Ctrl-C still leaves a whole page.  Recording stops once the data passes
- * max_bytes (the page says so).
+ * Ctrl-C still leaves a whole page.  Recording stops once the data (the
+ * cycles and the tables) passes max_bytes (the page says so).
  */
 #ifndef TPU_HTML_H
 #define TPU_HTML_H

@@ -383,6 +383,9 @@ tpu_html *tpu_html_open(const char *path, tpu_system *s, const tpu_html_opts *o,
                             .out = h->null };
     h->st = tpu_stepper_create(&so, err, errlen);
     if (!h->st) {
+        fclose(h->f);
+        h->f = NULL;
+        remove(path);
         tpu_html_free(h);
         return NULL;
     }

@@ -285,6 +285,8 @@ struct tpu_html {
     tpu_stepper *st;            /* watches the run: the status line, units, events */
     FILE *null;                 /* the stepper's output between cycles */
     unsigned bp_first;          /* id of the first of its breakpoints */
+    unsigned next_bp;           /* the id its next breakpoint gets */
+    int armed;                  /* the breakpoints are set (arm()) */
 
     unsigned n, nmxu, ndma, nunits, ncores;
     size_t nslots;              /* the layout of the slots: */
@@ -381,6 +383,7 @@ tpu_html *tpu_html_open(const char *path, tpu_system *s, const tpu_html_opts *o,
     }
     tpu_stepper_opts so = { .sys = s, .obj = o->obj, .cfg = cfg, .program = o->program,
                             .out = h->null };
+    h->next_bp = 1;             /* a new stepper numbers its breakpoints from 1 */
     h->st = tpu_stepper_create(&so, err, errlen);
     if (!h->st) {
         fclose(h->f);
@@ -389,9 +392,19 @@ tpu_html *tpu_html_open(const char *path, tpu_system *s, const tpu_html_opts *o,
         tpu_html_free(h);
         return NULL;
     }
-    /* The unit events, as breakpoints: their messages are the events. */
-    h->bp_first = 1;
+    write_page(h->f, 0);
+    return h;
+}
+
+/* The unit events are the messages of the stepper's breakpoints, set on
+ * them while the page records (outside the window nobody reads them). */
+static void arm(tpu_html *h)
+{
     static const char *const breaks[] = { "break mxu-start", "break mxu-end", "break dma-done" };
+    if (h->armed)
+        return;
+    h->armed = 1;
+    h->bp_first = h->next_bp;
     for (unsigned i = 0; i < 3; i++)
         tpu_stepper_exec(h->st, breaks[i]);
     for (unsigned i = 0; i < TPU_NUM_SEMS; i++) {
@@ -399,9 +412,16 @@ tpu_html *tpu_html_open(const char *path, tpu_system *s, const tpu_html_opts *o,
         snprintf(cmd, sizeof cmd, "break sem %u", i);
         tpu_stepper_exec(h->st, cmd);
     }
+    h->next_bp += 3 + TPU_NUM_SEMS;
+}
 
-    write_page(h->f, 0);
-    return h;
+/* Recording is over: the window, the budget or memory ended it. */
+static void stop_recording(tpu_html *h)
+{
+    h->done = 1;
+    if (h->armed)
+        tpu_stepper_exec(h->st, "delete");
+    h->armed = 0;
 }
 
 void tpu_html_before(tpu_html *h)
@@ -415,9 +435,10 @@ void tpu_html_before(tpu_html *h)
     if (c < h->o.first)
         return;
     if (h->o.end && c >= h->o.end) {
-        h->done = 1;
+        stop_recording(h);
         return;
     }
+    arm(h);
     tpu_stepper_before_step(h->st);
     h->watching = 1;
 }
@@ -617,7 +638,7 @@ void tpu_html_cycle(tpu_html *h, enum tpu_stop r)
     record_state(h, cycle);
     if (h->oom || h->chunk.oom || h->events.oom) {
         h->oom = 1;
-        h->done = 1;
+        stop_recording(h);
         return;
     }
 
@@ -666,7 +687,7 @@ void tpu_html_cycle(tpu_html *h, enum tpu_stop r)
         flush_chunk(h);
     if (h->written + h->chunk.n + h->events.n + h->nums.bytes + h->texts.bytes > h->o.max_bytes) {
         flush_chunk(h);
-        h->done = 1;
+        stop_recording(h);
         h->truncated = 1;
     }
 }

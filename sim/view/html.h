@@ -22,9 +22,12 @@
  *
  * Encoding (docs/tpu-sim.md gives the sizes): the state of a cycle is a
  * vector of numbers ("slots"); each recorded cycle is a JSON array of the
- * slots that changed since the cycle before, as pairs (gap to the
- * previous changed slot, value), the counters as increments.  Numbers and
- * texts are written once, in tables, and the slots hold their indices.
+ * slots that differ from a guess made from the cycle before (each
+ * activation moved one cell to the right, a cell with an activation made
+ * a new partial sum, everything else stayed), as pairs (gap to the
+ * previous such slot, value); the counters as increments.  Numbers and
+ * texts are written once, in tables, and the slots hold their indices
+ * (-2: the next number of the table).  html_page.html reads it back.
  * Cycles are written to the file as the run goes, in <script> chunks, and
  * the tables and the page's script when it is closed, so a run stopped by
  * Ctrl-C still leaves a whole page.  Recording stops once the data (the
@@ -40,7 +43,7 @@
 #include "objfile.h"
 #include "tpu.h"
 
-#define TPU_HTML_DEFAULT_MAX_BYTES (64ull << 20)   /* 64 MiB of recorded cycles */
+#define TPU_HTML_DEFAULT_MAX_BYTES (64ull << 20)   /* 64 MiB of data: cycles and tables */
 
 typedef struct tpu_html tpu_html;
 

@@ -19,11 +19,15 @@
 #
 # See it run:
 #   make roofline       measure the roofline of tiny and v5e (CSV, PNG, SVG)
+#   make mpi            tpu-sim-mpi: the cores of a system over MPI ranks
+#   make collectives    the communication roofline: ring collectives on v5e
+#                       rings of 4, 8, 16, a 4x4 torus and mesh, and the
+#                       two-chip matmul's crossover D (CSV, PNG, SVG)
 #   make bench          simulator, RTL and lockstep speed
 #                       (BENCH_BUILD_TIME=1: also the Verilator build times)
 #
 # The RTL (sim/rtl/rtl.mk, sim/cosim/*.mk, sim/rtl_fp/rtl_fp.mk):
-#   make rtl-lint       verilator --lint-only -Wall on the core and system2
+#   make rtl-lint       verilator --lint-only -Wall on the core and system
 #   make rtl-build      the Verilated core and two-core top (RTL_CONFIG=tiny)
 #   make rtl-test       every program on the RTL in lockstep (RTL_CONFIG)
 #   make cosim-mid      every program in lockstep on the mid config's RTL
@@ -107,6 +111,11 @@ PROGRAMS   := $(wildcard programs/*.s)
 roofline: $(BIN)/tpu-roofline
 	$(BIN)/tpu-roofline --config tiny --out $(BUILD)/roofline --img docs
 	$(BIN)/tpu-roofline --config v5e --out $(BUILD)/roofline --img docs
+
+.PHONY: collectives
+collectives: $(BIN)/tpu-collectives
+	$(BIN)/tpu-collectives --config v5e --out $(BUILD)/collectives --img docs
+	$(BIN)/tpu-collectives --config v5e --matmul-2chip --out $(BUILD)/collectives --img docs
 
 .PHONY: all deps demo test test-build check-generated generate roundtrip fuzz fuzz-smoke clean help bench \
         cosim-mid
@@ -196,6 +205,8 @@ $(BUILD)/tests/%: tests/%.c $(LIB)
 
 # The RTL floating-point units and their Verilator check against cmodel/fp.c.
 include sim/rtl_fp/rtl_fp.mk
+# tpu-sim over MPI ranks.
+include sim/mpi/mpi.mk
 
 # The RTL: lint, the Verilated core and its bench (build/rtl/CFG/), synthesis;
 # then the co-simulation checks on top of it (random programs, mutation test).
@@ -214,7 +225,7 @@ include sim/systemc/systemc.mk
 
 # ---- generated files ----------------------------------------------------
 # From cmodel/isa.def (the ISA), rtl/trace_ports.def (the trace port of core
-# and system2) and rtl/queue_entry.def (a dispatch queue entry): FILE:OPTION
+# and system) and rtl/queue_entry.def (a dispatch queue entry): FILE:OPTION
 # of tpu-isagen.  docs/rtl.md is partly generated (its two tables).
 GENERATED_BY := docs/isa.md:--markdown rtl/tpu_isa.vh:--verilog rtl/tpu_trace.vh:--trace \
                 rtl/tpu_queue.vh:--queue
@@ -249,7 +260,7 @@ bench: all systemc-build
 
 # ---- the second config ---------------------------------------------------
 # Every program (programs/*.s, sim/rtl/progs/*.s) in lockstep on the RTL of
-# the mid config (16 x 16, 2 MXUs; the two-core programs on its system2), as
+# the mid config (16 x 16, 2 MXUs; the two-core programs on its system), as
 # rtl-test does on tiny.  The benches link the plain library (SAN=0).
 # COSIM_MID_TWO=0 (make test) builds and runs the one-core bench only: the
 # two-core top of mid takes about twice as long to build as the core.
@@ -263,14 +274,15 @@ cosim-mid: all
 # ---- tests -------------------------------------------------------------
 # make test first builds everything it runs, JOBS (default: the number of
 # CPUs) compiles at once: the C tools and tests, the SystemC objects, the
-# fuzz targets and the Verilated models (tiny's core and two-core top, the
+# fuzz targets and the Verilated models (tiny's core and its systems of two and four cores, the
 # mutant, mid's core, the fp units; their Verilator makefiles share make's
 # job slots).  The Verilated benches link the plain library, so with SAN=1
 # they are built by a second, SAN=0 make.  Then it runs the tests in turn.
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
-TEST_RTL    = build/rtl/tiny/rtl-bench build/rtl/tiny/rtl-bench2 $(COSIM_MUT_DIR)/rtl-bench \
+TEST_RTL    = build/rtl/tiny/rtl-bench build/rtl/tiny/rtl-bench2 build/rtl/tiny/rtl-bench4 \
+              $(COSIM_MUT_DIR)/rtl-bench \
               build/rtl/mid/rtl-bench
-TEST_BUILD  = all $(TEST_BINS) systemc-build $(FUZZ_TARGETS) $(RTL_FP_BIN) $(COSIM_TEST)
+TEST_BUILD  = all $(TEST_BINS) systemc-build $(FUZZ_TARGETS) $(RTL_FP_BIN) $(COSIM_TEST) $(MPI_BIN)
 
 test-build: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) $(TEST_BUILD) $(if $(filter 0,$(SAN)),$(TEST_RTL))

@@ -32,6 +32,8 @@ struct tpu_core {
     unsigned id;
     const tpu_config *cfg;
     const uint64_t *cycle;  /* the system's clock: the cycle being computed */
+    uint64_t own_clock;     /* the clock `cycle` points at while the cores of a system
+                             * run apart on host threads (parallel.c) */
     tpu_evsrc ev;
 
     tpu_seq  seq;

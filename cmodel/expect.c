@@ -350,6 +350,49 @@ static int check_f32(checker *k)
     return 0;
 }
 
+/* sum Z, X, STRIDE, K, N: fp32 Z[i] = X_0[i] + X_1[i] + ... + X_{K-1}[i],
+ * X_j the N values at X + j * STRIDE, added left to right (tpu_f32_add).
+ * The partial sums of a ring reduction are the collectives' business: a
+ * program whose order differs checks data whose sums are exact. */
+static int check_sum(checker *k)
+{
+    uint64_t stride = 0, nk = 0, n = 0, bytes = 0, span = 0;
+    if (want_nops(k, 5) || want_number(k, 2, "STRIDE", &stride) || want_number(k, 3, "K", &nk)
+        || want_number(k, 4, "N", &n) || want_bytes(k, "N elements", n, 1, 4, &bytes))
+        return -1;
+    if (nk < 1 || nk > TPU_EXPECT_MAX_TERMS)
+        return check_error(k, "K = %llu: must be 1 to %u", (unsigned long long)nk,
+                           TPU_EXPECT_MAX_TERMS);
+    if (want_bytes(k, "X_0 .. X_{K-1}", nk - 1, stride, 1, &span)
+        || want_region(k, 0, "Z", bytes) || want_region(k, 1, "X", span + bytes))
+        return -1;
+    size_t block = block_bytes(k) / 4 ? block_bytes(k) / 4 : 1;
+    uint32_t *acc = alloc_or_error(k, block * 4);
+    uint32_t *term = acc ? alloc_or_error(k, block * 4) : NULL;
+    uint32_t *got = term ? alloc_or_error(k, block * 4) : NULL;
+    int rc = got ? 0 : -1;
+    for (uint64_t i0 = 0; rc == 0 && i0 < n; i0 += block) {
+        size_t m = (size_t)(n - i0 < block ? n - i0 : block);
+        tpu_expect_initial_read(k->obj, k->e->ops[1].space, k->e->ops[1].value + i0 * 4,
+                                (uint8_t *)acc, m * 4);
+        for (uint64_t j = 1; j < nk; j++) {
+            tpu_expect_initial_read(k->obj, k->e->ops[1].space,
+                                    k->e->ops[1].value + j * stride + i0 * 4, (uint8_t *)term,
+                                    m * 4);
+            tpu_ref_pointwise(TPU_REF_ADD, acc, term, acc, m);
+        }
+        rc = read_output(k, 0, "Z", i0 * 4, got, m * 4);
+        for (size_t i = 0; rc == 0 && i < m; i++)
+            if (acc[i] != got[i]) {
+                char at[32];
+                snprintf(at, sizeof at, "[%llu]", (unsigned long long)(i0 + i));
+                rc = mismatch_f32(k, "Z", &k->e->ops[0], at, acc[i], got[i]);
+            }
+    }
+    free(acc); free(term); free(got);
+    return rc;
+}
+
 /* One record on one core: 0 pass, 1 mismatch, -1 error (res filled). */
 static int check_one(checker *k)
 {
@@ -363,6 +406,7 @@ static int check_one(checker *k)
         return check_pointwise(k);
     case TPU_EXPECT_COPY: return check_copy(k);
     case TPU_EXPECT_F32: return check_f32(k);
+    case TPU_EXPECT_SUM: return check_sum(k);
     default: return check_error(k, "unknown operation %u", k->e->op);
     }
 }

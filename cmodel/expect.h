@@ -38,6 +38,7 @@ typedef struct tpu_expect_target {
  * instead of a huge allocation or an hour of work. */
 #define TPU_EXPECT_MAX_REGION  (2ull << 30)
 #define TPU_EXPECT_MAX_MACS    (1ull << 38)
+#define TPU_EXPECT_MAX_TERMS   65536u       /* K of `sum` */
 
 enum tpu_expect_status {
     TPU_EXPECT_NONE,        /* the object has no .expect records */

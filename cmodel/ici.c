@@ -94,6 +94,27 @@ static void link_pop(tpu_link *l)
         l->bhead = 0;
 }
 
+/* Move every chunk of src, in order, to the end of dst; src ends empty.
+ * Returns the latest landing cycle moved (0 if none), or -1 when out of
+ * memory (dst->oom). */
+int64_t tpu_link_append(tpu_link *dst, tpu_link *src)
+{
+    uint64_t last = 0;
+    for (size_t i = 0; i < src->n; i++) {
+        const tpu_link_chunk *ch = &src->c[src->head + i];
+        uint8_t *b = link_push(dst, ch, ch->len);
+        if (!b)
+            return -1;
+        if (ch->len)
+            memcpy(b, src->buf + ch->off, ch->len);
+        if (ch->arrive > last)
+            last = ch->arrive;
+    }
+    src->head = src->n = 0;
+    src->bhead = src->blen = 0;
+    return (int64_t)last;
+}
+
 /* ---- receiving (T31) ----------------------------------------------------- */
 
 void tpu_ici_receive(tpu_ici *x, uint64_t t)
@@ -170,6 +191,7 @@ static int send_bytes(tpu_ici *x, unsigned p, uint64_t t)
         pt->sent += got;
         pt->acc -= got * x->den;
         x->bytes_sent += got;
+        x->port_bytes[p] += got;
     }
     if (last)
         finish_send(x, p);

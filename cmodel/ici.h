@@ -41,6 +41,9 @@ typedef struct tpu_link {
 } tpu_link;
 
 void tpu_link_free(tpu_link *l);
+/* Move src's chunks, in order, behind dst's (the parallel runner's
+ * staging, parallel.c); the latest landing cycle moved, or -1 (out of memory). */
+int64_t tpu_link_append(tpu_link *dst, tpu_link *src);
 static inline int tpu_link_empty(const tpu_link *l) { return l->n == 0; }
 
 typedef struct tpu_ici_port {
@@ -64,6 +67,7 @@ typedef struct tpu_ici {
     const tpu_evsrc *ev;
     /* statistics */
     uint64_t bytes_sent, bytes_received;
+    uint64_t port_bytes[TPU_NUM_PORTS];     /* sent, per port */
 } tpu_ici;
 
 void tpu_ici_init(tpu_ici *x, unsigned qdepth, uint64_t num, uint64_t den, uint64_t latency,

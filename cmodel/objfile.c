@@ -156,6 +156,7 @@ const char *tpu_expect_op_name(unsigned op)
         [TPU_EXPECT_MATMUL] = "matmul", [TPU_EXPECT_ADD] = "add", [TPU_EXPECT_SUB] = "sub",
         [TPU_EXPECT_MUL] = "mul",       [TPU_EXPECT_MAX] = "max", [TPU_EXPECT_MIN] = "min",
         [TPU_EXPECT_RELU] = "relu",     [TPU_EXPECT_COPY] = "copy", [TPU_EXPECT_F32] = "f32",
+        [TPU_EXPECT_SUM] = "sum",
     };
     return op < TPU_EXPECT_OP_COUNT ? names[op] : NULL;
 }
@@ -172,6 +173,7 @@ static void expect_shape(unsigned op, unsigned *min_ops, unsigned *max_ops, unsi
     case TPU_EXPECT_RELU:   *min_ops = *max_ops = 3; *naddr = 2; break;
     case TPU_EXPECT_COPY:   *min_ops = *max_ops = 3; *naddr = 2; break;
     case TPU_EXPECT_F32:    *min_ops = 2; *max_ops = TPU_OBJ_MAX_EXPECT_OPS; *naddr = 1; break;
+    case TPU_EXPECT_SUM:    *min_ops = *max_ops = 5; *naddr = 2; break;
     default:                *min_ops = *max_ops = *naddr = 0; break;
     }
 }

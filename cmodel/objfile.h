@@ -43,6 +43,8 @@ enum tpu_expect_op {
     TPU_EXPECT_RELU,       /* Z, X, n */
     TPU_EXPECT_COPY,       /* DST, SRC, nbytes: bytes equal */
     TPU_EXPECT_F32,        /* ADDR, v0, v1, ...: fp32 at ADDR are these bit patterns */
+    TPU_EXPECT_SUM,        /* Z, X, STRIDE, K, n: fp32 Z[i] = X_0[i] + ... + X_{K-1}[i],
+                            * X_j at X + j * STRIDE bytes, added left to right */
     TPU_EXPECT_OP_COUNT
 };
 

@@ -14,24 +14,15 @@
 #include <string.h>
 
 #include "core.h"
+#include "system_impl.h"
 #include "tpu.h"
 
-struct tpu_system {
-    tpu_config cfg;
-    enum tpu_topology topo;
-    unsigned ncores, rows, cols;
-    tpu_core **cores;
-    tpu_link *links;        /* ncores * TPU_NUM_PORTS, link (c, p) at c * 4 + p */
-    uint64_t cycle;
-    tpu_event_bus bus;
-    enum tpu_stop state;
-    char error[600];
-};
+static int build(tpu_system *s, char *err, size_t errlen);
 
 /* ---- topology ------------------------------------------------------------ */
 
 /* The core that port p of core c is wired to, or -1 (docs/timing.md sec. 6). */
-static int neighbour(const tpu_system *s, unsigned c, unsigned p)
+int tpu_system_neighbour(const tpu_system *s, unsigned c, unsigned p)
 {
     unsigned k = s->ncores;
     switch (s->topo) {
@@ -145,23 +136,30 @@ tpu_system *tpu_system_create(const tpu_config *cfg, const tpu_system_opts *opts
     s->ncores = o.cores;
     s->rows = o.topology == TPU_TOPO_RING ? 1 : o.rows;
     s->cols = o.topology == TPU_TOPO_RING ? o.cores : o.cols;
+    if (build(s, err, errlen) < 0) {
+        tpu_system_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* The cores and the links between them. */
+static int build(tpu_system *s, char *err, size_t errlen)
+{
     s->cores = calloc(s->ncores, sizeof *s->cores);
     s->links = calloc((size_t)s->ncores * TPU_NUM_PORTS, sizeof *s->links);
     if (!s->cores || !s->links) {
         snprintf(err, errlen, "out of memory");
-        tpu_system_destroy(s);
-        return NULL;
+        return -1;
     }
     for (unsigned c = 0; c < s->ncores; c++) {
         s->cores[c] = tpu_core_create(&s->cfg, c, &s->cycle, &s->bus, err, errlen);
-        if (!s->cores[c]) {
-            tpu_system_destroy(s);
-            return NULL;
-        }
+        if (!s->cores[c])
+            return -1;
     }
     for (unsigned c = 0; c < s->ncores; c++) {
         for (unsigned p = 0; p < TPU_NUM_PORTS; p++) {
-            int n = neighbour(s, c, p);
+            int n = tpu_system_neighbour(s, c, p);
             if (n < 0)
                 continue;
             tpu_link *l = &s->links[c * TPU_NUM_PORTS + p];
@@ -172,13 +170,11 @@ tpu_system *tpu_system_create(const tpu_config *cfg, const tpu_system_opts *opts
     }
     for (unsigned c = 0; c < s->ncores; c++)
         tpu_core_ports_wired(s->cores[c]);
-    return s;
+    return 0;
 }
 
-void tpu_system_destroy(tpu_system *s)
+static void unbuild(tpu_system *s)
 {
-    if (!s)
-        return;
     if (s->cores)
         for (unsigned c = 0; c < s->ncores; c++)
             tpu_core_destroy(s->cores[c]);
@@ -187,7 +183,52 @@ void tpu_system_destroy(tpu_system *s)
             tpu_link_free(&s->links[i]);
     free(s->cores);
     free(s->links);
+    s->cores = NULL;
+    s->links = NULL;
+}
+
+void tpu_system_destroy(tpu_system *s)
+{
+    if (!s)
+        return;
+    unbuild(s);
+    if (s->stage)
+        for (unsigned i = 0; i < s->ncores * TPU_NUM_PORTS; i++)
+            tpu_link_free(&s->stage[i]);
+    free(s->stage);
+    free(s->owned);
+    tpu_pool_destroy(s->pool);
     free(s);
+}
+
+int tpu_system_rebuild(tpu_system *s, char *err, size_t errlen)
+{
+    unbuild(s);
+    s->cycle = 0;
+    s->state = TPU_RUNNING;
+    s->error[0] = 0;
+    s->last_arrive = 0;
+    if (build(s, err, errlen) < 0)
+        return -1;
+    return s->obj ? tpu_system_load(s, s->obj, err, errlen) : 0;
+}
+
+void tpu_system_set_threads(tpu_system *s, unsigned n)
+{
+    s->threads = n;
+}
+
+void tpu_system_set_partition(tpu_system *s, const tpu_partition *p)
+{
+    if (p && p->nparts > 1)
+        s->part = *p;
+    else
+        memset(&s->part, 0, sizeof s->part);
+}
+
+int tpu_system_owns(const tpu_system *s, unsigned c)
+{
+    return s->part.nparts <= 1 || s->serial_only || s->part.owner[c] == s->part.self;
 }
 
 unsigned tpu_system_ncores(const tpu_system *s) { return s->ncores; }
@@ -220,6 +261,8 @@ static int put_piece(tpu_system *s, uint8_t space, uint64_t addr, const uint8_t 
 {
     int zero = all_zero(buf, n);
     for (unsigned c = 0; c < s->ncores; c++) {
+        if (!tpu_system_owns(s, c))
+            continue;           /* another process steps it (tpu_system_set_partition) */
         tpu_core *core = s->cores[c];
         if (space == TPU_SPACE_VMEM) {
             if (zero && all_zero(core->vmem.mem + addr, n))
@@ -269,6 +312,7 @@ static void size_hint(char *buf, size_t len, const char *key, uint64_t need, uin
 
 int tpu_system_load(tpu_system *s, const tpu_object *obj, char *err, size_t errlen)
 {
+    s->obj = obj;
     const tpu_config *cfg = &s->cfg;
     const tpu_obj_config *oc = &obj->config;
     uint64_t need[4] = { 0 };
@@ -370,7 +414,7 @@ int tpu_system_load(tpu_system *s, const tpu_object *obj, char *err, size_t errl
 
 /* ---- running ---------------------------------------------------------------------- */
 
-static int links_empty(const tpu_system *s)
+int tpu_system_links_empty(const tpu_system *s)
 {
     if (s->ncores == 1 && s->topo == TPU_TOPO_SINGLE)
         return 1;
@@ -413,7 +457,7 @@ enum tpu_stop tpu_system_step(tpu_system *s)
     if (s->state != TPU_RUNNING)
         return s->state;
     s->error[0] = 0;
-    int wires_empty = links_empty(s);
+    int wires_empty = tpu_system_links_empty(s);
     for (unsigned c = 0; c < s->ncores; c++)
         tpu_core_compute(s->cores[c]);
     check_deadlock(s, wires_empty);
@@ -431,7 +475,7 @@ enum tpu_stop tpu_system_step(tpu_system *s)
         }
         halted &= core->halted;
     }
-    if (halted && links_empty(s)) {
+    if (halted && tpu_system_links_empty(s)) {
         s->state = TPU_STOP_HALT;
         return s->state;
     }
@@ -446,6 +490,11 @@ enum tpu_stop tpu_system_step(tpu_system *s)
  * limit is not sticky: a later run with a higher limit goes on. */
 enum tpu_stop tpu_system_run(tpu_system *s, uint64_t max_cycles)
 {
+    if (tpu_system_parallel_ok(s)) {
+        enum tpu_stop r = tpu_system_run_parallel(s, max_cycles);
+        if (r != TPU_RUNNING)
+            return r;
+    }
     for (;;) {
         if (s->state != TPU_RUNNING)
             return s->state;

@@ -53,6 +53,38 @@ int tpu_system_load(tpu_system *s, const tpu_object *obj, char *err, size_t errl
 enum tpu_stop tpu_system_step(tpu_system *s);
 /* Step until halt, error, a break request or max_cycles (0 = no limit). */
 enum tpu_stop tpu_system_run(tpu_system *s, uint64_t max_cycles);
+/* Run the cores on up to n host threads (0: none of this, the plain loop).  The cores interact
+ * only through ICI links that take at least ici_latency cycles, so they can
+ * run apart for windows of that many cycles (conservative parallel
+ * simulation, docs/collectives.md): the results are the one-thread results
+ * bit for bit.  Used by tpu_system_run when the system has several cores,
+ * no event subscribers (the stepper, timelines and traces run on one
+ * thread) and a loaded object: a run that meets a run-time error or a
+ * deadlock starts again from it on one thread, so that the error is the
+ * one-thread error exactly.  The object must outlive the runs. */
+void tpu_system_set_threads(tpu_system *s, unsigned n);
+
+/* Several processes (MPI ranks, sim/mpi/) each step a part of the cores
+ * and exchange the link traffic of every window.  Every process creates
+ * the whole system and loads the object (only into the cores it owns), and
+ * calls tpu_system_run the same way; then a core's counters and memories
+ * are right only in the process that owns it.  A run that fails restarts
+ * on one thread in every process, which then all hold the whole system. */
+typedef struct tpu_partition {
+    unsigned nparts, self;      /* this process is part `self` of nparts */
+    const unsigned *owner;      /* ncores entries: the part that steps core c */
+    /* Send out[p] (outlen[p] bytes) to every part p, receive in[p] from it
+     * (malloc'ed by the callee, freed by the caller); 0 or -1. */
+    int (*exchange)(void *ctx, void *const *out, const size_t *outlen, void **in, size_t *inlen);
+    /* v[i] = the largest v[i] of all the parts, in place; 0 or -1. */
+    int (*max_u64)(void *ctx, uint64_t *v, unsigned n);
+    void *ctx;
+} tpu_partition;
+/* p is copied (owner is not: it must outlive the system); NULL: no parts. */
+void tpu_system_set_partition(tpu_system *s, const tpu_partition *p);
+/* Whether this process steps core c (always, without a partition or after
+ * a restart on one thread). */
+int tpu_system_owns(const tpu_system *s, unsigned c);
 uint64_t tpu_system_cycle(const tpu_system *s);
 /* The run-time error as one line: "core 0: cycle 123: pc 7 (mxu.mm 0, s1,
  * s2, s3, s4, s5): VMEM address 0x40000 out of range (VMEM is 0x40000
@@ -141,6 +173,7 @@ typedef struct tpu_stats {
     uint64_t hbm_read_bytes, hbm_write_bytes;   /* by DMA */
     uint64_t vmem_read_bytes, vmem_write_bytes;
     uint64_t ici_bytes;     /* sent */
+    uint64_t ici_port_bytes[4];             /* sent on each port (TPU_NUM_PORTS) */
     tpu_unit_stats unit[TPU_U_COUNT];
 } tpu_stats;
 /* Reason names for stall_by_reason[i] of a unit ("queue full", ...; NULL past the end). */

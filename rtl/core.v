@@ -11,11 +11,10 @@
 `include "tpu_queue.vh"
 `include "tpu_trace.vh"
 
-module core #(
-  parameter integer CoreId = 0
-) (
+module core (
   clk_i,
   rst_ni,
+  core_id_i,
   bd_we_i,
   bd_space_i,
   bd_addr_i,
@@ -52,6 +51,9 @@ module core #(
   // ---- ports (declared here, after the config they depend on) -------------------
   input  logic                          clk_i;
   input  logic                          rst_ni;
+  // this core's number in its system (what cid reads); an input rather than
+  // a parameter, so that every core of a system is one Verilated module
+  input  logic [15:0]                   core_id_i;
   // backdoor (loading and reading back memories; no timing, no trace)
   input  logic                          bd_we_i;
   input  logic [1:0]                    bd_space_i;  // 1 IMEM, 2 HBM, 3 VMEM (enum tpu_space)
@@ -59,7 +61,7 @@ module core #(
   input  logic [511:0]                  bd_wdata_i;  // byte i at bd_addr_i + i
   input  logic [63:0]                   bd_wstrb_i;  // byte enables (IMEM: bytes 0..7 as one word)
   output logic [511:0]                  bd_rdata_o;
-  // ICI links (rtl/ici.v: one word per port and direction; system2.v wires them)
+  // ICI links (rtl/ici.v: one word per port and direction; system.v wires them)
   input  logic [3:0]                    ici_connected_i;  // ports with a neighbour
   output logic [4*LinkW-1:0]            ici_link_o;       // what leaves, after the hop's latency
   input  logic [4*LinkW-1:0]            ici_link_i;       // what arrives
@@ -100,7 +102,6 @@ module core #(
   logic                      waiting_sem, dma_busy, vpu_busy, vpu_pop, ici_busy, ici_pop;
 
   seq #(
-    .CoreId     (CoreId),
     .NumMxu     (CFG_NUM_MXU),
     .MxuN       (CFG_MXU_N),
     .ImemWords  (CFG_IMEM_WORDS),
@@ -112,6 +113,7 @@ module core #(
   ) u_seq (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
+    .core_id_i     (core_id_i),
     .imem_we_i     (bd_imem_we),
     .imem_addr_i   ({3'd0, bd_addr_i[63:3]}),
     .imem_wdata_i  (bd_wdata_i[63:0]),

@@ -1,6 +1,6 @@
 // seq: the sequencer of one core (docs/timing.md T1-T10, cmodel/seq.c).
 //
-// Registers: pc, sreg[1..30] (s0 reads 0, s31 reads CoreId), sem[0..31],
+// Registers: pc, sreg[1..30] (s0 reads 0, s31 reads core_id_i), sem[0..31],
 // halted, error, the instruction memory and the dispatch queues (one per
 // unit, `queue` instances).  Every cycle the word at pc is decoded and
 // either issues or stalls, all from registers (T1):
@@ -20,7 +20,6 @@
 // packed as rtl/queue_entry.def says (the macros of tpu_queue.vh).
 `include "tpu_queue.vh"  // the queue entry's layout (rtl/queue_entry.def)
 module seq #(
-  parameter integer      CoreId     = 0,
   parameter integer      NumMxu     = 1,
   parameter integer      MxuN       = 8,
   parameter integer      ImemWords  = 4096,
@@ -32,6 +31,7 @@ module seq #(
 ) (
   input  logic                     clk_i,
   input  logic                     rst_ni,
+  input  logic [15:0]              core_id_i,       // what s31 (cid) reads
   // instruction memory backdoor (loading): one word per cycle
   input  logic                     imem_we_i,
   input  logic [63:0]              imem_addr_i,     // word index
@@ -141,7 +141,7 @@ module seq #(
   logic [63:0] sregs [32];
   always_comb begin
     sregs[0]  = 64'd0;
-    sregs[31] = 64'(CoreId);
+    sregs[31] = 64'(core_id_i);
     for (int i = 1; i <= 30; i++) begin
       sregs[i] = sreg_q[i];
     end

@@ -74,6 +74,13 @@ void tpu_progress_cycles(tpu_progress *p, uint64_t cycle)
     if (!p->f || ++p->tick < CLOCK_EVERY)
         return;
     p->tick = 0;
+    tpu_progress_cycles_now(p, cycle);
+}
+
+void tpu_progress_cycles_now(tpu_progress *p, uint64_t cycle)
+{
+    if (!p->f)
+        return;
     double t;
     if (!due(p, &t))
         return;

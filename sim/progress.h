@@ -33,6 +33,9 @@ void tpu_progress_init(tpu_progress *p, const char *tool, FILE *f);
 
 /* A run at `cycle`: cycles, rate and elapsed time. */
 void tpu_progress_cycles(tpu_progress *p, uint64_t cycle);
+/* The same, looking at the clock at once (for callers that run slices of
+ * many cycles between two calls). */
+void tpu_progress_cycles_now(tpu_progress *p, uint64_t cycle);
 
 /* Work in points: done of total, elapsed, time left (when done > 0);
  * `what` names the unit ("points", "seeds"); extra (may be NULL) is

@@ -1,7 +1,7 @@
 /*
  * tpu_as.c - tpu-as, the assembler command.
  *
- *   tpu-as [--config NAME|FILE] [-D NAME=VALUE]... [-o OUT] [--list] FILE.s
+ *   tpu-as [--config NAME|FILE] [-D NAME=VALUE]... [-I DIR]... [-o OUT] [--list] FILE.s
  *
  * Reads FILE.s (or standard input for "-"), assembles it with the library
  * in sim/asm/asm_*.c and writes the object (docs/object-format.md).  Without
@@ -20,7 +20,8 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: tpu-as [--config NAME|FILE] [-D NAME=VALUE]... [-o OUT] [--list] FILE.s\n"
+    fputs("usage: tpu-as [--config NAME|FILE] [-D NAME=VALUE]... [-I DIR]... [-o OUT] [--list]\n"
+          "              FILE.s\n"
           "\n"
           "Assemble FILE.s (docs/assembler.md) into an object file (docs/object-format.md).\n"
           "FILE '-' reads standard input.\n"
@@ -34,6 +35,8 @@ static void usage(FILE *f)
           "                      gives, else tiny; the first line of --list says which\n"
           "  -D NAME=VALUE       define a constant (wins over .equ NAME); VALUE is an\n"
           "                      integer expression such as 64 or 0x40 or 1<<10; -D NAME is 1\n"
+          "  -I DIR              look for .include files in DIR too (after the including\n"
+          "                      file's own directory); may be repeated\n"
           "  -o OUT              write the object to OUT (default: FILE with .s replaced\n"
           "                      by .bin, or a.bin for standard input)\n"
           "  --list              print a listing to stdout: the machine, then address,\n"
@@ -166,6 +169,8 @@ int main(int argc, char **argv)
     int listing = 0;
     tpu_asm_define *defines = calloc((size_t)argc, sizeof *defines);
     size_t ndefines = 0;
+    const char *incdirs[64];
+    size_t nincdirs = 0;
     char err[512];
     if (!defines) {
         fprintf(stderr, "tpu-as: out of memory\n");
@@ -201,6 +206,13 @@ int main(int argc, char **argv)
                 return 2;
             }
             ndefines++;
+        } else if (strncmp(a, "-I", 2) == 0) {
+            const char *d = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
+            if (!d)
+                return free(defines), bad_usage("option '%s' needs a value", a);
+            if (nincdirs == sizeof incdirs / sizeof incdirs[0])
+                return free(defines), bad_usage("too many -I directories (at most 64): '%s'", d);
+            incdirs[nincdirs++] = d;
         } else if (strcmp(a, "--list") == 0) {
             listing = 1;
         } else if (a[0] == '-' && a[1] != '\0') {
@@ -241,7 +253,9 @@ int main(int argc, char **argv)
     }
     char machine[600];
     int have_cfg = pick_machine(config_name, src, len, &cfg, machine, sizeof machine);
-    tpu_asm_options opt = { have_cfg ? &cfg : NULL, defines, ndefines, listing };
+    tpu_asm_options opt = { .config = have_cfg ? &cfg : NULL, .defines = defines,
+                            .ndefines = ndefines, .listing = listing, .allow_include = 1,
+                            .include_dirs = incdirs, .ninclude_dirs = nincdirs };
     tpu_object obj;
     tpu_asm_result res;
     int rc = tpu_asm_assemble(src, len, strcmp(in, "-") == 0 ? "<stdin>" : in, &opt, &obj, &res);

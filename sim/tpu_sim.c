@@ -34,6 +34,9 @@
 #include "stepper.h"
 #include "tpu.h"
 #include "trace.h"
+#ifdef TPU_SIM_MPI
+#include "sim_mpi.h"        /* tpu-sim-mpi: the same command over MPI ranks */
+#endif
 
 #define DEFAULT_MAX_CYCLES 1000000000ull
 #define MAX_SETS 256
@@ -54,6 +57,11 @@ static void usage(FILE *f)
           "                       assembled for, else tiny)\n"
           "  --set KEY=VALUE      override one config key (repeatable)\n"
           "  --cores K            run K cores stepping together (default 1)\n"
+          "  --threads N          host threads for several cores (default: the CPUs),\n"
+          "                       which run windows of ici_latency cycles apart; 0: the\n"
+          "                       plain loop, every core one cycle at a time.  The\n"
+          "                       results are the same for any N; --step, --animate,\n"
+          "                       --timeline, --vcd and --html use the plain loop\n"
           "  --topology T         ring, torus2d or mesh2d (2-D without wraparound);\n"
           "                       default ring when K > 1\n"
           "  --grid RxC           rows x columns for torus2d/mesh2d (default: the most\n"
@@ -107,6 +115,8 @@ typedef struct options {
     const char *topology;         /* NULL: not given */
     unsigned rows, cols;          /* 0: not given */
     uint64_t max_cycles;
+    unsigned threads;             /* --threads; not given: as many as the host has CPUs */
+    int threads_given;
     int json, quiet;
     int step, echo, animate;      /* the stepper (sim/view/stepper.c), --animate */
     int64_t delay_ms;             /* -1: not given */
@@ -212,6 +222,11 @@ static int parse_args(int argc, char **argv, options *o)
             if (parse_u64(v, 4096, &n) || n == 0)
                 return bad_usage("--cores wants a number from 1 to 4096, not '%s'", v);
             o->cores = (unsigned)n;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--threads", &missing))) {
+            if (parse_u64(v, 1024, &n))
+                return bad_usage("--threads wants a number from 0 to 1024, not '%s'", v);
+            o->threads = (unsigned)n;
+            o->threads_given = 1;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--topology", &missing))) {
             if (strcmp(v, "ring") && strcmp(v, "torus2d") && strcmp(v, "mesh2d"))
                 return bad_usage("--topology is ring, torus2d or mesh2d, not '%s'", v);
@@ -248,7 +263,8 @@ static int parse_args(int argc, char **argv, options *o)
     if (o->step && o->animate)
         return bad_usage("%s", "--step and --animate cannot be used together");
     if ((o->step || o->animate) && (o->timeline || o->vcd || o->html))
-        return bad_usage("%s", "--timeline, --vcd and --html cannot be used with --step or --animate");
+        return bad_usage("%s", "--timeline, --vcd and --html cannot be used with --step or "
+                               "--animate");
     if (o->html_cycles && !o->html)
         return bad_usage("%s", "--html-cycles needs --html FILE");
     return 0;
@@ -334,19 +350,29 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
     tpu_progress prog;
     tpu_progress_init(&prog, "tpu-sim", stderr);
     tr->progress = &prog;
+#ifdef TPU_SIM_MPI
+    /* every rank must stop at the same window: Ctrl-C ends them all (mpirun) */
+    tr->interruptible = 0;
+    enum tpu_stop stop = tpu_trace_run(s, o->max_cycles, tr);
+    if (tpu_mpi_rank() != 0)
+        return tpu_mpi_finish(s, 0);    /* answer rank 0's reads; its exit status */
+#else
     tr->interruptible = 1;
     tpu_interrupt_install();
     enum tpu_stop stop = tpu_trace_run(s, o->max_cycles, tr);
+#endif
     tpu_progress_clear(&prog);
     int interrupted = stop == TPU_STOP_BREAK && tpu_interrupted();
     char terr[512];
     int trace_failed = tpu_trace_close(tr, terr, sizeof terr) != 0;
     if (trace_failed)
         fprintf(stderr, "tpu-sim: error: %s\n", terr);
+    uint64_t ran = tpu_system_cycle(s);
     if (tr->html && !tpu_html_cycles(tr->html))
         fprintf(stderr, "tpu-sim: note: %s has no cycle: the run ended after %llu cycle%s%s%s\n",
-                o->html, (unsigned long long)tpu_system_cycle(s), tpu_system_cycle(s) == 1 ? "" : "s",
-                o->html_cycles ? ", before --html-cycles " : "", o->html_cycles ? o->html_cycles : "");
+                o->html, (unsigned long long)ran, ran == 1 ? "" : "s",
+                o->html_cycles ? ", before --html-cycles " : "",
+                o->html_cycles ? o->html_cycles : "");
     else if (tr->html && tpu_html_truncated(tr->html))
         fprintf(stderr, "tpu-sim: note: %s holds cycles %llu to %llu only: its data reached "
                 "%llu MiB (choose the cycles with --html-cycles A:B)\n", o->html,
@@ -360,7 +386,11 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
         return EXIT_RUN;
     }
     for (unsigned i = 0; i < ncores; i++)
+#ifdef TPU_SIM_MPI
+        tpu_mpi_core_stats(s, i, &st[i]);
+#else
         tpu_core_stats(tpu_system_core(s, i), &st[i]);
+#endif
 
     char error[600] = "";
     if (interrupted) {
@@ -393,7 +423,11 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
     rep.unit_name = tpu_unit_id_name;
     rep.reason_name = tpu_stall_reason_name;
     if (stop == TPU_STOP_HALT) {
+#ifdef TPU_SIM_MPI
+        tpu_mpi_check(s, obj, &rep.expect);
+#else
         tpu_system_check(s, obj, &rep.expect);
+#endif
         rep.checked = 1;
     }
 
@@ -408,16 +442,41 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
     }
     fflush(stdout);
     free(st);
+    int rc = EXIT_OK;
     if (interrupted)
-        return TPU_EXIT_INTERRUPTED;
-    if (stop != TPU_STOP_HALT || trace_failed)
-        return EXIT_RUN;
-    if (rep.expect.status == TPU_EXPECT_MISMATCH || rep.expect.status == TPU_EXPECT_ERROR)
-        return EXIT_MISMATCH;
-    return EXIT_OK;
+        rc = TPU_EXIT_INTERRUPTED;
+    else if (stop != TPU_STOP_HALT || trace_failed)
+        rc = EXIT_RUN;
+    else if (rep.expect.status == TPU_EXPECT_MISMATCH || rep.expect.status == TPU_EXPECT_ERROR)
+        rc = EXIT_MISMATCH;
+#ifdef TPU_SIM_MPI
+    rc = tpu_mpi_finish(s, rc);
+#endif
+    return rc;
 }
 
+#ifdef TPU_SIM_MPI
+static int tpu_sim(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    if (tpu_mpi_init(&argc, &argv)) {
+        fprintf(stderr, "tpu-sim-mpi: MPI_Init failed\n");
+        return EXIT_RUN;
+    }
+    if (tpu_mpi_rank() != 0) {      /* rank 0 speaks for all: the runs are the same */
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+            return EXIT_RUN;
+    }
+    int rc = tpu_sim(argc, argv);
+    tpu_mpi_end();
+    return rc;
+}
+
+static int tpu_sim(int argc, char **argv)
+#else
+int main(int argc, char **argv)
+#endif
 {
     options o;
     int rc = parse_args(argc, argv, &o);
@@ -448,6 +507,27 @@ int main(int argc, char **argv)
         tpu_obj_free(&obj);
         return EXIT_USAGE;
     }
+    unsigned threads = o.threads;
+    if (!o.threads_given) {
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = ncpu > 0 ? (unsigned)ncpu : 1;
+    }
+    tpu_system_set_threads(s, threads);
+#ifdef TPU_SIM_MPI
+    if (tpu_mpi_size() > 1 && (o.step || o.animate || o.timeline || o.vcd || o.html)) {
+        fprintf(stderr, "tpu-sim-mpi: --step, --animate, --timeline, --vcd and --html run on one "
+                "rank (use tpu-sim)\n");
+        tpu_system_destroy(s);
+        tpu_obj_free(&obj);
+        return EXIT_USAGE;
+    }
+    if (tpu_mpi_attach(s, err, sizeof err)) {
+        fprintf(stderr, "tpu-sim-mpi: %s\n", err);
+        tpu_system_destroy(s);
+        tpu_obj_free(&obj);
+        return EXIT_USAGE;
+    }
+#endif
     if (tpu_system_load(s, &obj, err, sizeof err)) {
         fprintf(stderr, "tpu-sim: error: %s: %s\n", o.prog, err);
         rc = EXIT_RUN;

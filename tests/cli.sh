@@ -42,6 +42,28 @@ check "tpu-as --list"          0 "text 0x00000000  [0-9a-f]{16}  li s1, 5" -- "$
 check "tpu-as -D and --config" 0 ""                         -- "$bin/tpu-as" --config tiny -D N=3 "$tmp/good.s" -o "$tmp/c.bin"
 check "tpu-as stdin"           0 ""                         -- bash -c "printf 'halt\n' | '$bin/tpu-as' - -o '$tmp/stdin.bin'"
 
+# .include: next to the including file, then -I; messages name the included file's lines
+mkdir -p "$tmp/inc/sub" "$tmp/incdir"
+printf '        .equ X, 3\n        .include "sub/b.inc"\n        .include "lib.inc"\n        halt\n' > "$tmp/inc/top.s"
+printf '        addi s2, s2, X\n        .include "c.inc"\n' > "$tmp/inc/sub/b.inc"
+printf '        li s3, 5\n' > "$tmp/inc/sub/c.inc"
+printf '        li s4, 6\n' > "$tmp/incdir/lib.inc"
+check "tpu-as .include -I"       0 "li s3, 5"  -- "$bin/tpu-as" -I "$tmp/incdir" --list "$tmp/inc/top.s" -o "$tmp/inc.bin"
+check "tpu-as .include not found" 1 "top.s:3:18: error: cannot find 'lib.inc' \(looked next to .*top.s\)" -- "$bin/tpu-as" "$tmp/inc/top.s" -o "$tmp/inc.bin"
+printf '        li s3\n' > "$tmp/inc/sub/c.inc"
+check "tpu-as error in included" 1 "sub/c.inc:1:9: error: 'li' takes 2 operands" -- "$bin/tpu-as" -I "$tmp/incdir" "$tmp/inc/top.s" -o "$tmp/inc.bin"
+printf '        .include "b.inc"\n' > "$tmp/inc/sub/c.inc"
+check "tpu-as .include cycle"    1 "sub/c.inc:1:18: error: '.*sub/b.inc' includes itself" -- "$bin/tpu-as" -I "$tmp/incdir" "$tmp/inc/top.s" -o "$tmp/inc.bin"
+printf 'x: .include "c.inc"\n halt\n' > "$tmp/inc/sub/lbl.s"
+check "tpu-as .include label"    1 "lbl.s:1:4: error: '.include' must be alone on its line" -- "$bin/tpu-as" "$tmp/inc/sub/lbl.s" -o "$tmp/inc.bin"
+printf ' .include "/dev/null"\n halt\n' > "$tmp/inc/dev.s"
+check "tpu-as .include device"   1 "dev.s:1:11: error: cannot read '/dev/null': not a regular file" -- "$bin/tpu-as" "$tmp/inc/dev.s" -o "$tmp/inc.bin"
+for i in $(seq 1 17); do printf ' .include "n%d.inc"\n' $((i + 1)) > "$tmp/inc/n$i.inc"; done
+printf ' li s1, 1\n' > "$tmp/inc/n18.inc"
+printf ' .include "n1.inc"\n halt\n' > "$tmp/inc/deep.s"
+check "tpu-as .include too deep" 1 "n16.inc:1:11: error: '.include' nested too deeply \(at most 16 levels\)" -- "$bin/tpu-as" "$tmp/inc/deep.s" -o "$tmp/inc.bin"
+check "tpu-as -I no value"       2 "needs a value" -- "$bin/tpu-as" "$tmp/good.s" -I
+
 # ---- tpu-dis ----------------------------------------------------------------
 if [ -x "$bin/tpu-dis" ]; then
   check "tpu-dis --help"       0 "usage"                    -- "$bin/tpu-dis" --help

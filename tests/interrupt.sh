@@ -9,6 +9,8 @@
 #     not a terminal;
 #   - tpu-vp (SystemC), sent SIGINT: exit 130, "interrupted at cycle N", and
 #     no SystemC banner;
+#   - tpu-lab grade-class, sent SIGINT: exit 130, a CSV of the submissions
+#     graded so far;
 #   - tests/cosim_random.sh (make soak), sent SIGTERM: exit 130, a summary
 #     of the seeds that finished, a progress line, no bench left running and
 #     nothing saved as a failure.
@@ -55,6 +57,18 @@ grep -aqE 'tpu-sim: cycle [0-9,]+ +[0-9.e+]+ cycles/s' "$tmp/p.err" && ok \
   || bad "TPU_PROGRESS=1: no progress line on stderr"
 run_signalled INT 1 "$tmp/q.out" "$tmp/q.err" "$bin/tpu-sim" "$tmp/long.bin"
 grep -aq 'cycles/s' "$tmp/q.err" && bad "stderr not a terminal: a progress line was printed" || ok
+
+# ---- tpu-lab grade-class, SIGINT: the CSV has the submissions graded so far ---------
+mkdir -p "$tmp/class"
+for i in $(seq -w 1 80); do cp programs/labs/solutions/02-pointwise.s "$tmp/class/s$i.s"; done
+run_signalled INT 1 "$tmp/lab.out" "$tmp/lab.err" \
+  "$bin/tpu-lab" grade-class 2 "$tmp/class" --programs programs --csv "$tmp/class.csv"
+[ "$status" = 130 ] && ok || { bad "tpu-lab grade-class SIGINT: exit $status, want 130"; head -3 "$tmp/lab.err"; }
+grep -q "interrupted: the CSV has the submissions graded so far" "$tmp/lab.err" && ok \
+  || bad "tpu-lab grade-class SIGINT: no message on stderr"
+rows=$(grep -c '^s[0-9]*,' "$tmp/class.csv" 2>/dev/null || echo 0)
+if head -n 1 "$tmp/class.csv" 2>/dev/null | grep -q '^student,' && [ "$rows" -ge 1 ] && [ "$rows" -lt 80 ]; then ok
+else bad "tpu-lab grade-class SIGINT: the CSV has $rows rows (want 1 to 79, with its header)"; fi
 
 # ---- the SystemC virtual platform (when built: make systemc-build) ----------------
 vp=$bin/../systemc/tpu-vp

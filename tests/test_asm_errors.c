@@ -176,7 +176,7 @@ static const struct { const char *src, *msg; } catalogue[] = {
     { "add s1, s2, s3,\n",
       "t.s:1:16: error: expected an operand after ','" },
     { "nop\n.expect foo 1\n",
-      "t.s:2:9: error: unknown check 'foo' after '.expect' (expected matmul, add, sub, mul, max, min, relu, copy or f32)" },
+      "t.s:2:9: error: unknown check 'foo' after '.expect' (expected matmul, add, sub, mul, max, min, relu, copy, f32 or sum)" },
     { "nop\n.hbm 0\nX: .zero 4\n.expect add X, X, X\n",
       "t.s:4:1: error: '.expect add' takes 4 operands (Z, X, Y, N), got 3" },
     { "nop\n.expect f32 hbm(0)\n",
@@ -471,7 +471,7 @@ static void test_limits_from_config(void **state)
     char err[256];
     tpu_config_defaults(&c);
     assert_int_equal(tpu_config_load(&c, "tiny", err, sizeof err), 0);
-    tpu_asm_options o = { &c, NULL, 0, 0 };
+    tpu_asm_options o = { .config = &c };
     expect_error_opt("nop\n.vmem 0x3fff0\n.zero 32\n", &o,
                      "t.s:3:1: error: data at vmem 0x3fff0..0x4000f is outside memory "
                      "(vmem has 0x40000 bytes)");
@@ -497,10 +497,10 @@ static void test_command_line_constants(void **state)
 {
     (void)state;
     tpu_asm_define d = { "X", 1, 5 };
-    tpu_asm_options o = { NULL, &d, 1, 0 };
+    tpu_asm_options o = { .defines = &d, .ndefines = 1 };
     expect_error_opt("X: nop\n", &o, "t.s:1:1: error: 'X' is already defined on the command line");
     tpu_asm_define bad = { "s3", 2, 5 };
-    tpu_asm_options ob = { NULL, &bad, 1, 0 };
+    tpu_asm_options ob = { .defines = &bad, .ndefines = 1 };
     expect_error_opt("nop\n", &ob, "t.s:1:1: error: -D 's3' is not a valid constant name");
 
     char err[200];

@@ -397,6 +397,56 @@ static void test_copy_and_f32(void **state)
     free(f);
 }
 
+/* sum: left to right, so 1e8 + 1 - 1e8 is 0 (1 in any other order); the
+ * terms STRIDE bytes apart; bad K and a region past the memory are errors. */
+static void test_sum(void **state)
+{
+    (void)state;
+    tpu_object o;
+    tpu_obj_init(&o);
+    const uint32_t x[12] = { 0x4cbebc20u, 0x3f800000u, 0x40000000u, 0,      /* X_0: 1e8, 1, 2 */
+                             0x3f800000u, 0x3f800000u, 0x40400000u, 0,      /* X_1: 1, 1, 3 */
+                             0xccbebc20u, 0xbf800000u, 0x40800000u, 0 };    /* X_2: -1e8, -1, 4 */
+    assert_int_equal(tpu_obj_add_data(&o, TPU_SPACE_HBM, 0x100, (const uint8_t *)x, sizeof x), 0);
+    tpu_obj_expect_operand ops[5] = { addr(TPU_SPACE_VMEM, 0x40), addr(TPU_SPACE_HBM, 0x100),
+                                      num(16), num(3), num(3) };
+    add_expect(&o, TPU_EXPECT_SUM, -1, 5, ops);
+    fake *f = new_fake();
+    const uint32_t z[3] = { 0, 0x3f800000u, 0x41100000u };                  /* 0, 1, 9 */
+    fake_put(f, TPU_SPACE_VMEM, 0x40, z, sizeof z);
+    tpu_expect_target t = target_for(f, 2, 8);
+    t.block_bytes = 8;                     /* two elements per block */
+    tpu_expect_result r;
+    tpu_expect_check(&o, &t, &r);
+    assert_string_equal(r.message, "bit-exact");
+    assert_int_equal(r.checked, 2);
+
+    put32(f, 1, TPU_SPACE_VMEM, 0x40, 0x3f800000u);     /* 1: the sum in another order */
+    tpu_expect_check(&o, &t, &r);
+    assert_int_equal(r.status, TPU_EXPECT_MISMATCH);
+    assert_string_equal(r.message, "MISMATCH on core 1 in sum Z (vmem 0x40) at [0]: expected "
+                                   "0x00000000 (0), got 0x3f800000 (1)");
+    tpu_obj_free(&o);
+
+    tpu_obj_init(&o);
+    ops[3] = num(0);
+    add_expect(&o, TPU_EXPECT_SUM, -1, 5, ops);
+    tpu_expect_check(&o, &t, &r);
+    assert_int_equal(r.status, TPU_EXPECT_ERROR);
+    assert_non_null(strstr(r.message, "K = 0: must be 1 to 65536"));
+    tpu_obj_free(&o);
+
+    tpu_obj_init(&o);
+    ops[3] = num(3);
+    ops[2] = num(FAKE_HBM);                /* X_2 would be past the end of HBM */
+    add_expect(&o, TPU_EXPECT_SUM, -1, 5, ops);
+    tpu_expect_check(&o, &t, &r);
+    assert_int_equal(r.status, TPU_EXPECT_ERROR);
+    assert_non_null(strstr(r.message, "is outside HBM"));
+    tpu_obj_free(&o);
+    free(f);
+}
+
 /* ---- cores ----------------------------------------------------------------------------- */
 
 static void test_core_restrictions(void **state)
@@ -524,6 +574,7 @@ int main(void)
         cmocka_unit_test(test_initial_read),
         cmocka_unit_test(test_pointwise_ops),
         cmocka_unit_test(test_copy_and_f32),
+        cmocka_unit_test(test_sum),
         cmocka_unit_test(test_core_restrictions),
         cmocka_unit_test(test_bad_records),
     };

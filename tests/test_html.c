@@ -64,7 +64,8 @@ static void run_page(run *r, unsigned cores, uint64_t first, uint64_t end, uint6
     if (tpu_asm_assemble(mxu_prog, strlen(mxu_prog), "t.s", &ao, &r->obj, &ar))
         fail_msg("assembly failed: %s", ar.messages);
     tpu_asm_result_free(&ar);
-    tpu_system_opts so = { .cores = cores, .topology = cores > 1 ? TPU_TOPO_RING : TPU_TOPO_SINGLE };
+    tpu_system_opts so = { .cores = cores,
+                           .topology = cores > 1 ? TPU_TOPO_RING : TPU_TOPO_SINGLE };
     r->sys = tpu_system_create(&r->cfg, &so, err, sizeof err);
     assert_non_null(r->sys);
     assert_int_equal(tpu_system_load(r->sys, &r->obj, err, sizeof err), 0);
@@ -151,7 +152,8 @@ static void test_whole_run(void **state)
      * lines, the events from its breakpoints */
     assert_non_null(strstr(r.text, "\"issued pc 9: halt\""));
     assert_non_null(strstr(r.text, "\"seq   busy    issued pc 9: halt\""));
-    assert_non_null(strstr(r.text, "\"mxu0 starts pc 7 (mxu.mm 0, s4, s3, s5, s2, s6, 2): 6 rows\""));
+    assert_non_null(strstr(r.text,
+                           "\"mxu0 starts pc 7 (mxu.mm 0, s4, s3, s5, s2, s6, 2): 6 rows\""));
     assert_non_null(strstr(r.text, "\"sem 2 = 1\""));
     assert_null(strstr(r.text, "breakpoint 1:"));
     run_free(&r);
@@ -228,7 +230,8 @@ static void test_open_fails_cleanly(void **state)
     assert_non_null(strstr(err, "/nonexistent-dir/x.html: No such file or directory"));
     tpu_trace tr;
     assert_int_equal(tpu_trace_open(&tr, s, NULL, NULL, err, sizeof err), 0);
-    assert_int_equal(tpu_trace_open_html(&tr, s, "/nonexistent-dir/y.html", &o, err, sizeof err), -1);
+    assert_int_equal(tpu_trace_open_html(&tr, s, "/nonexistent-dir/y.html", &o, err, sizeof err),
+                     -1);
     assert_non_null(strstr(err, "y.html"));
     tpu_system_destroy(s);
     tpu_trace_free(&tr);

@@ -767,7 +767,7 @@ static void test_expect_errors(void **state)
     expect_raw_reject(&r, "unknown expect op 0");
     raw_init(&r);
     raw_expect(&r, TPU_EXPECT_OP_COUNT, -1, 3, sp, v);
-    expect_raw_reject(&r, "unknown expect op 10");
+    expect_raw_reject(&r, "unknown expect op 11");
     raw_init(&r);
     raw_expect(&r, TPU_EXPECT_COPY, -2, 3, sp, v);
     expect_raw_reject(&r, "expect core -2 is negative");

@@ -45,6 +45,7 @@ static tpu_config tiny(void)
     c.hbm_bw = 16e9;         /* 16 B/cycle; peak 128 FLOP/cycle */
     c.vpu_sublanes = 8;
     c.vpu_lanes = 8;         /* VPU peak 64 FLOP/cycle */
+    c.ici_bw = 4e9;          /* 4 B/cycle per link and direction */
     return c;
 }
 
@@ -254,7 +255,36 @@ static void test_neither(void **state)
     assert_int_equal(r.bound, TPU_BOUND_NEITHER);
     assert_true(r.roofline_cycles == 0);
     assert_true(r.intensity < 0);
-    assert_string_equal(r.why, "no MXU work and no HBM traffic to bound the run");
+    assert_string_equal(r.why, "no MXU work, HBM or ICI traffic to bound the run");
+}
+
+/* ICI: T_ici is the busiest link's bytes over the link's bytes per cycle
+ * (tiny: 4); a run within the slack of it, when it is the largest term, is
+ * ici-bound; slower, it is neither. */
+static void test_ici_bound(void **state)
+{
+    (void)state;
+    tpu_config c = tiny();
+    tpu_roofline r;
+    tpu_stats st = { 0 };
+    st.cycles = 1100;
+    st.flops = 128 * 100;                  /* T_math 100 */
+    st.ici_bytes = 6000;
+    st.ici_port_bytes[0] = 2000;
+    st.ici_port_bytes[1] = 4000;           /* T_ici 1000 */
+    tpu_roofline_core(&c, &st, &r);
+    assert_true(r.t_ici == 1000.0);
+    assert_true(r.roofline_cycles == 1000.0);
+    assert_int_equal(r.bound, TPU_BOUND_ICI);
+    assert_string_equal(tpu_bound_name(r.bound), "ici-bound");
+    assert_string_equal(r.why, "the run took 1.10x T_ici, within 1.25x");
+    st.cycles = 1300;
+    tpu_roofline_core(&c, &st, &r);
+    assert_int_equal(r.bound, TPU_BOUND_NEITHER);
+    st.cycles = 1100;
+    st.flops = 128 * 1050;                 /* T_math 1050 > T_ici: compute-bound */
+    tpu_roofline_core(&c, &st, &r);
+    assert_int_equal(r.bound, TPU_BOUND_COMPUTE);
 }
 
 /* Several cores: the bound is the slowest core's; peaks add up. */
@@ -450,6 +480,7 @@ static void test_text_multi_core(void **state)
     st[0].flops = 128 * 1500;
     st[1].hbm_write_bytes = 16 * 2000;
     st[1].ici_bytes = 64;
+    st[1].ici_port_bytes[0] = 64;          /* T_ici 16 on tiny's 4 bytes per cycle */
     st[0].unit[TPU_U_DMA].busy_cycles = 2100;
     st[1].unit[TPU_U_DMA].busy_cycles = 1050;
     tpu_report rep = report_for(&c, st, 2, 2100);
@@ -459,10 +490,11 @@ static void test_text_multi_core(void **state)
     char *tot = strstr(t, "== total (2 cores)\n");
     assert_non_null(c0); assert_non_null(c1); assert_non_null(tot);
     assert_true(c0 < c1 && c1 < tot);
-    assert_contains(tot, "roofline      2000 cycles = max(T_math 1500, T_memory 2000); the run took 105.0% of it\n");
+    assert_contains(tot, "roofline      2000 cycles = max(T_math 1500, T_memory 2000, T_ici 16); the run took 105.0% of it\n");
     assert_contains(tot, "bound         memory-bound");
     assert_contains(tot, "compute       MXU 91.4 FLOP/cycle of 256 peak  (35.7%); VPU 0.0 of 128  (0.0%)\n");
-    assert_contains(c1, "ici bytes     64  (sent)\n");
+    assert_contains(c1, "ici bytes     64  (sent; ports 0-3: 64, 0, 0, 0; busiest link 0.8% of 4.00 B/cycle)\n");
+    assert_contains(c0, "ici bytes     0  (sent)\n");
     assert_contains(c1, "  dma         1050 (50.0%) ");
     assert_contains(tot, "  dma         3150 (75.0%) ");   /* of 2 cores x 2100 cycles */
     assert_contains(c0, "intensity     - (no HBM bytes)");
@@ -641,6 +673,7 @@ int main(void)
         cmocka_unit_test(test_vpu_math),
         cmocka_unit_test(test_slack_boundary),
         cmocka_unit_test(test_neither),
+        cmocka_unit_test(test_ici_bound),
         cmocka_unit_test(test_system_roofline),
         cmocka_unit_test(test_text_single_core),
         cmocka_unit_test(test_text_stall_hint),

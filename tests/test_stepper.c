@@ -56,7 +56,7 @@ static session *open_session_set(const char *src, const char *set, uint64_t max_
     snprintf(sets, sizeof sets, "%s", set);
     for (char *kv = strtok_r(sets, " ", &save); kv; kv = strtok_r(NULL, " ", &save))
         assert_int_equal(tpu_config_set(&s->cfg, kv, err, sizeof err), 0);
-    tpu_asm_options opt = { &s->cfg, NULL, 0, 0 };
+    tpu_asm_options opt = { .config = &s->cfg };
     tpu_asm_result res;
     if (tpu_asm_assemble(src, strlen(src), "t.s", &opt, &s->obj, &res))
         fail_msg("assembly failed:\n%s", res.messages);

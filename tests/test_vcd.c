@@ -507,17 +507,17 @@ static void test_error_and_stuck(void **state)
     run_free(&r);
 }
 
-/* Two cores: the RTL's system2 scopes. */
+/* Two cores: the RTL's system scopes. */
 static void test_two_cores(void **state)
 {
     (void)state;
     run r;
     run_vcd(&r, dma_prog, 2, NULL, TPU_STOP_HALT);
     vcd *d = &r.d;
-    assert_int_equal(find_var(d, "TOP.system2.clk_i")->width, 1);
-    assert_int_equal(find_var(d, "TOP.system2.g_core[0].u_core.u_seq.pc_q")->width, 64);
-    assert_int_equal(first_cycle(d, "TOP.system2.g_core[1].u_core.u_seq.sem_q[0]", 1, 0), 29);
-    assert_int_equal(first_cycle(d, "TOP.system2.g_core[1].u_core.u_dma.state_q[0]", 1, 0), 6);
+    assert_int_equal(find_var(d, "TOP.system.clk_i")->width, 1);
+    assert_int_equal(find_var(d, "TOP.system.g_core[0].u_core.u_seq.pc_q")->width, 64);
+    assert_int_equal(first_cycle(d, "TOP.system.g_core[1].u_core.u_seq.sem_q[0]", 1, 0), 29);
+    assert_int_equal(first_cycle(d, "TOP.system.g_core[1].u_core.u_dma.state_q[0]", 1, 0), 6);
     run_free(&r);
 }
 

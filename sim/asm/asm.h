@@ -22,6 +22,7 @@
 #define TPU_ASM_MAX_LINE        65535u        /* bytes in one line */
 #define TPU_ASM_MAX_ERRORS      50            /* then "too many errors, stopping" */
 #define TPU_ASM_MAX_REPT_DEPTH  16            /* .rept nesting */
+#define TPU_ASM_MAX_INCLUDE_DEPTH 16          /* .include nesting */
 #define TPU_ASM_MAX_EXPANSION   4000000u      /* lines executed inside .rept bodies */
 #define TPU_ASM_MAX_EXPANSION_BYTES (64u << 20) /* bytes of those lines */
 #define TPU_ASM_MAX_TEXT        1048576u      /* instructions without --config */
@@ -46,6 +47,13 @@ typedef struct tpu_asm_options {
     const tpu_asm_define *defines;  /* -D constants, ndefines of them */
     size_t ndefines;
     int listing;                    /* fill tpu_asm_result.listing */
+    /* `.include "FILE"` reads files only when allow_include is set (tpu-as
+     * sets it; the fuzzer does not).  A relative FILE is looked for next to
+     * the including file (the top one is `filename`), then in each of the
+     * include_dirs (-I) in order. */
+    int allow_include;
+    const char *const *include_dirs;
+    size_t ninclude_dirs;
 } tpu_asm_options;
 
 typedef struct tpu_asm_result {

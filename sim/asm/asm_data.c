@@ -161,10 +161,12 @@ void asm_data_check_overlaps(asm_ctx *a)
         }
         if (r->lo < b->hi) {
             const asm_range *later = r->seq > b->seq ? r : b, *earlier = later == r ? b : r;
+            char pl[ASM_PLACE_BUF];
             asm_error_at(a, later->line, later->col,
-                         "data at %s 0x%llx..0x%llx overlaps data placed at %.250s:%u:%u",
+                         "data at %s 0x%llx..0x%llx overlaps data placed at %s",
                          asm_space_name(later->space), (unsigned long long)later->lo,
-                         (unsigned long long)(later->hi - 1), a->file, earlier->line, earlier->col);
+                         (unsigned long long)(later->hi - 1),
+                         asm_place(a, earlier->line, earlier->col, pl, sizeof pl));
         }
         if (r->hi > b->hi)
             best = k;

@@ -18,14 +18,16 @@
 static void add_diag(asm_ctx *a, uint32_t line, uint32_t col, const char *msg)
 {
     char text[MSG_MAX + 300];
-    snprintf(text, sizeof text, "%.250s:%u:%u: error: %s", a->file, line, col, msg);
+    uint32_t oline;
+    const char *file = asm_where(a, line, &oline);
+    snprintf(text, sizeof text, "%.250s:%u:%u: error: %s", file, oline, col, msg);
     for (unsigned k = 0; k < a->ndiags; k++)
         if (a->diags[k].line == line && a->diags[k].col == col &&
             strcmp(a->diags[k].text, text) == 0)
             return;
     if (a->ndiags == TPU_ASM_MAX_ERRORS) {
-        snprintf(text, sizeof text, "%.250s:%u:%u: error: too many errors, stopping", a->file,
-                 line, col);
+        snprintf(text, sizeof text, "%.250s:%u:%u: error: too many errors, stopping", file,
+                 oline, col);
         a->stopped = 1;
     }
     char *copy = malloc(strlen(text) + 1);

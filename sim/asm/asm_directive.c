@@ -39,6 +39,7 @@ static void d_insn(dctx *d);
 static void d_target(dctx *d);
 static void d_expect(dctx *d);
 static void d_error(dctx *d);
+static void d_include(dctx *d);
 
 static const struct directive {
     const char *name;
@@ -66,6 +67,7 @@ static const struct directive {
     { ".expect", d_expect, 0, -1, ANY, "" },
     { ".error", d_error, 0, -1, ANY, "" },
     { ".assert", d_error, 0, -1, ANY, "" },
+    { ".include", d_include, 0, -1, ANY, "\"FILE\"" },
     { ".rept", NULL, 1, 1, ANY, "COUNT" },
     { ".endr", NULL, 0, 0, ANY, "" },
 };
@@ -122,7 +124,7 @@ static void d_origin(dctx *d)
 static void d_equ(dctx *d)
 {
     asm_ctx *a = d->a;
-    char b[ASM_CLIP_BUF];
+    char b[ASM_CLIP_BUF], pl[ASM_PLACE_BUF];
     int is_set = asm_tok_is(d->dir, ".set");
     const asm_tok *t = &a->toks[d->st[0]];
     if (d->en[0] != d->st[0] + 1 || t->type != T_IDENT) {
@@ -150,11 +152,11 @@ static void d_equ(dctx *d)
             return;
         }
         if (is_set && s->kind == SYM_EQU)
-            asm_error(a, t->col, "'%s' was defined with .equ at %.250s:%u:%u and cannot be "
-                      "changed", asm_tok_text(t, b, sizeof b), a->file, s->line, s->col);
+            asm_error(a, t->col, "'%s' was defined with .equ at %s and cannot be changed",
+                      asm_tok_text(t, b, sizeof b), asm_place(a, s->line, s->col, pl, sizeof pl));
         else
-            asm_error(a, t->col, "'%s' is already defined at %.250s:%u:%u",
-                      asm_tok_text(t, b, sizeof b), a->file, s->line, s->col);
+            asm_error(a, t->col, "'%s' is already defined at %s", asm_tok_text(t, b, sizeof b),
+                      asm_place(a, s->line, s->col, pl, sizeof pl));
         return;
     }
     if (!s && !(s = asm_sym_add(a, t->s, t->len)))
@@ -359,8 +361,9 @@ static void d_target(dctx *d)
     int same = c->mxu_n == val[0] && c->num_mxu == val[1] && c->vpu_sublanes == val[2] &&
                c->vpu_lanes == val[3];
     if (a->have_target && !same) {
-        asm_error(a, d->dir->col, "'.target' differs from the one at %.250s:%u:%u", a->file,
-                  a->target_line, a->target_col);
+        char pl[ASM_PLACE_BUF];
+        asm_error(a, d->dir->col, "'.target' differs from the one at %s",
+                  asm_place(a, a->target_line, a->target_col, pl, sizeof pl));
         return;
     }
     if (!a->have_target) {
@@ -381,17 +384,19 @@ static void d_expect(dctx *d)
         [TPU_EXPECT_SUB] = "Z, X, Y, N", [TPU_EXPECT_MUL] = "Z, X, Y, N",
         [TPU_EXPECT_MAX] = "Z, X, Y, N", [TPU_EXPECT_MIN] = "Z, X, Y, N",
         [TPU_EXPECT_RELU] = "Z, X, N", [TPU_EXPECT_COPY] = "DST, SRC, NBYTES",
-        [TPU_EXPECT_F32] = "ADDR, F, ...",
+        [TPU_EXPECT_F32] = "ADDR, F, ...", [TPU_EXPECT_SUM] = "Z, X, STRIDE, K, N",
     };
     static const uint8_t naddr[TPU_EXPECT_OP_COUNT] = {
         [TPU_EXPECT_MATMUL] = 3, [TPU_EXPECT_ADD] = 3, [TPU_EXPECT_SUB] = 3,
         [TPU_EXPECT_MUL] = 3, [TPU_EXPECT_MAX] = 3, [TPU_EXPECT_MIN] = 3,
         [TPU_EXPECT_RELU] = 2, [TPU_EXPECT_COPY] = 2, [TPU_EXPECT_F32] = 1,
+        [TPU_EXPECT_SUM] = 2,
     };
     static const uint8_t nops[TPU_EXPECT_OP_COUNT] = {
         [TPU_EXPECT_MATMUL] = 6, [TPU_EXPECT_ADD] = 4, [TPU_EXPECT_SUB] = 4,
         [TPU_EXPECT_MUL] = 4, [TPU_EXPECT_MAX] = 4, [TPU_EXPECT_MIN] = 4,
         [TPU_EXPECT_RELU] = 3, [TPU_EXPECT_COPY] = 3, [TPU_EXPECT_F32] = 0,
+        [TPU_EXPECT_SUM] = 5,
     };
     if (a->pass != 2)
         return;
@@ -410,7 +415,7 @@ static void d_expect(dctx *d)
         }
     if (!op) {
         asm_error(a, t->col, "unknown check '%s' after '.expect' (expected matmul, add, sub, "
-                  "mul, max, min, relu, copy or f32)", asm_tok_text(t, b, sizeof b));
+                  "mul, max, min, relu, copy, f32 or sum)", asm_tok_text(t, b, sizeof b));
         return;
     }
     const char *opname = tpu_expect_op_name(op);
@@ -604,6 +609,14 @@ static void d_error(dctx *d)
     }
     msg[n] = '\0';
     stop_here(d, msg);
+}
+
+/* A `.include` alone on its line was replaced by its file before the
+ * passes (asm_include.c); one that gets here has a label in front. */
+static void d_include(dctx *d)
+{
+    asm_error(d->a, d->dir->col, "'.include' must be alone on its line (put the label on a "
+              "line of its own)");
 }
 
 static void unknown_directive(asm_ctx *a, const asm_tok *t)

@@ -86,6 +86,12 @@ typedef struct asm_rept {
 
 enum section { SEC_TEXT, SEC_HBM, SEC_VMEM };
 
+/* Where a line of the expanded source came from (asm_include.c). */
+typedef struct asm_linemap {
+    uint32_t file;          /* index into asm_ctx.files */
+    uint32_t line;          /* 1-based line in that file */
+} asm_linemap;
+
 typedef struct asm_ctx {
     /* input */
     const char *file;
@@ -94,6 +100,14 @@ typedef struct asm_ctx {
     const tpu_asm_options *opt;
     tpu_object *obj;
     int pass;               /* 0: pre-pass, 1, 2 */
+
+    /* .include (asm_include.c): with any, src is the expanded text and
+     * lmap[i] says where its line i + 1 came from */
+    char *expanded;
+    char **files;
+    size_t nfiles, filecap;
+    asm_linemap *lmap;
+    size_t nlmap, lmapcap;
 
     /* diagnostics */
     asm_diag diags[TPU_ASM_MAX_ERRORS + 1];
@@ -150,6 +164,16 @@ typedef struct asm_ctx {
     char *list;
     size_t list_len, list_cap;
 } asm_ctx;
+
+/* asm_include.c: replace each `.include` line by the file's lines (before
+ * the pre-pass).  -1 after a fatal error. */
+int asm_expand_includes(asm_ctx *a);
+/* The file and line (in *orig_line) that line `line` of the source came from. */
+const char *asm_where(const asm_ctx *a, uint32_t line, uint32_t *orig_line);
+void asm_include_free(asm_ctx *a);
+/* "FILE:LINE:COL" of a place in the source, for messages that name another place. */
+const char *asm_place(const asm_ctx *a, uint32_t line, uint32_t col, char *buf, size_t bufsz);
+#define ASM_PLACE_BUF 300
 
 /* asm_diag.c */
 void asm_error(asm_ctx *a, uint32_t col, const char *fmt, ...)

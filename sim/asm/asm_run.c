@@ -330,7 +330,9 @@ int tpu_asm_assemble(const char *src, size_t len, const char *filename,
                      TPU_ASM_MAX_SOURCE >> 20);
     } else {
         define_cmdline(a);
-        prepass(a);
+        asm_expand_includes(a);
+        if (!a->fatal)
+            prepass(a);
         if (!a->fatal && !a->stopped)
             run_pass(a, 1);
         if (!a->fatal && !a->stopped) {
@@ -366,6 +368,7 @@ int tpu_asm_assemble(const char *src, size_t len, const char *filename,
     asm_free_diags(a);
     asm_sym_free(a);
     asm_data_free(a);
+    asm_include_free(a);
     free(a->toks);
     free(a->opst);
     free(a->opend);

@@ -30,8 +30,9 @@ static void define_label(asm_ctx *a, const asm_tok *t)
         return;
     }
     if (s && s->defined) {
-        asm_error(a, t->col, "'%s' is already defined at %.250s:%u:%u",
-                  asm_tok_text(t, b, sizeof b), a->file, s->line, s->col);
+        char pl[ASM_PLACE_BUF];
+        asm_error(a, t->col, "'%s' is already defined at %s", asm_tok_text(t, b, sizeof b),
+                  asm_place(a, s->line, s->col, pl, sizeof pl));
         return;
     }
     if (!s && !(s = asm_sym_add(a, t->s, t->len)))

@@ -21,7 +21,7 @@ $(COV_DIR)/rtl-bench: build/rtl/tiny/tpu_cfg.vh $(RTL_BENCH_DEPS)
 	cp build/rtl/tiny/rtl_config.h $(COV_DIR)/rtl_config.h
 
 $(COV_DIR)/rtl-bench2: build/rtl/tiny/tpu_cfg.vh $(RTL_BENCH_DEPS)
-	$(call rtl_bench_recipe,system2,$(COV_DIR)/obj2,build/rtl/tiny,--coverage-line --coverage-toggle)
+	$(call rtl_bench_recipe,system,$(COV_DIR)/obj2,build/rtl/tiny,--coverage-line --coverage-toggle,2)
 
 coverage: all $(COV_DIR)/rtl-bench $(COV_DIR)/rtl-bench2
 	@rm -rf $(COV_DIR)/dat && mkdir -p $(COV_DIR)/dat

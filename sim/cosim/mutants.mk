@@ -47,14 +47,14 @@ $(MUT_DIR)/%/tpu_cfg.vh: rtl-cfg-force $(BIN)/tpu-rtlcfg
 	@rm -f $(dir $@)rtl_config.h.tmp
 .PRECIOUS: $(MUT_DIR)/%/tpu_cfg.vh
 
-# $(call mutant_bench_recipe,TOP,OBJ_DIR,CFG_DIR): rtl_bench_recipe on the
-# mutant sources.
+# $(call mutant_bench_recipe,TOP,OBJ_DIR,CFG_DIR,CORES): rtl_bench_recipe on
+# the mutant sources.
 define mutant_bench_recipe
 	@mkdir -p $(2)
 	rm -f $@
-	$(VERILATOR) $(filter-out -Irtl -y rtl,$(RTL_VFLAGS)) -I$(MUT_SRC) -y $(MUT_SRC) -I$(3) \
+	$(VERILATOR) $(filter-out -Irtl -y rtl,$(RTL_VFLAGS)) $(if $(4),-GNCores=$(4)) -I$(MUT_SRC) -y $(MUT_SRC) -I$(3) \
 	  --top-module $(1) --prefix V$(1) --Mdir $(2) -o ../$(notdir $@) \
-	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(3))$(if $(filter system2,$(1)), -DRTL_SYSTEM2)" \
+	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(3))$(if $(4), -DRTL_SYSTEM -DRTL_CORES=$(4))" \
 	  -LDFLAGS "$(abspath $(LIB)) -lm" \
 	  $(MUT_SRC)/lint_waivers.vlt $(MUT_SRC)/$(1).v $(abspath $(RTL_BENCH_CPP))
 	+$(MAKE) --no-print-directory -C $(2) -f V$(1).mk $(RTL_MKFLAGS)
@@ -64,7 +64,7 @@ $(MUT_DIR)/%/rtl-bench: $(MUT_SRC)/.stamp $(MUT_DIR)/%/tpu_cfg.vh $(RTL_BENCH_DE
 	$(call mutant_bench_recipe,core,$(MUT_DIR)/$*/obj,$(MUT_DIR)/$*)
 
 $(MUT_DIR)/%/rtl-bench2: $(MUT_SRC)/.stamp $(MUT_DIR)/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
-	$(call mutant_bench_recipe,system2,$(MUT_DIR)/$*/obj2,$(MUT_DIR)/$*)
+	$(call mutant_bench_recipe,system,$(MUT_DIR)/$*/obj2,$(MUT_DIR)/$*,2)
 
 # The fp units' harness (sim/rtl_fp/) on the mutant sources: the fp
 # mutants also meet the plain reference, operand pairs no program makes.

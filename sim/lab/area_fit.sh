@@ -14,7 +14,7 @@ shift
 yosys=${YOSYS:-yosys}
 cd "$(dirname "$0")/../.."
 mkdir -p "$out"
-srcs=$(ls rtl/*.v | grep -v -e "^rtl/system2\.v$" -e "^rtl/core\.v$" | tr "\n" " ")
+srcs=$(ls rtl/*.v | grep -v -e "^rtl/system\.v$" -e "^rtl/core\.v$" | tr "\n" " ")
 unit=""
 for a in "$@"; do
   case $a in

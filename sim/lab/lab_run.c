@@ -182,7 +182,8 @@ enum lab_run_status lab_run_program(lab_grade *g, lab_run *r)
             lab_internal(g, "-D %s: %s", r->defines[i], err);
             return r->status = LAB_RUN_ASM;
         }
-    tpu_asm_options ao = { .config = r->cfg, .defines = defs, .ndefines = r->ndefines };
+    tpu_asm_options ao = { .config = r->cfg, .defines = defs, .ndefines = r->ndefines,
+                           .allow_include = 1 };
     tpu_object obj;
     tpu_asm_result ar;
     if (tpu_asm_assemble(src, len, name, &ao, &obj, &ar)) {

@@ -44,7 +44,8 @@ int tpu_sweep_run_program(tpu_sweep_run *r)
     r->ntext = r->cycles = 0;
     memset(&r->stats, 0, sizeof r->stats);
 
-    tpu_asm_options ao = { .config = r->cfg, .defines = r->defines, .ndefines = r->ndefines };
+    tpu_asm_options ao = { .config = r->cfg, .defines = r->defines, .ndefines = r->ndefines,
+                           .allow_include = 1 };
     tpu_object obj;
     tpu_asm_result ar;
     if (tpu_asm_assemble(r->source, r->source_len, r->filename, &ao, &obj, &ar)) {
@@ -59,7 +60,7 @@ int tpu_sweep_run_program(tpu_sweep_run *r)
 
     char err[512];
     tpu_system_opts so = { .cores = 1, .topology = TPU_TOPO_SINGLE };
-    tpu_system *s = tpu_system_create(r->cfg, &so, err, sizeof err);
+    tpu_system *s = tpu_system_create(r->cfg, r->system ? r->system : &so, err, sizeof err);
     if (!s) {
         snprintf(r->error, sizeof r->error, "%s", err);
         tpu_obj_free(&obj);
@@ -71,7 +72,8 @@ int tpu_sweep_run_program(tpu_sweep_run *r)
     } else {
         enum tpu_stop stop = run_sliced(r, s);
         r->cycles = tpu_system_cycle(s);
-        tpu_core_stats(tpu_system_core(s, 0), &r->stats);
+        tpu_core *sc = tpu_system_core(s, r->stats_core);
+        tpu_core_stats(sc ? sc : tpu_system_core(s, 0), &r->stats);
         r->stats.cycles = r->cycles;
         if (r->interrupted) {
             snprintf(r->error, sizeof r->error, "interrupted at cycle %llu",
@@ -82,7 +84,7 @@ int tpu_sweep_run_program(tpu_sweep_run *r)
         } else {
             tpu_expect_result er;
             tpu_system_check(s, &obj, &er);
-            if (er.status == TPU_EXPECT_PASS) {
+            if (er.status == TPU_EXPECT_PASS || (er.status == TPU_EXPECT_NONE && r->no_expect_ok)) {
                 r->ok = 1;
                 rc = 0;
             } else {

@@ -3,8 +3,8 @@
  * the measured roofline (tpu-roofline): one call per point of a sweep.
  *
  * The source is assembled with the assembler library (asm.h) for the
- * config, with the given -D constants, loaded into a one-core system
- * (tpu.h), run to halt and checked against its .expect records
+ * config, with the given -D constants, loaded into a system of one core
+ * or of the cores and topology given (tpu.h), run to halt and checked against its .expect records
  * (expect.h).  Nothing is written to disk.  A long run can report how far
  * it is (`progress`, every SWEEP_SLICE cycles) and stop at a cycle
  * boundary on Ctrl-C (`interruptible`: it polls tpu_interrupted()).
@@ -27,8 +27,11 @@ typedef struct tpu_sweep_run {
     const char *filename;         /* for messages */
     const tpu_asm_define *defines;
     size_t ndefines;
+    const tpu_system_opts *system; /* cores and topology; NULL: one core */
     uint64_t max_cycles;          /* 0: no limit */
     int interruptible;            /* stop at the next slice once tpu_interrupted() */
+    int no_expect_ok;             /* a program without .expect records is ok (timing runs) */
+    unsigned stats_core;          /* whose counters `stats` gets (default core 0) */
     void (*progress)(void *ctx, uint64_t cycle);  /* NULL, or called every slice */
     void *progress_ctx;
     /* what happened */
@@ -38,7 +41,7 @@ typedef struct tpu_sweep_run {
     char error[512];              /* the first assembler message, run-time error or mismatch */
     uint64_t ntext;               /* instructions */
     uint64_t cycles;
-    tpu_stats stats;
+    tpu_stats stats;              /* core stats_core's */
 } tpu_sweep_run;
 
 /* Cycles between two calls of `progress` (and two looks at Ctrl-C). */

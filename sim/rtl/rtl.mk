@@ -2,12 +2,14 @@
 # and synthesis.  Included by the main Makefile (docs/rtl.md).
 #
 #   make rtl-lint     verilator --lint-only -Wall on rtl/core.v and
-#                     rtl/system2.v with the tiny config
+#                     rtl/system.v (2 and 4 cores) with the tiny config
 #   make rtl-build    the Verilated core and its bench, build/rtl/CFG/rtl-bench,
-#                     and the two-core system2 with the same bench,
-#                     build/rtl/CFG/rtl-bench2 (RTL_CONFIG=tiny by default;
-#                     RTL_CONFIG=mid for the second build); rebuilt only when
-#                     rtl/*.v or the config changed
+#                     and the system of two cores in a ring with the same
+#                     bench, build/rtl/CFG/rtl-bench2 (RTL_CONFIG=tiny by
+#                     default; RTL_CONFIG=mid for the second build); rebuilt
+#                     only when rtl/*.v or the config changed; and
+#                     build/rtl/CFG/rtl-bench4, four cores in a ring, for
+#                     the collectives
 #   make rtl-test     every program (programs/*.s and sim/rtl/progs/*.s) on
 #                     the RTL against the C model, record by record
 #   make synth        Yosys on the tiny config: cells per unit, no latches
@@ -58,30 +60,32 @@ build/rtl/%/tpu_cfg.vh: rtl-cfg-force $(BIN)/tpu-rtlcfg
 
 rtl-lint: $(RTL_LINT_DIR)/tpu_cfg.vh
 	$(VERILATOR) $(RTL_LINT_FLAGS) -I$(RTL_LINT_DIR) --top-module core rtl/core.v
-	@if [ -f rtl/system2.v ]; then \
-	  $(VERILATOR) $(RTL_LINT_FLAGS) -I$(RTL_LINT_DIR) --top-module system2 rtl/system2.v; fi
-	@echo "rtl-lint: core and system2 ($(RTL_LINT_DIR)): verilator -Wall clean"
+	$(VERILATOR) $(RTL_LINT_FLAGS) -I$(RTL_LINT_DIR) --top-module system rtl/system.v
+	$(VERILATOR) $(RTL_LINT_FLAGS) -I$(RTL_LINT_DIR) --top-module system -GNCores=4 rtl/system.v
+	@echo "rtl-lint: core and system of 2 and 4 ($(RTL_LINT_DIR)): verilator -Wall clean"
 
 # The Verilated core and the bench (C++), linked with the C model:
 # build/rtl/CFG/rtl-bench for the core, build/rtl/CFG/rtl-bench2 for
-# rtl/system2.v (two cores in a ring) for the multi-core programs; any
+# rtl/system.v (two cores in a ring) for the multi-core programs, and
+# build/rtl/CFG/rtl-bench4 for four cores in a ring; any
 # config's, so one make can build tiny's and mid's at once (their
 # Verilator makefiles share make's job slots).  Verilator skips its step
 # when nothing changed; its makefile recompiles only what changed.  The
 # executable is removed first so that new libraries ($(LIB)), which that
 # makefile does not track, are always linked in.
 #
-# $(call rtl_bench_recipe,TOP,OBJ_DIR,CFG_DIR,VERILATOR_FLAGS): verilate
+# $(call rtl_bench_recipe,TOP,OBJ_DIR,CFG_DIR,VERILATOR_FLAGS,CORES): verilate
 # rtl/TOP.v with the tpu_cfg.vh of CFG_DIR into OBJ_DIR and build $@ (a
-# file beside OBJ_DIR) from it and sim/rtl/rtl_bench.cpp.  The '+' marks the
+# file beside OBJ_DIR) from it and sim/rtl/rtl_bench.cpp; CORES is the
+# system's NCores (TOP system).  The '+' marks the
 # sub-make as recursive (make sees no $(MAKE) in a $(call)), so it gets the
 # job slots instead of running -j1.
 define rtl_bench_recipe
 	@mkdir -p $(2)
 	rm -f $@
-	$(VERILATOR) $(RTL_VFLAGS) $(4) -I$(3) --top-module $(1) --prefix V$(1) \
+	$(VERILATOR) $(RTL_VFLAGS) $(4) $(if $(5),-GNCores=$(5)) -I$(3) --top-module $(1) --prefix V$(1) \
 	  --Mdir $(2) -o ../$(notdir $@) \
-	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(3))$(if $(filter system2,$(1)), -DRTL_SYSTEM2)" \
+	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(3))$(if $(5), -DRTL_SYSTEM -DRTL_CORES=$(5))" \
 	  -LDFLAGS "$(abspath $(LIB)) -lm" \
 	  $(RTL_WAIVERS) rtl/$(1).v $(abspath $(RTL_BENCH_CPP))
 	+$(MAKE) --no-print-directory -C $(2) -f V$(1).mk $(RTL_MKFLAGS)
@@ -96,11 +100,14 @@ build/rtl/%/rtl-bench: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
 	$(call rtl_bench_recipe,core,build/rtl/$*/obj,build/rtl/$*)
 
 build/rtl/%/rtl-bench2: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
-	$(call rtl_bench_recipe,system2,build/rtl/$*/obj2,build/rtl/$*)
+	$(call rtl_bench_recipe,system,build/rtl/$*/obj2,build/rtl/$*,,2)
 
-rtl-build: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2
+build/rtl/%/rtl-bench4: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
+	$(call rtl_bench_recipe,system,build/rtl/$*/obj4,build/rtl/$*,,4)
 
-rtl-test: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(BIN)/tpu-as
+rtl-build: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(RTL_DIR)/rtl-bench4
+
+rtl-test: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(RTL_DIR)/rtl-bench4 $(BIN)/tpu-as $(BIN)/tpu-dis
 	@bash sim/rtl/run_tests.sh $(BIN) $(RTL_DIR) $(RTL_CONFIG)
 
 # Synthesis of the tiny config with a 4 KiB VMEM and HBM (their size only

@@ -5,7 +5,7 @@
 //             [--wave-on-fail FILE] [--wave-cycles N] [+PLUSARG...] prog.bin
 //
 // Built twice by sim/rtl/rtl.mk: rtl-bench on rtl/core.v (one core) and,
-// with RTL_SYSTEM2, rtl-bench2 on rtl/system2.v (two cores in a ring, the
+// with RTL_SYSTEM2, rtl-bench2 on rtl/system.v (two cores in a ring, the
 // C model's tpu_system with --cores 2).  The object is loaded into both
 // sides: into the C model with tpu_system_load(), into the RTL through the
 // backdoor port (IMEM words, then the object's DATA and FILL chunks, 64
@@ -52,11 +52,15 @@
 #if VM_TRACE_FST
 #include "verilated_fst_c.h"
 #endif
-#ifdef RTL_SYSTEM2
-#include "Vsystem2.h"
-typedef Vsystem2 Top;
+#ifdef RTL_SYSTEM
+#include "Vsystem.h"
+typedef Vsystem Top;
+#ifndef RTL_CORES
 #define RTL_CORES 2
-#define RTL_NAME "rtl-bench2"
+#endif
+#define RTL_STR2(x) #x
+#define RTL_STR(x) RTL_STR2(x)
+#define RTL_NAME "rtl-bench" RTL_STR(RTL_CORES)
 #else
 #include "Vcore.h"
 typedef Vcore Top;
@@ -260,7 +264,7 @@ struct Rtl {
 
     void select(unsigned core)
     {
-#ifdef RTL_SYSTEM2
+#ifdef RTL_SYSTEM
         top->bd_core_i = core;
 #else
         (void)core;
@@ -300,7 +304,7 @@ struct Rtl {
     int error(unsigned k) const { return (int)port_bits(top->error_o, k, 1); }
     int halted(unsigned k) const { return (int)port_bits(top->halted_o, k, 1); }
     int halt_now(unsigned k) const { return (int)port_bits(top->tr_halt_o, k, 1); }
-#ifdef RTL_SYSTEM2
+#ifdef RTL_SYSTEM
     int deadlock() const { return top->deadlock_o; }
     int links_busy() const { return top->links_busy_o; }
 #else
@@ -323,7 +327,7 @@ struct Rtl {
     };
 
     // The records of core k in the current cycle (before the clock edge).
-    // Core k's part of each port is its k-th slice (rtl/system2.v).
+    // Core k's part of each port is its k-th slice (rtl/system.v).
     void records(Cycle &c, unsigned k)
     {
         decode_trace(TraceReader{ top.get() }, layout, shape, k, sreg[k], c);
@@ -393,6 +397,9 @@ void start_rtl(Rtl &r, const tpu_object &obj)
 {
     r.top->clk_i = 0;
     r.top->rst_ni = 0;
+#ifndef RTL_SYSTEM
+    r.top->core_id_i = 0;       // the one core (system.v numbers its cores itself)
+#endif
     r.top->eval();
     load_rtl(r, obj);
     r.top->rst_ni = 1;
@@ -450,7 +457,7 @@ void usage(FILE *f)
             "exit status: 0 both sides match, 1 a mismatch, 2 bad usage or input,\n"
             "3 (with --program-status) both match but the program did not halt,\n"
             "130 interrupted (Ctrl-C: the run stops at the next cycle)\n",
-            RTL_CORES == 1 ? "one core, rtl/core.v" : "two cores in a ring, rtl/system2.v",
+            RTL_CORES == 1 ? "one core, rtl/core.v" : RTL_CORES == 2 ? "two cores in a ring, rtl/system.v" : RTL_CORES == 4 ? "four cores in a ring, rtl/system.v" : "cores in a ring, rtl/system.v",
             RTL_CONFIG);
 }
 

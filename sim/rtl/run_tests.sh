@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # run_tests.sh BIN_DIR RTL_DIR CONFIG - every program on the RTL against the
 # C model: programs/*.s and the RTL's directed tests sim/rtl/progs/*.s,
-# assembled for CONFIG, run by RTL_DIR/rtl-bench --lockstep (two-core
-# programs, those that use dma.ici, by RTL_DIR/rtl-bench2 when it exists;
-# with ONE_CORE=1 they are skipped).
+# assembled for CONFIG, run by RTL_DIR/rtl-bench --lockstep (programs whose
+# object has a dma.ici, their own or an .include's, by RTL_DIR/rtl-bench2,
+# two cores in a ring, when it exists, with -D K=2 when they take a ring
+# size K; with ONE_CORE=1 they are skipped).
 # programs/pointwise.s runs once per operation (-D OP=0, 1, 2).
 # The programs are assembled with --config CONFIG whatever their first line
 # says (every one fits tiny and mid).  JOBS (default 2) run at once.  Prints
@@ -26,6 +27,13 @@ for src in programs/*.s sim/rtl/progs/*.s; do
     runs+=("$src")
   fi
 done
+# The collectives on four cores in a ring (RTL_DIR/rtl-bench4: those runs
+# name it with -D K=4).
+if [ "${ONE_CORE:-0}" != 1 ]; then
+  runs+=("programs/allgather.s -D K=4" "programs/allreduce.s -D K=4"
+         "programs/reducescatter.s -D K=4" "programs/alltoall.s -D K=4"
+         "programs/matmul_collective.s -D K=4")
+fi
 # one RUN: assemble and run it; the first line of its report starts with
 # ok, FAIL or skip (the lines below it are the log).
 one() {
@@ -34,18 +42,25 @@ one() {
   read -r -a optv <<< "${opts:-}"
   name=$(basename "$src" .s)$(echo "${opts:-}" | tr -d ' =-' | sed 's/^D/_/')
   bench="$dir/rtl-bench"
-  if grep -q '^[^#]*dma\.ici' "$src"; then
+  obj="$work/$name.bin" log="$work/$name.log"
+  # several cores when the object sends over ICI (its own dma.ici or an
+  # .include's): the two-core bench, and a ring of two when it takes K
+  if "$bin/tpu-as" --config "$cfg" "${optv[@]}" -o "$obj" "$src" >"$log" 2>&1 &&
+     "$bin/tpu-dis" "$obj" 2>/dev/null | grep -q 'dma\.ici'; then
     bench="$dir/rtl-bench2"
+    case " ${opts:-} " in
+      *" K=4 "*) bench="$dir/rtl-bench4" ;;           # a ring of four
+      *) grep -q '^ *\.equ *K,' "$src" && optv+=(-D K=2) ;;
+    esac
     if [ "${ONE_CORE:-0}" = 1 ]; then
       echo "skip  $run (two cores: ONE_CORE=1)"
       return
     fi
     if [ ! -x "$bench" ]; then
-      echo "skip  $run (two cores: $bench not built)"
+      echo "skip  $run (several cores: $bench not built)"
       return
     fi
   fi
-  obj="$work/$name.bin" log="$work/$name.log"
   if ! "$bin/tpu-as" --config "$cfg" "${optv[@]}" -o "$obj" "$src" >"$log" 2>&1; then
     echo "FAIL  $run: tpu-as failed"
     sed 's/^/      /' "$log" | head -n 10

@@ -10,7 +10,7 @@
 #      latches.
 #   2. vmem on its own: its arbiter and port logic as gates, the storage as
 #      memory read and write ports; no latches.
-#   3. system2 (two cores and their links) elaborated and processed: Yosys
+#   3. system (two cores and their links) elaborated and processed: Yosys
 #      accepts it and finds no latch (its cells are twice the core's).
 # Writes OUT_DIR/core.log, vmem.log, stat files and report.txt, prints the
 # report.  Exits non-zero when Yosys fails or finds a latch.
@@ -18,7 +18,7 @@ set -euo pipefail
 out=${1:?usage: synth.sh OUT_DIR}
 yosys=${YOSYS:-yosys}
 cd "$(dirname "$0")/../.."
-srcs=$(ls rtl/*.v | grep -v '^rtl/system2\.v$' | tr '\n' ' ')
+srcs=$(ls rtl/*.v | grep -v '^rtl/system\.v$' | tr '\n' ' ')
 latches='t:$dlatch t:$adlatch t:$dlatchsr t:$_DLATCH_* t:$_DLATCHSR_*'
 
 "$yosys" -q -w "Replacing memory" -l "$out/core.log" -p "
@@ -63,13 +63,13 @@ tee -q -o $out/vmem_stat.txt stat
 " || { echo "synth: yosys failed on vmem (see $out/vmem.log)"; exit 1; }
 
 srcs2=$(ls rtl/*.v | tr '\n' ' ')
-"$yosys" -q -w "Replacing memory" -l "$out/system2.log" -p "
+"$yosys" -q -w "Replacing memory" -l "$out/system.log" -p "
 read_verilog -sv -DSYNTHESIS -Irtl -I$out $srcs2
 blackbox hbm_mem vmem
-hierarchy -check -top system2
+hierarchy -check -top system
 proc
 select -assert-none $latches
-" || { echo "synth: yosys failed on system2 (see $out/system2.log)"; exit 1; }
+" || { echo "synth: yosys failed on system (see $out/system.log)"; exit 1; }
 
 # Cells per unit, submodules included: total(m) = own cells - submodule
 # instances + sum(instances x total(submodule)).
@@ -108,5 +108,5 @@ select -assert-none $latches
   printf '  %-16s %10d   (arbiter and ports; storage: %s byte read and %s byte write ports)\n' \
     vmem "$vm" "${rd:-0}" "${wr:-0}"
   printf '  %-16s %10s   (simulation storage, not synthesised)\n' hbm_mem -
-  echo "  system2: elaborated by Yosys, no latches"
+  echo "  system: elaborated by Yosys, no latches"
 } | tee "$out/report.txt"

@@ -3,8 +3,9 @@
 #
 # Prints, for the tiny and v5e presets, simulated cycles and multiply-adds
 # per host second of a tiled matmul (programs/matmul.s) and the peak memory,
-# plus the speed of tpu_ref_row (the MXU model's inner loop) alone.  One
-# host thread.  Numbers only: nothing here asserts on speed.
+# plus the speed of tpu_ref_row (the MXU model's inner loop) alone, on one
+# host thread; then 16 v5e cores on one thread and on one per CPU.  Numbers
+# only: nothing here asserts on speed.
 #
 # Sizes (and the program) can be changed from the environment, e.g.
 #   BENCH_V5E="-D B=512 -D D=4096 -D F=4096" BENCH_TINY_REPEAT=10 make bench
@@ -40,6 +41,37 @@ for preset in tiny v5e; do
       "$bin/tpu-sim" --config "$preset" --quiet "$obj"
   fi
 done
+
+# ---- several cores on host threads (cmodel/parallel.c) ------------------------------
+# The collective matmul (programs/matmul_collective.s) on a ring of 16 v5e
+# cores: simulated cycles (of the system: every core steps each one) and
+# multiply-adds per host second of the whole tpu-sim command, with one
+# thread and with one per CPU; the reports must be the same.
+coll_sizes=${BENCH_COLLECTIVE:--D K=16 -D B=512 -D D=4096 -D F=65536 -D DATA=0}
+echo "== programs/matmul_collective.s on 16 v5e cores ($coll_sizes)"
+obj=$out/collective-v5e.bin
+# shellcheck disable=SC2086
+"$bin/tpu-as" --config v5e $coll_sizes -o "$obj" programs/matmul_collective.s
+ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+for th in 1 "$ncpu"; do
+  [ "$th" = 1 ] || [ "$th" -gt 1 ] || continue
+  t0=$(date +%s.%N)
+  "$bin/tpu-sim" --config v5e --cores 16 --threads "$th" --json "$obj" >"$out/collective-$th.json"
+  t1=$(date +%s.%N)
+  cyc=$(grep -o '"cycles": [0-9]*' "$out/collective-$th.json" | head -n 1 | grep -o '[0-9]*$')
+  macs=$(grep -o '"macs": [0-9]*' "$out/collective-$th.json" | head -n 1 | grep -o '[0-9]*$')
+  awk -v th="$th" -v c="$cyc" -v m="$macs" -v a="$t0" -v b="$t1" 'BEGIN { t = b - a;
+    printf "tpu-sim --threads %d: %d cycles x 16 cores in %.2f s: %.3g cycles/s, %.3g core-cycles/s, %.3g MACs/s\n",
+           th, c, t, c / t, 16 * c / t, m / t }'
+  [ "$th" = "$ncpu" ] && break
+done
+if [ "$ncpu" -gt 1 ]; then
+  if cmp -s "$out/collective-1.json" "$out/collective-$ncpu.json"; then
+    echo "the reports with 1 and $ncpu threads are the same, byte for byte"
+  else
+    echo "the reports with 1 and $ncpu threads DIFFER (a bug: see tests/test_parallel.c)"
+  fi
+fi
 
 # ---- the RTL under Verilator, and the co-simulations -----------------------------
 # rtl-bench runs the Verilated core (and the C model beside it, ~100x faster,

@@ -9,7 +9,9 @@
  * bound: within TPU_ROOFLINE_SLACK (1.25x) it is "compute-bound" when
  * T_math >= T_memory, else "memory-bound"; slower runs are "neither", with
  * the reason (a unit outside the roofline busy nearly all the time, or
- * else latency).
+ * else latency).  A run that sends over ICI has a third term, T_ici = the
+ * busiest link's bytes / the link's bytes per cycle: when it is the largest
+ * and the run is within the slack of it, the run is "ici-bound".
  */
 #include "report.h"
 
@@ -47,13 +49,21 @@ static double hbm_bw(const tpu_config *cfg)
 static void verdict(tpu_roofline *r, uint64_t cycles, const char *busiest, double busy_share)
 {
     r->roofline_cycles = r->t_math > r->t_memory ? r->t_math : r->t_memory;
+    if (r->t_ici > r->roofline_cycles)
+        r->roofline_cycles = r->t_ici;
     r->pct = r->roofline_cycles > 0 ? 100.0 * (double)cycles / r->roofline_cycles : 0;
     if (r->roofline_cycles <= 0) {
         r->bound = TPU_BOUND_NEITHER;
-        snprintf(r->why, sizeof r->why, "no MXU work and no HBM traffic to bound the run");
+        snprintf(r->why, sizeof r->why, "no MXU work, HBM or ICI traffic to bound the run");
         return;
     }
     double slow = (double)cycles / r->roofline_cycles;
+    if (slow <= TPU_ROOFLINE_SLACK && r->t_ici >= r->t_math && r->t_ici >= r->t_memory) {
+        r->bound = TPU_BOUND_ICI;
+        snprintf(r->why, sizeof r->why, "the run took %.2fx T_ici, within %.2fx", slow,
+                 TPU_ROOFLINE_SLACK);
+        return;
+    }
     if (slow <= TPU_ROOFLINE_SLACK) {
         int math = r->t_math >= r->t_memory;
         r->bound = math ? TPU_BOUND_COMPUTE : TPU_BOUND_MEMORY;
@@ -98,6 +108,12 @@ void tpu_roofline_core(const tpu_config *cfg, const tpu_stats *st, tpu_roofline 
     r->t_math_vpu = ratio((double)vpu, vpu_peak(cfg));
     r->t_math = r->t_math_mxu > r->t_math_vpu ? r->t_math_mxu : r->t_math_vpu;
     r->t_memory = ratio((double)hbm, r->hbm_bw_per_cycle);
+    r->ici_bw_per_cycle = ratio(cfg->ici_bw, cfg->clock_hz);
+    uint64_t link = 0;
+    for (int p = 0; p < 4; p++)
+        if (st->ici_port_bytes[p] > link)
+            link = st->ici_port_bytes[p];
+    r->t_ici = ratio((double)link, r->ici_bw_per_cycle);
     double share;
     const char *busiest = busiest_other(st, st->cycles, &share);
     verdict(r, st->cycles, busiest, share);
@@ -133,6 +149,9 @@ void tpu_roofline_system(const tpu_config *cfg, const tpu_stats *core, unsigned 
             r->t_math_vpu = c.t_math_vpu;
         if (c.t_memory > r->t_memory)
             r->t_memory = c.t_memory;
+        if (c.t_ici > r->t_ici)
+            r->t_ici = c.t_ici;
+        r->ici_bw_per_cycle = c.ici_bw_per_cycle;
         double share;
         const char *b = busiest_other(&core[i], cycles, &share);
         if (b && share > best_share) {
@@ -158,6 +177,8 @@ void tpu_report_total(const tpu_stats *core, unsigned ncores, uint64_t cycles, t
         t->vmem_read_bytes += c->vmem_read_bytes;
         t->vmem_write_bytes += c->vmem_write_bytes;
         t->ici_bytes += c->ici_bytes;
+        for (int p = 0; p < 4; p++)
+            t->ici_port_bytes[p] += c->ici_port_bytes[p];
         for (int u = 0; u < TPU_U_COUNT; u++) {
             t->unit[u].busy_cycles += c->unit[u].busy_cycles;
             t->unit[u].stall_cycles += c->unit[u].stall_cycles;
@@ -172,6 +193,7 @@ const char *tpu_bound_name(enum tpu_bound b)
     switch (b) {
     case TPU_BOUND_COMPUTE: return "compute-bound";
     case TPU_BOUND_MEMORY:  return "memory-bound";
+    case TPU_BOUND_ICI:     return "ici-bound";
     default:                return "neither";
     }
 }
@@ -341,7 +363,14 @@ static void text_section(FILE *out, const tpu_report *r, const tpu_stats *st,
     fprintf(out, "vmem bytes    %llu  (read %llu, write %llu)\n",
             (unsigned long long)(st->vmem_read_bytes + st->vmem_write_bytes),
             (unsigned long long)st->vmem_read_bytes, (unsigned long long)st->vmem_write_bytes);
-    fprintf(out, "ici bytes     %llu  (sent)\n", (unsigned long long)st->ici_bytes);
+    if (st->ici_bytes)
+        fprintf(out, "ici bytes     %llu  (sent; ports 0-3: %llu, %llu, %llu, %llu; busiest link "
+                "%.1f%% of %.2f B/cycle)\n", (unsigned long long)st->ici_bytes,
+                (unsigned long long)st->ici_port_bytes[0], (unsigned long long)st->ici_port_bytes[1],
+                (unsigned long long)st->ici_port_bytes[2], (unsigned long long)st->ici_port_bytes[3],
+                pct(rl->t_ici, (double)st->cycles), rl->ici_bw_per_cycle);
+    else
+        fprintf(out, "ici bytes     %llu  (sent)\n", (unsigned long long)st->ici_bytes);
     if (rl->intensity >= 0)
         fprintf(out, "intensity     %.4g FLOP/byte of HBM  (ridge %.4g)\n", rl->intensity,
                 rl->ridge);
@@ -353,13 +382,16 @@ static void text_section(FILE *out, const tpu_report *r, const tpu_stats *st,
             rl->vpu_peak_per_cycle, pct(rl->vpu_flops_per_cycle, rl->vpu_peak_per_cycle));
     fprintf(out, "hbm bandwidth %.2f B/cycle of %.2f  (%.1f%%)\n", rl->hbm_bytes_per_cycle,
             rl->hbm_bw_per_cycle, pct(rl->hbm_bytes_per_cycle, rl->hbm_bw_per_cycle));
+    char ici[48] = "";
+    if (rl->t_ici > 0)
+        snprintf(ici, sizeof ici, ", T_ici %.0f", rl->t_ici);
     if (rl->roofline_cycles > 0 && rl->t_math_vpu > 0)
         fprintf(out, "roofline      %.0f cycles = max(T_math %.0f (MXU %.0f, VPU %.0f), T_memory "
-                "%.0f); the run took %.1f%% of it\n", rl->roofline_cycles, rl->t_math,
-                rl->t_math_mxu, rl->t_math_vpu, rl->t_memory, rl->pct);
+                "%.0f%s); the run took %.1f%% of it\n", rl->roofline_cycles, rl->t_math,
+                rl->t_math_mxu, rl->t_math_vpu, rl->t_memory, ici, rl->pct);
     else if (rl->roofline_cycles > 0)
-        fprintf(out, "roofline      %.0f cycles = max(T_math %.0f, T_memory %.0f); the run took "
-                "%.1f%% of it\n", rl->roofline_cycles, rl->t_math, rl->t_memory, rl->pct);
+        fprintf(out, "roofline      %.0f cycles = max(T_math %.0f, T_memory %.0f%s); the run took "
+                "%.1f%% of it\n", rl->roofline_cycles, rl->t_math, rl->t_memory, ici, rl->pct);
     else
         fprintf(out, "roofline      0 cycles (no FLOPs, no HBM bytes)\n");
     char hint[160];
@@ -516,6 +548,12 @@ static void json_section(json *j, const tpu_report *r, const tpu_stats *st,
     json_f64(j, "t_math_mxu_cycles", rl->t_math_mxu);
     json_f64(j, "t_math_vpu_cycles", rl->t_math_vpu);
     json_f64(j, "t_memory_cycles", rl->t_memory);
+    json_f64(j, "t_ici_cycles", rl->t_ici);
+    json_u64(j, "ici_port0_bytes", st->ici_port_bytes[0]);
+    json_u64(j, "ici_port1_bytes", st->ici_port_bytes[1]);
+    json_u64(j, "ici_port2_bytes", st->ici_port_bytes[2]);
+    json_u64(j, "ici_port3_bytes", st->ici_port_bytes[3]);
+    json_f64(j, "ici_link_busiest_pct", pct(rl->t_ici, (double)st->cycles));
     json_f64(j, "roofline_cycles", rl->roofline_cycles);
     json_f64(j, "roofline_pct", rl->roofline_cycles > 0 ? rl->pct : NAN);
     json_str(j, "bound", tpu_bound_name(rl->bound));

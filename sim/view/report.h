@@ -21,7 +21,7 @@
  * a slower run is "neither". */
 #define TPU_ROOFLINE_SLACK 1.25
 
-enum tpu_bound { TPU_BOUND_COMPUTE, TPU_BOUND_MEMORY, TPU_BOUND_NEITHER };
+enum tpu_bound { TPU_BOUND_COMPUTE, TPU_BOUND_MEMORY, TPU_BOUND_NEITHER, TPU_BOUND_ICI };
 
 /* The roofline of one core (or of a system: see tpu_roofline_system). */
 typedef struct tpu_roofline {
@@ -36,7 +36,10 @@ typedef struct tpu_roofline {
     double t_math_mxu;            /* MXU FLOPs / MXU peak */
     double t_math_vpu;            /* VPU FLOPs / (vpu_sublanes * vpu_lanes) per cycle */
     double t_math, t_memory;      /* cycles: max of the two above; HBM bytes / bandwidth */
-    double roofline_cycles;       /* max(t_math, t_memory) */
+    double ici_bw_per_cycle;      /* one link, one direction: ici_bw / clock_hz */
+    double t_ici;                 /* cycles: the busiest link's bytes / ici_bw_per_cycle (0
+                                   * without ICI traffic) */
+    double roofline_cycles;       /* max(t_math, t_memory, t_ici) */
     double pct;                   /* cycles as a percentage of roofline_cycles; 0 if none */
     enum tpu_bound bound;
     char why[256];                /* the reason for the verdict, one phrase */

@@ -35,10 +35,30 @@ int tpu_trace_open_html(tpu_trace *t, tpu_system *s, const char *path, const tpu
     return -1;
 }
 
+/* Cycles between two looks at Ctrl-C when nothing is traced. */
+#define TRACE_SLICE 65536
+
 enum tpu_stop tpu_trace_run(tpu_system *s, uint64_t max_cycles, tpu_trace *t)
 {
     int stoppable = t && t->interruptible;
     tpu_progress *p = t ? t->progress : NULL;
+    if (!t || (!t->tl && !t->vcd && !t->html)) {
+        /* Nothing to write per cycle: run in slices (the cores may then run
+         * on several threads, tpu_system_set_threads), looking at Ctrl-C
+         * and showing progress between two. */
+        for (;;) {
+            uint64_t now = tpu_system_cycle(s), lim = now + TRACE_SLICE;
+            if (max_cycles && (now >= max_cycles || lim > max_cycles))
+                lim = max_cycles;
+            if (stoppable && tpu_interrupted() && !(max_cycles && now >= max_cycles))
+                return TPU_STOP_BREAK;
+            if (p)
+                tpu_progress_cycles_now(p, now);
+            enum tpu_stop r = tpu_system_run(s, lim);
+            if (r != TPU_STOP_CYCLE_LIMIT || lim == max_cycles)
+                return r;
+        }
+    }
     for (;;) {
         if (max_cycles && tpu_system_cycle(s) >= max_cycles)
             return tpu_system_run(s, max_cycles);   /* reports the limit, steps nothing */

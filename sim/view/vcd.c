@@ -442,7 +442,7 @@ tpu_vcd *tpu_vcd_open(const char *path, tpu_system *s, const tpu_vcd_opts *opts,
         declare_core(v, 0);
         upscope(v);
     } else {
-        scope(v, ncores == 2 ? "system2" : "system");
+        scope(v, "system");
         clock_var(v);
         for (unsigned c = 0; c < ncores; c++) {
             char name[32];

@@ -16,7 +16,7 @@
  *             s_left_q, we_o}
  *   TOP.core.u_vpu.{busy_o, pop_o}    TOP.core.u_ici.{busy_o, sending_q}
  *   TOP.core.cmodel.<unit>_stall      (C model only: stall reason + 1)
- * With several cores, core k is TOP.system2.g_core[k].u_core (the RTL's
+ * With several cores, core k is TOP.system.g_core[k].u_core (the RTL's
  * two-core system; "system" for other counts).
  *
  * Time: `$timescale 1ns`, 10 units per cycle whatever clock_hz says: cycle t

@@ -1,0 +1,28 @@
+/*
+ * sim_mpi.h - tpu-sim over MPI ranks (tpu-sim-mpi): every rank steps a block
+ * of the cores and exchanges the link traffic of each window with the
+ * others (cmodel/parallel.c, tpu_partition); rank 0 reads the other ranks'
+ * cores (counters, memories for the checks) over MPI to print the report.
+ * docs/collectives.md, "Past one host", says how to launch it.
+ */
+#ifndef TPU_SIM_MPI_H
+#define TPU_SIM_MPI_H
+
+#include "expect.h"
+#include "objfile.h"
+#include "tpu.h"
+
+int tpu_mpi_init(int *argc, char ***argv);
+int tpu_mpi_rank(void);
+int tpu_mpi_size(void);
+/* Give the system to the ranks: core c to rank c * size / ncores. */
+int tpu_mpi_attach(tpu_system *s, char *err, size_t errlen);
+/* Rank 0: core c's counters / the .expect checks, whichever rank steps it. */
+void tpu_mpi_core_stats(tpu_system *s, unsigned c, tpu_stats *st);
+void tpu_mpi_check(tpu_system *s, const tpu_object *obj, tpu_expect_result *res);
+/* Rank 0: tell the others the report is done and its exit status;
+ * the others: answer rank 0's reads until then, and return that status. */
+int tpu_mpi_finish(tpu_system *s, int status);
+void tpu_mpi_end(void);
+
+#endif

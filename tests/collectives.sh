@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# collectives.sh BIN_DIR WORK_DIR - the ring collectives of programs/lib/
+# (docs/collectives.md):
+#   - AllGather, ReduceScatter and AllReduce are bit-exact on rings of 1 to
+#     8 cores and on tori (AllGather on meshes too), in one piece per step
+#     and in many; AllToAll on rings;
+#   - on v5e, in simulated cycles: the ring AllGather and ReduceScatter of
+#     2 MiB shards take within 10% of V/W (V the bytes each core gathers,
+#     (K-1) x shard; W the bidirectional ring's bandwidth per chip, 2 x 30
+#     bytes per cycle); AllReduce within 10% of twice the AllGather; shards
+#     under 45 kB take hops x latency (within 25%); the mesh takes 1.8 to
+#     2.2 times as long as the torus;
+#   - a program that sends on a port the topology lacks, or waits for data
+#     that never comes, stops with exit 3 and a message naming the core;
+#   - tpu-collectives: --help, bad options, a small sweep writes its CSV
+#     and summary.
+set -uo pipefail
+bin=${1:?usage: collectives.sh BIN_DIR WORK_DIR}
+work=${2:?usage: collectives.sh BIN_DIR WORK_DIR}
+mkdir -p "$work"
+cd "$(dirname "$0")/.." || exit 1
+pass=0; fail=0
+
+ok()  { echo "ok    $1"; pass=$((pass+1)); }
+bad() { echo "FAIL  $1"; fail=$((fail+1)); }
+
+json_field() {  # json_field KEY FILE: the value of a top-level "KEY": in one-line JSON
+  grep -o "\"$1\": [^,}]*" "$2" | head -n 1 | sed 's/^[^:]*: //; s/"//g'
+}
+
+# run NAME CONFIG PROGRAM "asm options" "sim options": assemble and run; sets
+# $cycles and $rc, the report in $work/NAME.json
+run() {
+  local name=$1 config=$2 prog=$3 asopts=$4 simopts=$5
+  # shellcheck disable=SC2086
+  if ! "$bin/tpu-as" --config "$config" $asopts -o "$work/$name.bin" "$prog" 2>"$work/$name.err"; then
+    rc=99; cycles=0; return
+  fi
+  # shellcheck disable=SC2086
+  "$bin/tpu-sim" --config "$config" $simopts --json "$work/$name.bin" >"$work/$name.json" 2>"$work/$name.err"
+  rc=$?
+  cycles=$(json_field cycles "$work/$name.json")
+}
+
+# exact NAME CONFIG PROGRAM "asm options" "sim options": halts, bit-exact
+exact() {
+  run "$@"
+  local result
+  result=$(json_field result "$work/$1.json" 2>/dev/null)
+  if [ "$rc" = 0 ] && [ "$result" = "bit-exact" ]; then ok "$1: bit-exact in $cycles cycles"
+  else bad "$1: exit $rc, result '$result' $(head -n 1 "$work/$1.err")"; fi
+}
+
+# within NAME VALUE LO HI: LO <= VALUE <= HI
+within() {
+  if awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v >= lo && v <= hi) }'; then
+    ok "$1: $2 (want $3 .. $4)"
+  else bad "$1: $2, want $3 .. $4"; fi
+}
+
+# ---- bit-exact on tiny ---------------------------------------------------------------
+for k in 1 2 3 5 8; do
+  exact "ag-ring$k" tiny programs/allgather.s     "-D K=$k" "--cores $k"
+  exact "rs-ring$k" tiny programs/reducescatter.s "-D K=$k" "--cores $k"
+  exact "ar-ring$k" tiny programs/allreduce.s     "-D K=$k" "--cores $k"
+done
+# many pieces per step (so the receive buffers turn over and credits flow)
+exact rs-ring6-pieces tiny programs/reducescatter.s "-D K=6 -D CHUNK=2048 -D LIB_PIECE=256" "--cores 6"
+exact ar-ring5-pieces tiny programs/allreduce.s     "-D K=5 -D CHUNK=2048 -D LIB_PIECE=256" "--cores 5"
+exact ag-ring5-pieces tiny programs/allgather.s     "-D K=5 -D SHARD=2048 -D LIB_PIECE=256" "--cores 5"
+for g in 2x3 4x4; do
+  r=${g%x*}; c=${g#*x}; n=$((r * c))
+  exact "ag-torus$g" tiny programs/allgather.s     "-D R=$r -D C=$c" "--cores $n --topology torus2d --grid $g"
+  exact "rs-torus$g" tiny programs/reducescatter.s "-D R=$r -D C=$c" "--cores $n --topology torus2d --grid $g"
+  exact "ar-torus$g" tiny programs/allreduce.s     "-D R=$r -D C=$c" "--cores $n --topology torus2d --grid $g"
+done
+exact ag-mesh3x4 tiny programs/allgather.s "-D R=3 -D C=4 -D WRAP=0" "--cores 12 --topology mesh2d --grid 3x4"
+exact ag-mesh1x5 tiny programs/allgather.s "-D R=1 -D C=5 -D WRAP=0" "--cores 5 --topology mesh2d --grid 1x5"
+
+# AllToAll on rings of 1 to 8; on 8 v5e cores with 1 MiB chunks within 10% of
+# its cost: D (D+1)/2 chunks per link (D = K/2 = 4: 10 chunks) / 30 B per cycle + D hops
+for k in 1 2 3 5 8; do
+  exact "a2a-ring$k" tiny programs/alltoall.s "-D K=$k" "--cores $k"
+done
+exact a2a-ring6-wide tiny programs/alltoall.s "-D K=6 -D CH=1024" "--cores 6"
+run a2a-v5e-ring8 v5e programs/alltoall.s "-D K=8 -D CH=1048576 -D DATA=0" "--cores 8"
+within "AllToAll ring of 8, 1 MiB chunks: cycles / (10 chunks / W + 4 hops)" \
+  "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (10 * 1048576 / 30 + 4 * 1500) }')" 1.0 1.10
+
+# the check can fail: the program built for 4 cores, run on 3
+run rs-wrong-k tiny programs/reducescatter.s "-D K=4" "--cores 3"
+if [ "$rc" = 1 ] && grep -q '"result": "mismatch' "$work/rs-wrong-k.json"; then ok "rs-wrong-k: a mismatch"
+else bad "rs-wrong-k: exit $rc, want 1 and a mismatch"; fi
+
+# ---- v5e, simulated cycles -------------------------------------------------------------
+# V/W = (K-1) * S / 60 cycles (30 bytes per cycle each way)
+S=2097152
+for k in 4 8; do
+  run "ag-v5e-ring$k" v5e programs/allgather.s "-D K=$k -D SHARD=$S -D DATA=0" "--cores $k"
+  within "AllGather ring of $k, 2 MiB shards: cycles / (V/W)" \
+    "$(awk -v c="$cycles" -v k=$k -v s=$S 'BEGIN { printf "%.4f", c / ((k - 1) * s / 60) }')" 1.0 1.10
+  eval "ag$k=$cycles"
+  run "rs-v5e-ring$k" v5e programs/reducescatter.s "-D K=$k -D CHUNK=$S -D DATA=0" "--cores $k"
+  within "ReduceScatter ring of $k, 2 MiB chunks: cycles / (V/W)" \
+    "$(awk -v c="$cycles" -v k=$k -v s=$S 'BEGIN { printf "%.4f", c / ((k - 1) * s / 60) }')" 1.0 1.10
+done
+run ar-v5e-ring4 v5e programs/allreduce.s "-D K=4 -D CHUNK=$S -D DATA=0" "--cores 4"
+within "AllReduce ring of 4 / (2 x AllGather)" \
+  "$(awk -v a="$cycles" -v g="$ag4" 'BEGIN { printf "%.4f", a / (2 * g) }')" 0.9 1.1
+# latency-bound: 7 hops of 1500 cycles
+for s in 4096 16384; do
+  run "ag-v5e-ring8-$s" v5e programs/allgather.s "-D K=8 -D SHARD=$s -D DATA=0" "--cores 8"
+  within "AllGather ring of 8, $s-byte shards: cycles / (hops x latency)" \
+    "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (7 * 1500) }')" 1.0 1.25
+done
+# no wraparound: about twice the torus
+run ag-v5e-torus v5e programs/allgather.s "-D R=4 -D C=4 -D SHARD=1048576 -D DATA=0" "--cores 16 --topology torus2d --grid 4x4"
+torus=$cycles
+run ag-v5e-mesh v5e programs/allgather.s "-D R=4 -D C=4 -D WRAP=0 -D SHARD=1048576 -D DATA=0" "--cores 16 --topology mesh2d --grid 4x4"
+within "AllGather 4x4, 1 MiB shards: mesh / torus" \
+  "$(awk -v m="$cycles" -v t="$torus" 'BEGIN { printf "%.4f", m / t }')" 1.8 2.2
+
+# the book's two-chip matmul (X[B,D] . W[D,F], D split, bf16 partial sums over one link):
+# compute overtakes the link at D = 2 x peak / 4.5e10 = 8755 (8738 with the exact
+# 1.966e14); measured from chip 1's MXU and link busy times at D = 4096 and 12288
+exact matmul2chip-tiny tiny programs/matmul_2chip.s "-D F=64 -D D=32" "--cores 2"
+exact matmul2chip-tiny-b24 tiny programs/matmul_2chip.s "-D B=24 -D F=128 -D D=64" "--cores 2"
+for d in 4096 12288; do
+  run "mm2-v5e-$d" v5e programs/matmul_2chip.s "-D B=512 -D D=$d -D F=2048 -D DATA=0" "--cores 2"
+  "$bin/tpu-sim" --config v5e --cores 2 "$work/mm2-v5e-$d.bin" >"$work/mm2-v5e-$d.txt" 2>&1
+done
+busy() {  # busy FILE UNIT: chip 1's busy cycles of UNIT, from the text report
+  awk -v u="$2" '/^== core 1/ { on = 1; next } /^== / { on = 0 } on && $1 == u && $2 ~ /^[0-9]+$/ { print $2; exit }' "$1"
+}
+m1=$(busy "$work/mm2-v5e-4096.txt" mxu0); m2=$(busy "$work/mm2-v5e-12288.txt" mxu0)
+l1=$(busy "$work/mm2-v5e-4096.txt" ici)
+cross=$(awk -v m1="$m1" -v m2="$m2" -v l="$l1" 'BEGIN { if (m2 <= m1) { print 0; exit } b = (m2 - m1) / 8192; a = m1 - b * 4096; printf "%.0f", (l - a) / b }')
+within "two-chip matmul: measured crossover D (book 8755)" "$cross" 7880 9630
+if grep -q '"bound": "ici-bound"' "$work/mm2-v5e-4096.json"; then ok "two-chip matmul at D = 4096: ici-bound"
+else bad "two-chip matmul at D = 4096: $(grep -o '"bound": "[^"]*' "$work/mm2-v5e-4096.json" | head -1)"; fi
+
+# the collective matmul (case d) and the gather-then-multiply (case b): bit-exact;
+# on 4 v5e cores the overlapped one within 10% of T_math, the other about
+# T_math + T_ici (T_math 32768 cycles, T_ici 13107)
+for k in 1 3 4; do
+  exact "mc-ring$k" tiny programs/matmul_collective.s "-D K=$k" "--cores $k"
+done
+exact mc-ring4-b tiny programs/matmul_collective.s "-D K=4 -D OVERLAP=0" "--cores 4"
+exact mc-ring3-wide tiny programs/matmul_collective.s "-D K=3 -D B=16 -D D=96 -D F=48" "--cores 3"
+run mc-v5e-d v5e programs/matmul_collective.s "-D K=4 -D B=512 -D D=1024 -D F=16384 -D DATA=0" "--cores 4"
+within "collective matmul, 4 v5e cores: cycles / T_math" \
+  "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / 32768 }')" 1.0 1.10
+run mc-v5e-b v5e programs/matmul_collective.s "-D K=4 -D B=512 -D D=1024 -D F=16384 -D DATA=0 -D OVERLAP=0" "--cores 4"
+within "gather, then multiply, 4 v5e cores: cycles / (T_math + T_ici)" \
+  "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (32768 + 13107) }')" 1.0 1.25
+
+# host threads change nothing: the same report from the plain loop and 1, 2, 5 threads
+run ar-threads tiny programs/allreduce.s "-D K=5 -D CHUNK=2048 -D LIB_PIECE=256" "--cores 5 --threads 0"
+same_reports=1
+for th in 1 2 5; do
+  "$bin/tpu-sim" --config tiny --cores 5 --threads $th --json "$work/ar-threads.bin" >"$work/ar-threads-$th.json" 2>&1
+  cmp -s "$work/ar-threads.json" "$work/ar-threads-$th.json" || same_reports=0
+done
+if [ $same_reports = 1 ]; then ok "allreduce on 5 cores: the same report for --threads 0, 1, 2, 5"
+else bad "allreduce on 5 cores: the reports differ between thread counts"; fi
+"$bin/tpu-sim" --threads many "$work/ar-threads.bin" >/dev/null 2>"$work/th.err"; rc=$?
+if [ $rc = 2 ] && grep -q "threads wants a number" "$work/th.err"; then ok "tpu-sim --threads many: exit 2"
+else bad "tpu-sim --threads many: exit $rc"; fi
+
+# ---- bad input ----------------------------------------------------------------------------
+# the torus program on a mesh: core 3 sends on port 0, which the mesh lacks
+run ag-torus-on-mesh tiny programs/allgather.s "-D R=2 -D C=4" "--cores 8 --topology mesh2d --grid 2x4"
+if [ "$rc" = 3 ] && grep -qE "core [0-9]+.*(port|not connected)" "$work/ag-torus-on-mesh.err"; then
+  ok "torus program on a mesh: exit 3, $(head -n 1 "$work/ag-torus-on-mesh.err")"
+else bad "torus program on a mesh: exit $rc, $(head -n 1 "$work/ag-torus-on-mesh.err")"; fi
+# each core waits for its neighbour's data before sending its own
+cat > "$work/deadlock.s" <<'EOS'
+        li      s1, 64
+        sem.wait 1, 1                   # the neighbour's data, which it sends only after ours
+        dma.ici 0, zero, zero, s1, 2, 1
+        halt
+EOS
+run rs-deadlock tiny "$work/deadlock.s" "" "--cores 4"
+if [ "$rc" = 3 ] && grep -qi "deadlock" "$work/rs-deadlock.err"; then
+  ok "waiting for data that never comes: exit 3, $(head -n 1 "$work/rs-deadlock.err")"
+else bad "waiting for data that never comes: exit $rc, $(head -n 1 "$work/rs-deadlock.err")"; fi
+run grid-mismatch tiny programs/allgather.s "-D R=2 -D C=3" "--cores 5 --topology torus2d --grid 2x3"
+if [ "$rc" = 2 ]; then ok "5 cores on a 2x3 grid: exit 2"; else bad "5 cores on a 2x3 grid: exit $rc"; fi
+
+# ---- tpu-collectives ---------------------------------------------------------------------
+"$bin/tpu-collectives" --help | grep -q -- "--topologies" && ok "tpu-collectives --help" || bad "tpu-collectives --help"
+"$bin/tpu-collectives" --topologies ring4,cube3 >/dev/null 2>"$work/tc.err"; rc=$?
+if [ $rc = 2 ] && grep -q "unknown topology 'cube3'" "$work/tc.err"; then ok "tpu-collectives bad topology: exit 2"
+else bad "tpu-collectives bad topology: exit $rc $(head -n 1 "$work/tc.err")"; fi
+"$bin/tpu-collectives" --config tiny --topologies ring4,torus2x2 --max-bytes 4K --out "$work/tc" --no-plot >"$work/tc.out" 2>&1; rc=$?
+if [ $rc = 0 ] && [ "$(grep -c '^allgather,' "$work/tc/collectives-tiny.csv")" -ge 4 ] &&
+   grep -q "allreduce     torus2x2" "$work/tc/collectives-tiny.txt"; then
+  ok "tpu-collectives small sweep: CSV and summary"
+else bad "tpu-collectives small sweep: exit $rc $(tail -n 2 "$work/tc.out")"; fi
+
+echo "collectives: $pass passed, $fail failed"
+[ $fail -eq 0 ]

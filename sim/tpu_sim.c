@@ -4,14 +4,16 @@
  *   tpu-sim [--config NAME|FILE] [--set k=v]... [--cores K --topology
  *           ring|torus2d|mesh2d [--grid RxC]] [--max-cycles N] [--json]
  *           [--quiet] [--step [--echo] | --animate [--delay MS]]
- *           [--timeline FILE] [--vcd FILE] prog.bin
+ *           [--timeline FILE] [--vcd FILE] [--html FILE [--html-cycles A:B]]
+ *           prog.bin
  *
  * Loads the object, builds the system, runs it to halt, checks the
  * object's .expect records (cmodel/expect.c) and prints the report
  * (sim/view/report.c).  docs/tpu-sim.md is the user's page.  --step hands the
  * system to the stepper (sim/view/stepper.c) instead, --animate draws each
  * cycle first (sim/view/animate.c); docs/stepper.md.  --timeline and --vcd
- * write the run as it goes (sim/view/trace.c; docs/timeline.md).
+ * write the run as it goes (sim/view/trace.c; docs/timeline.md), --html a
+ * page that replays it in a browser (sim/view/html.c; docs/tpu-sim.md).
  * Exit status: 0 halted and bit-exact (or nothing to check), 1 a result
  * differs or cannot be checked, 2 bad command line or configuration,
  * 3 the program could not be loaded or did not halt (run-time error,
@@ -59,7 +61,7 @@ static void usage(FILE *f)
           "                       which run windows of ici_latency cycles apart; 0: the\n"
           "                       plain loop, every core one cycle at a time.  The\n"
           "                       results are the same for any N; --step, --animate,\n"
-          "                       --timeline and --vcd use the plain loop\n"
+          "                       --timeline, --vcd and --html use the plain loop\n"
           "  --topology T         ring, torus2d or mesh2d (2-D without wraparound);\n"
           "                       default ring when K > 1\n"
           "  --grid RxC           rows x columns for torus2d/mesh2d (default: the most\n"
@@ -80,6 +82,13 @@ static void usage(FILE *f)
           "                       every 100 cycles; 1 cycle = 1 us on its time axis\n"
           "  --vcd FILE           write the units' signals as a VCD (GTKWave), under the\n"
           "                       RTL's names; 10 time units per cycle\n"
+          "  --html FILE          write one self-contained HTML page that replays the run\n"
+          "                       cycle by cycle in a browser (core 0: MXU cells, units,\n"
+          "                       queues, semaphores, counters); FILE#cycle=N opens it\n"
+          "                       at cycle N\n"
+          "  --html-cycles A:B    with --html: record cycles A to B-1 only (A: from A to\n"
+          "                       the end, :B from 0); default the whole run, up to 64 MiB\n"
+          "                       of data\n"
           "  -h, --help           print this help and exit\n"
           "\n"
           "exit status: 0 halted and results bit-exact (or no .expect), 1 a result differs\n"
@@ -112,6 +121,9 @@ typedef struct options {
     int step, echo, animate;      /* the stepper (sim/view/stepper.c), --animate */
     int64_t delay_ms;             /* -1: not given */
     const char *timeline, *vcd;   /* sim/view/trace.h: NULL when not given */
+    const char *html;             /* sim/view/html.h: NULL when not given */
+    const char *html_cycles;      /* --html-cycles as given, NULL when not */
+    uint64_t html_first, html_end;  /* cycles first .. end-1 (end 0: to the end) */
     const char *prog;
 } options;
 
@@ -140,6 +152,25 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out)
     }
     *out = v;
     return 0;
+}
+
+/* --html-cycles A:B, A: or :B into first and end (0: to the end of the
+ * run); -1 when it is not one of those with A < B. */
+static int parse_cycles(const char *s, uint64_t *first, uint64_t *end)
+{
+    const char *colon = strchr(s, ':');
+    char a[32];
+    if (!colon || (size_t)(colon - s) >= sizeof a)
+        return -1;
+    memcpy(a, s, (size_t)(colon - s));
+    a[colon - s] = 0;
+    *first = 0;
+    *end = 0;
+    if (a[0] && parse_u64(a, UINT64_MAX - 1, first))
+        return -1;
+    if (colon[1] && (parse_u64(colon + 1, UINT64_MAX, end) || *end <= *first))
+        return -1;
+    return a[0] || colon[1] ? 0 : -1;
 }
 
 /* Parse argv into o; returns -1 after printing the help (exit 0), or an
@@ -176,6 +207,13 @@ static int parse_args(int argc, char **argv, options *o)
             o->timeline = v;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--vcd", &missing))) {
             o->vcd = v;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--html-cycles", &missing))) {
+            if (parse_cycles(v, &o->html_first, &o->html_end))
+                return bad_usage("--html-cycles wants A:B, cycles A to B-1 with A < B (or A: or "
+                                 ":B), e.g. 0:10000, not '%s'", v);
+            o->html_cycles = v;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--html", &missing))) {
+            o->html = v;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--set", &missing))) {
             if (o->nsets == MAX_SETS)
                 return bad_usage("too many --set options (at most %s)", "256");
@@ -224,8 +262,11 @@ static int parse_args(int argc, char **argv, options *o)
         return bad_usage("%s", "no program given");
     if (o->step && o->animate)
         return bad_usage("%s", "--step and --animate cannot be used together");
-    if ((o->step || o->animate) && (o->timeline || o->vcd))
-        return bad_usage("%s", "--timeline and --vcd cannot be used with --step or --animate");
+    if ((o->step || o->animate) && (o->timeline || o->vcd || o->html))
+        return bad_usage("%s", "--timeline, --vcd and --html cannot be used with --step or "
+                               "--animate");
+    if (o->html_cycles && !o->html)
+        return bad_usage("%s", "--html-cycles needs --html FILE");
     return 0;
 }
 
@@ -326,6 +367,18 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
     int trace_failed = tpu_trace_close(tr, terr, sizeof terr) != 0;
     if (trace_failed)
         fprintf(stderr, "tpu-sim: error: %s\n", terr);
+    uint64_t ran = tpu_system_cycle(s);
+    if (tr->html && !tpu_html_cycles(tr->html))
+        fprintf(stderr, "tpu-sim: note: %s has no cycle: the run ended after %llu cycle%s%s%s\n",
+                o->html, (unsigned long long)ran, ran == 1 ? "" : "s",
+                o->html_cycles ? ", before --html-cycles " : "",
+                o->html_cycles ? o->html_cycles : "");
+    else if (tr->html && tpu_html_truncated(tr->html))
+        fprintf(stderr, "tpu-sim: note: %s holds cycles %llu to %llu only: its data reached "
+                "%llu MiB (choose the cycles with --html-cycles A:B)\n", o->html,
+                (unsigned long long)tpu_html_first(tr->html),
+                (unsigned long long)(tpu_html_first(tr->html) + tpu_html_cycles(tr->html) - 1),
+                (unsigned long long)(TPU_HTML_DEFAULT_MAX_BYTES >> 20));
     unsigned ncores = tpu_system_ncores(s);
     tpu_stats *st = calloc(ncores ? ncores : 1, sizeof *st);
     if (!st) {
@@ -446,6 +499,8 @@ int main(int argc, char **argv)
         return rc;
     }
     tpu_trace tr = { 0 };
+    tpu_html_opts html = { .obj = &obj, .cfg = &cfg, .program = o.prog, .first = o.html_first,
+                           .end = o.html_end };
     tpu_system *s = tpu_system_create(&cfg, &so, err, sizeof err);
     if (!s) {
         fprintf(stderr, "tpu-sim: %s\n", err);
@@ -459,9 +514,9 @@ int main(int argc, char **argv)
     }
     tpu_system_set_threads(s, threads);
 #ifdef TPU_SIM_MPI
-    if (tpu_mpi_size() > 1 && (o.step || o.animate || o.timeline || o.vcd)) {
-        fprintf(stderr, "tpu-sim-mpi: --step, --animate, --timeline and --vcd run on one rank "
-                "(use tpu-sim)\n");
+    if (tpu_mpi_size() > 1 && (o.step || o.animate || o.timeline || o.vcd || o.html)) {
+        fprintf(stderr, "tpu-sim-mpi: --step, --animate, --timeline, --vcd and --html run on one "
+                "rank (use tpu-sim)\n");
         tpu_system_destroy(s);
         tpu_obj_free(&obj);
         return EXIT_USAGE;
@@ -486,7 +541,8 @@ int main(int argc, char **argv)
         if (!st)
             fprintf(stderr, "tpu-sim: error: %s\n", err);
         tpu_stepper_destroy(st);
-    } else if (tpu_trace_open(&tr, s, o.timeline, o.vcd, err, sizeof err)) {
+    } else if (tpu_trace_open(&tr, s, o.timeline, o.vcd, err, sizeof err)
+               || (o.html && tpu_trace_open_html(&tr, s, o.html, &html, err, sizeof err))) {
         fprintf(stderr, "tpu-sim: error: %s\n", err);
         rc = EXIT_USAGE;
     } else {

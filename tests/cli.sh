@@ -151,6 +151,21 @@ if [ -x "$bin/tpu-sim" ]; then
   check "tpu-sim preset by shape" 0 "machine +v5e: "              -- "$s" "$tmp/sim_v5e.bin"
   check "tpu-sim two cores"       0 "== total \(2 cores\)"        -- "$s" --cores 2 "$tmp/sim_pass.bin"
   check "tpu-sim torus grid"      0 "4 cores \(torus2d 2x2\)"     -- "$s" --grid 2x2 --topology torus2d "$tmp/sim_pass.bin"
+  check "tpu-sim --html"          0 "^result: bit-exact$"         -- "$s" --quiet --html "$tmp/p.html" "$tmp/sim_pass.bin"
+  if tail -n 1 "$tmp/p.html" 2>/dev/null | grep -q '^</html>$'; then pass=$((pass+1)); else echo "FAIL tpu-sim --html: no whole page"; fail=$((fail+1)); fi
+  check "tpu-sim --html-cycles"   0 "^result: bit-exact$"         -- "$s" --quiet --html "$tmp/p.html" --html-cycles 0:1 "$tmp/sim_pass.bin"
+  check "tpu-sim --html-cycles A:" 0 "^result: bit-exact$"        -- "$s" --quiet --html "$tmp/p.html" --html-cycles=1: "$tmp/sim_pass.bin"
+  check "tpu-sim --html past end" 0 "p.html has no cycle: the run ended after 1 cycle, before --html-cycles 5:9" \
+                                                                   -- "$s" --quiet --html "$tmp/p.html" --html-cycles 5:9 "$tmp/sim_pass.bin"
+  check "tpu-sim bad --html-cycles" 2 "--html-cycles wants A:B, cycles A to B-1 with A < B .*not 'x'" \
+                                                                   -- "$s" --html "$tmp/p.html" --html-cycles x "$tmp/sim_ok.bin"
+  check "tpu-sim --html-cycles B<A" 2 "--html-cycles wants A:B.*not '10:5'" -- "$s" --html "$tmp/p.html" --html-cycles 10:5 "$tmp/sim_ok.bin"
+  check "tpu-sim --html-cycles :"  2 "--html-cycles wants A:B.*not ':'" -- "$s" --html "$tmp/p.html" --html-cycles : "$tmp/sim_ok.bin"
+  check "tpu-sim --html-cycles alone" 2 "--html-cycles needs --html FILE" -- "$s" --html-cycles 0:10 "$tmp/sim_ok.bin"
+  check "tpu-sim --html --step"   2 "cannot be used with --step"  -- "$s" --html "$tmp/p.html" --step "$tmp/sim_ok.bin"
+  check "tpu-sim --html no value" 2 "option '--html' needs a value" -- "$s" "$tmp/sim_ok.bin" --html
+  check "tpu-sim --html bad path" 2 "tpu-sim: error: $tmp/no/p.html: No such file or directory" \
+                                                                   -- "$s" --html "$tmp/no/p.html" "$tmp/sim_ok.bin"
 fi
 if [ -x "$bin/tpu-bench" ]; then
   check "tpu-bench --help"        0 "usage: tpu-bench row"        -- "$bin/tpu-bench" --help

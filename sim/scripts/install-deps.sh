@@ -18,6 +18,7 @@ PACKAGES=(
   gnuplot-nox         # roofline plots
   gtkwave             # fst2vcd: the tests read the co-simulation's FST waveforms back
   perl                # prove: make test runs tests/suite/*.t under it
+  chromium            # tests/html.sh opens tpu-sim --html's page in headless Chromium
   libopenmpi-dev      # tpu-sim-mpi: cores spread over MPI ranks (sim/mpi/)
   openmpi-bin         # mpirun, for its test
 )

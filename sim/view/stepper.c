@@ -436,16 +436,11 @@ static void print_trace(tpu_stepper *st, const cell_trace *tr)
     stp_out(st, "  x %s  y %s -> %s  (LHS row %" PRId64 ")\n", a, yi, yo, v.row);
 }
 
-/* One cycle of the system, breakpoints included.  Returns 1 if it ran. */
-int stp_one_cycle(tpu_stepper *st)
+/* Before a cycle: the selected core's counters and the cells above the
+ * traced ones, to compare with after it. */
+static void before_step(tpu_stepper *st)
 {
-    if (st->state != TPU_RUNNING)
-        return 0;
     tpu_system *s = st->sys;
-    if (st->o.max_cycles && tpu_system_cycle(s) >= st->o.max_cycles) {
-        st->state = tpu_system_run(s, st->o.max_cycles);   /* formats the limit's error */
-        return 0;
-    }
     tpu_core *c = tpu_system_core(s, st->core);
     if (!st->stats_valid)
         tpu_core_stats(c, &st->cur);
@@ -457,10 +452,16 @@ int stp_one_cycle(tpu_stepper *st)
             tpu_core_mxu_cell(tpu_system_core(s, tr->core), tr->mxu, tr->row - 1, tr->col,
                               &tr->above);
     }
-    enum tpu_stop r = tpu_system_step(s);
+}
+
+/* After a cycle that returned r: the run's state, the counters, the traced
+ * cells' lines and the pc and cycle breakpoints. */
+static void after_step(tpu_stepper *st, enum tpu_stop r)
+{
+    tpu_system *s = st->sys;
     if (r != TPU_RUNNING && r != TPU_STOP_BREAK)
         st->state = r;
-    tpu_core_stats(c, &st->cur);
+    tpu_core_stats(tpu_system_core(s, st->core), &st->cur);
     st->stats_valid = 1;
     for (unsigned i = 0; i < st->ntrace; i++)
         print_trace(st, &st->trace[i]);
@@ -487,7 +488,39 @@ int stp_one_cycle(tpu_stepper *st)
             }
         }
     }
+}
+
+/* One cycle of the system, breakpoints included.  Returns 1 if it ran. */
+int stp_one_cycle(tpu_stepper *st)
+{
+    if (st->state != TPU_RUNNING)
+        return 0;
+    tpu_system *s = st->sys;
+    if (st->o.max_cycles && tpu_system_cycle(s) >= st->o.max_cycles) {
+        st->state = tpu_system_run(s, st->o.max_cycles);   /* formats the limit's error */
+        return 0;
+    }
+    before_step(st);
+    after_step(st, tpu_system_step(s));
     return 1;
+}
+
+void tpu_stepper_before_step(tpu_stepper *st)
+{
+    st->hits_len = 0;
+    st->nhits = 0;
+    before_step(st);
+}
+
+void tpu_stepper_after_step(tpu_stepper *st, enum tpu_stop r)
+{
+    after_step(st, r);
+}
+
+size_t tpu_stepper_hits(const tpu_stepper *st, const char **text)
+{
+    *text = st->hits;
+    return st->hits_len;
 }
 
 int tpu_stepper_cycle(tpu_stepper *st)

@@ -16,6 +16,7 @@
 #ifndef TPU_STEPPER_H
 #define TPU_STEPPER_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -65,6 +66,18 @@ int tpu_stepper_status(const tpu_stepper *st);
 /* Run `step`'s work without printing: one cycle, breakpoints included.
  * Returns 1 while the program can go on (for --animate). */
 int tpu_stepper_cycle(tpu_stepper *st);
+
+/* Watch a run that something else steps (tpu-sim --html, sim/view/html.c):
+ * call tpu_stepper_before_step() before each tpu_system_step() and
+ * tpu_stepper_after_step() with what it returned, around every cycle from
+ * the first one looked at on (`show units` compares the counters with the
+ * cycle before).  The views then show the cycle just computed, as after
+ * `step`, and tpu_stepper_hits() gives the messages of the breakpoints
+ * that fired in it: "breakpoint 1: ...\n" lines, the returned number of
+ * bytes at *text. */
+void tpu_stepper_before_step(tpu_stepper *st);
+void tpu_stepper_after_step(tpu_stepper *st, enum tpu_stop r);
+size_t tpu_stepper_hits(const tpu_stepper *st, const char **text);
 
 /* The pieces --animate draws each frame, and where they go. */
 void tpu_stepper_print_status(tpu_stepper *st);

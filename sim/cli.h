@@ -23,4 +23,16 @@ int tpu_cli_load_config(const char *tool, const char *name, tpu_config *cfg);
 int tpu_cli_finish_config(const char *tool, tpu_config *cfg, const char *const *sets,
                           unsigned nsets);
 
+/* Read a whole file of at most TPU_ASM_MAX_SOURCE bytes (a program's
+ * source): malloc'ed, its length in *len; NULL when it cannot be read or is
+ * larger. */
+char *tpu_cli_read_source(const char *path, size_t *len);
+
+/* Read programs/NAME for a tool that runs the example programs: from DIR
+ * when given (--programs), else ./programs, else ../../programs next to the
+ * executable (build/bin/TOOL run from elsewhere).  The path read goes to
+ * path.  On failure prints "TOOL: error: cannot read ..." and returns NULL. */
+char *tpu_cli_read_program(const char *tool, const char *dir, const char *argv0,
+                           const char *name, char *path, size_t pathlen, size_t *len);
+
 #endif

@@ -297,31 +297,6 @@ static int parse_args(int argc, char **argv, options *o)
 
 /* ---- programs ------------------------------------------------------------------------- */
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    size_t r;
-    while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += r;
-        if (n == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb, cap *= 2;
-        }
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
 typedef struct program {
     char path[1100];
     char *src;
@@ -330,22 +305,11 @@ typedef struct program {
 
 static int load_program(const options *o, const char *argv0, const char *name, program *p)
 {
-    char exe_dir[1024];
-    const char *dirs[2] = { o->programs ? o->programs : "programs", NULL };
-    int nd = 1;
-    const char *slash = strrchr(argv0, '/');
-    if (!o->programs && slash && (size_t)(slash - argv0) < sizeof exe_dir - 20) {
-        snprintf(exe_dir, sizeof exe_dir, "%.*s/../../programs", (int)(slash - argv0), argv0);
-        dirs[nd++] = exe_dir;
-    }
-    for (int i = 0; i < nd; i++) {
-        snprintf(p->path, sizeof p->path, "%s/%s.s", dirs[i], name);
-        if ((p->src = read_file(p->path, &p->len)))
-            return 0;
-    }
-    fprintf(stderr, "tpu-collectives: error: cannot read %s/%s.s (run from the repository root "
-            "or give --programs DIR)\n", dirs[0], name);
-    return -1;
+    char file[64];
+    snprintf(file, sizeof file, "%s.s", name);
+    p->src = tpu_cli_read_program("tpu-collectives", o->programs, argv0, file, p->path,
+                                  sizeof p->path, &p->len);
+    return p->src ? 0 : -1;
 }
 
 /* ---- the model --------------------------------------------------------------------------- */
@@ -525,7 +489,7 @@ static int write_outputs(const options *o, const tpu_config *cfg, const point *p
                         ft.lat / hz * 1e6, ft.knee / 1000, ft.big);
             }
         fprintf(g, "# knee: the shard below which hops x latency outweighs the bytes (the book: "
-                "a buffer under %.3g B/s x %.3g us = %.0f kB is latency-bound; a ring sends "
+                "a buffer under %.3g B/s x %.3g us = %.3g kB is latency-bound; a ring sends "
                 "half a shard each way)\n", cfg->ici_bw, lat / hz * 1e6, cfg->ici_bw * lat / hz / 1000);
     }
     fclose(f);

@@ -189,63 +189,12 @@ static int parse_list(const char *s, int64_t *b, size_t max, size_t *n, const ch
 
 /* ---- files ---------------------------------------------------------------------------- */
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        if (cap >= TPU_ASM_MAX_SOURCE) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    if (buf && ferror(f)) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
-/* Read programs/NAME from --programs, ./programs or ../../programs next to
- * the executable (build/bin/tpu-roofline). */
+/* Read programs/NAME (cli.h: --programs, ./programs, or next to the executable). */
 static int load_program(sweep *sw, int k, const char *name, const char *argv0)
 {
-    const char *dirs[3] = { sw->o->programs, NULL, NULL };
-    char exe_dir[1024];
-    int nd = 1;
-    if (!sw->o->programs) {
-        dirs[0] = "programs";
-        const char *slash = strrchr(argv0, '/');
-        if (slash && (size_t)(slash - argv0) < sizeof exe_dir - 20) {
-            snprintf(exe_dir, sizeof exe_dir, "%.*s/../../programs", (int)(slash - argv0), argv0);
-            dirs[nd++] = exe_dir;
-        }
-    }
-    for (int i = 0; i < nd; i++) {
-        snprintf(sw->path[k], sizeof sw->path[k], "%s/%s", dirs[i], name);
-        if ((sw->src[k] = read_file(sw->path[k], &sw->len[k])))
-            return 0;
-    }
-    fprintf(stderr, "tpu-roofline: error: cannot read %s/%s (run from the repository root or "
-            "give --programs DIR)\n", dirs[0], name);
-    return EXIT_USAGE;
+    sw->src[k] = tpu_cli_read_program("tpu-roofline", sw->o->programs, argv0, name, sw->path[k],
+                                      sizeof sw->path[k], &sw->len[k]);
+    return sw->src[k] ? 0 : EXIT_USAGE;
 }
 
 static int make_dir(const char *dir)

@@ -15,11 +15,12 @@
 #   make generate       refresh the files generated from cmodel/isa.def,
 #                       rtl/trace_ports.def and rtl/queue_entry.def
 #   make check-generated  fail when a generated file is stale
-#   make clean          remove build/, build-san/, build-fuzz/
+#   make clean          remove build/, build-san/, build-fuzz/, build-tsan/
 #
 # See it run:
 #   make roofline       measure the roofline of tiny and v5e (CSV, PNG, SVG)
 #   make mpi            tpu-sim-mpi: the cores of a system over MPI ranks
+#   make tsan           the host-thread runs under ThreadSanitizer
 #   make collectives    the communication roofline: ring collectives on v5e
 #                       rings of 4, 8, 16, a 4x4 torus and mesh, and the
 #                       two-chip matmul's crossover D (CSV, PNG, SVG)
@@ -111,6 +112,17 @@ PROGRAMS   := $(wildcard programs/*.s)
 roofline: $(BIN)/tpu-roofline
 	$(BIN)/tpu-roofline --config tiny --out $(BUILD)/roofline --img docs
 	$(BIN)/tpu-roofline --config v5e --out $(BUILD)/roofline --img docs
+
+# The cores on host threads (cmodel/parallel.c) under ThreadSanitizer: no
+# data race in tests/test_parallel.c's runs on 1, 2, 3 and 8 threads.
+TSAN_DIR := build-tsan
+.PHONY: tsan
+tsan: $(GEN)/presets.c
+	@mkdir -p $(TSAN_DIR)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread $(INCLUDES) -I$(GEN) \
+	  -Itests -o $(TSAN_DIR)/test_parallel tests/test_parallel.c $(MODEL_SRCS) \
+	  $(wildcard sim/asm/asm_*.c) $(GEN)/presets.c -lcmocka -lm
+	TSAN_OPTIONS=halt_on_error=1 $(TSAN_DIR)/test_parallel
 
 .PHONY: collectives
 collectives: $(BIN)/tpu-collectives
@@ -326,4 +338,4 @@ fuzz: $(FUZZ_TARGETS)
 	@bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz build-tsan

@@ -12,8 +12,8 @@
  * link of its own, which the main thread appends to the real link between
  * windows, in link order.  No lock is taken inside a window.  One thread
  * runs windows too: a core's state stays in the host's caches for a whole
- * window instead of being evicted by the other cores every cycle (with 16
- * v5e cores that alone is 2.5 times faster).
+ * window instead of being evicted by the other cores every cycle (`make
+ * bench` runs 16 v5e cores both ways; docs/collectives.md has the numbers).
  *
  * Between windows the main thread looks at what the serial loop would
  * have decided in one of the window's cycles:
@@ -354,6 +354,7 @@ enum tpu_stop tpu_system_run_parallel(tpu_system *s, uint64_t max_cycles)
         run_window(p, 0);
         pthread_barrier_wait(&p->done);
         s->cycle = p->t1;
+        s->windows++;
         /* what the serial loop would decide, over our cores, then over all:
          * v[0] an error or no memory, v[1] a core not halted, v[2] a core
          * neither halted nor stuck, v[3] a byte on a wire into a core, v[4]

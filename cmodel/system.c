@@ -218,6 +218,11 @@ void tpu_system_set_threads(tpu_system *s, unsigned n)
     s->threads = n;
 }
 
+uint64_t tpu_system_windows(const tpu_system *s)
+{
+    return s->windows;
+}
+
 void tpu_system_set_partition(tpu_system *s, const tpu_partition *p)
 {
     if (p && p->nparts > 1)

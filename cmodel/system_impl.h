@@ -30,6 +30,7 @@ struct tpu_system {
     tpu_link *stage;        /* per link: what its sender sent in the current window */
     unsigned *owned, nowned;    /* the cores this process steps, in order */
     uint64_t last_arrive;   /* the latest landing cycle of anything sent so far */
+    uint64_t windows;       /* windows run apart (tpu_system_windows) */
     struct tpu_pool *pool;
     tpu_partition part;     /* nparts 0: none (tpu_system_set_partition) */
 };

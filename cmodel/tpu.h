@@ -63,6 +63,9 @@ enum tpu_stop tpu_system_run(tpu_system *s, uint64_t max_cycles);
  * deadlock starts again from it on one thread, so that the error is the
  * one-thread error exactly.  The object must outlive the runs. */
 void tpu_system_set_threads(tpu_system *s, unsigned n);
+/* How many windows the cores have run apart so far (0: only the plain
+ * loop ran): for tests and tools that must know the threads were used. */
+uint64_t tpu_system_windows(const tpu_system *s);
 
 /* Several processes (MPI ranks, sim/mpi/) each step a part of the cores
  * and exchange the link traffic of every window.  Every process creates

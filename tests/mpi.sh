@@ -56,6 +56,13 @@ cat > "$work/deadlock.s" <<'EOS'
         halt
 EOS
 same deadlock            2 "--config tiny" "$work/deadlock.s" "--cores 4"
+# the ranks did split the work: rank 0 cores 0-2, rank 1 cores 3-4, both in windows
+TPU_MPI_STATS=1 mpirun --oversubscribe -np 2 "$bin/tpu-sim-mpi" --cores 5 --quiet \
+  "$work/allreduce-ring5.bin" >/dev/null 2>"$work/stats.err"
+if grep -qE "rank 0 stepped 3 cores from core 0 in [1-9][0-9]* windows" "$work/stats.err" &&
+   grep -qE "rank 1 stepped 2 cores from core 3 in [1-9][0-9]* windows" "$work/stats.err"; then
+  echo "ok    the ranks split the cores and ran windows"; pass=$((pass+1))
+else echo "FAIL  the ranks did not split the work: $(head -n 2 "$work/stats.err")"; fail=$((fail+1)); fi
 mpirun --oversubscribe -np 2 "$bin/tpu-sim-mpi" --cores 4 --timeline "$work/t.json" "$work/deadlock.bin" >/dev/null 2>"$work/tl.err"
 rc=$?
 if [ $rc = 2 ] && grep -q "run on one rank" "$work/tl.err"; then echo "ok    --timeline under MPI: exit 2"; pass=$((pass+1))

@@ -89,6 +89,12 @@ static void run(const tpu_config *cfg, const tpu_object *obj, const tpu_system_o
     } while (stop == TPU_STOP_CYCLE_LIMIT && tpu_system_cycle(s) < max_cycles);
     o->stop = stop;
     o->cycles = tpu_system_cycle(s);
+    /* the plain loop runs no window; threads do (a run that fails may stop
+     * in its first window, then starts again on the plain loop) */
+    if (threads == 0)
+        assert_int_equal(tpu_system_windows(s), 0);
+    else
+        assert_true(tpu_system_windows(s) > 0);
     snprintf(o->error, sizeof o->error, "%s", tpu_system_error(s) ? tpu_system_error(s) : "");
     o->ncores = tpu_system_ncores(s);
     o->vmem_bytes = cfg->vmem_bytes;

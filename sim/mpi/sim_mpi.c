@@ -192,6 +192,23 @@ int tpu_mpi_finish(tpu_system *s, int status)
             free(buf);
         }
     }
+    /* TPU_MPI_STATS=1: rank 0 says which cores each rank stepped in how many
+     * windows (tests/mpi.sh checks that the ranks did split the work) */
+    uint64_t mine[3] = { 0, 0, tpu_system_windows(s) };
+    for (unsigned c = 0; owner && c < tpu_system_ncores(s); c++)
+        if (owner[c] == (unsigned)rank) {
+            if (!mine[1])
+                mine[0] = c;
+            mine[1]++;
+        }
+    uint64_t *all = rank == 0 ? calloc((size_t)size * 3, sizeof *all) : NULL;
+    MPI_Gather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (rank == 0 && all && getenv("TPU_MPI_STATS"))
+        for (int q = 0; q < size; q++)
+            fprintf(stderr, "tpu-sim-mpi: rank %d stepped %llu cores from core %llu in %llu "
+                    "windows\n", q, (unsigned long long)all[3 * q + 1],
+                    (unsigned long long)all[3 * q], (unsigned long long)all[3 * q + 2]);
+    free(all);
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return status;
 }

@@ -48,16 +48,16 @@ done
 # ---- several cores on host threads (cmodel/parallel.c) ------------------------------
 # The collective matmul (programs/matmul_collective.s) on a ring of 16 v5e
 # cores: simulated cycles (of the system: every core steps each one) and
-# multiply-adds per host second of the whole tpu-sim command, with one
-# thread and with one per CPU; the reports must be the same.
+# multiply-adds per host second of the whole tpu-sim command: the plain
+# loop (--threads 0), windows on one thread, and on one per CPU; the
+# reports must be the same.
 coll_sizes=${BENCH_COLLECTIVE:--D K=16 -D B=512 -D D=4096 -D F=65536 -D DATA=0}
 echo "== programs/matmul_collective.s on 16 v5e cores ($coll_sizes)"
 obj=$out/collective-v5e.bin
 # shellcheck disable=SC2086
 "$bin/tpu-as" --config v5e $coll_sizes -o "$obj" programs/matmul_collective.s
 ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
-for th in 1 "$ncpu"; do
-  [ "$th" = 1 ] || [ "$th" -gt 1 ] || continue
+for th in 0 1 "$ncpu"; do
   t0=$(date +%s.%N)
   "$bin/tpu-sim" --config v5e --cores 16 --threads "$th" --json "$obj" >"$out/collective-$th.json"
   t1=$(date +%s.%N)
@@ -68,12 +68,11 @@ for th in 1 "$ncpu"; do
            th, c, t, c / t, 16 * c / t, m / t }'
   [ "$th" = "$ncpu" ] && break
 done
-if [ "$ncpu" -gt 1 ]; then
-  if cmp -s "$out/collective-1.json" "$out/collective-$ncpu.json"; then
-    echo "the reports with 1 and $ncpu threads are the same, byte for byte"
-  else
-    echo "the reports with 1 and $ncpu threads DIFFER (a bug: see tests/test_parallel.c)"
-  fi
+if cmp -s "$out/collective-0.json" "$out/collective-1.json" &&
+   cmp -s "$out/collective-0.json" "$out/collective-$ncpu.json"; then
+  echo "the reports of the plain loop, 1 and $ncpu threads are the same, byte for byte"
+else
+  echo "the reports of the plain loop, 1 and $ncpu threads DIFFER (a bug: see tests/test_parallel.c)"
 fi
 
 # ---- the RTL under Verilator, and the co-simulations -----------------------------

@@ -11,38 +11,53 @@
 // A carry out of the 7-bit fraction bumps the exponent, and out of 0x7f7f
 // it gives 0x7f80 = inf: that is the overflow rule 2.6.  A normal input
 // never rounds below the smallest normal, so no flush is needed.
+//
+// en_i: when 0, bf16_o is 0.  The datapath is the function round() below,
+// called in the taken branch of an `if (en_i)`, so that Verilator's C++
+// computes it only in the cycles that use it (docs/rtl.md, "Simulation
+// speed"); in synthesis it is the same logic with an AND on the output.
 
 module bf16_round (
+  input  logic        en_i,
   input  logic [31:0] f32_i,
   output logic [15:0] bf16_o
 );
 
   localparam logic [15:0] QNaN = 16'h7fc0;
 
-  logic        is_zero, is_nan, is_inf;
-  logic [15:0] upper;
-  logic        guard, sticky, round_up;
+  function automatic logic [15:0] round(input logic [31:0] f32);
+    logic        is_zero, is_nan, is_inf;
+    logic [15:0] upper;
+    logic        guard, sticky, round_up;
 
-  assign is_zero  = (f32_i[30:23] == 8'h00);
-  assign is_nan   = (f32_i[30:23] == 8'hff) && (f32_i[22:0] != 23'd0);
-  assign is_inf   = (f32_i[30:23] == 8'hff) && (f32_i[22:0] == 23'd0);
+    is_zero  = (f32[30:23] == 8'h00);
+    is_nan   = (f32[30:23] == 8'hff) && (f32[22:0] != 23'd0);
+    is_inf   = (f32[30:23] == 8'hff) && (f32[22:0] == 23'd0);
 
-  // Nearest even on the 16 dropped bits: the guard bit is l's top bit, the
-  // sticky bit the OR of the other 15.
-  assign upper    = f32_i[31:16];
-  assign guard    = f32_i[15];
-  assign sticky   = |f32_i[14:0];
-  assign round_up = guard & (sticky | upper[0]);
+    // Nearest even on the 16 dropped bits: the guard bit is l's top bit,
+    // the sticky bit the OR of the other 15.
+    upper    = f32[31:16];
+    guard    = f32[15];
+    sticky   = |f32[14:0];
+    round_up = guard & (sticky | upper[0]);
 
-  always_comb begin
     if (is_nan) begin
-      bf16_o = QNaN;
+      round = QNaN;
     end else if (is_zero) begin
-      bf16_o = {f32_i[31], 15'd0};
+      round = {f32[31], 15'd0};
     end else if (is_inf) begin
-      bf16_o = upper;                                 // its low 16 bits are zero
+      round = upper;                                  // its low 16 bits are zero
     end else begin
-      bf16_o = upper + {15'd0, round_up};             // 0x7f7f + 1 = 0x7f80: inf (2.6)
+      round = upper + {15'd0, round_up};              // 0x7f7f + 1 = 0x7f80: inf (2.6)
+    end
+  endfunction
+
+  // Not "if .. else": Verilator would turn that into a conditional
+  // expression and compute the function in every cycle.
+  always_comb begin
+    bf16_o = 16'd0;
+    if (en_i) begin
+      bf16_o = round(f32_i);
     end
   end
 

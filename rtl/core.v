@@ -76,12 +76,16 @@ module core (
   `TPU_TRACE_DECLS(1)
 
   // ---- backdoor ---------------------------------------------------------------
-  logic         bd_imem_we, bd_vmem_we, bd_hbm_we;
+  logic         bd_imem_we, bd_vmem_we, bd_hbm_we, bd_vmem_re, bd_hbm_re;
   logic [63:0]  imem_rdata;
   logic [511:0] vmem_bd_rdata, hbm_bd_rdata;
   assign bd_imem_we = bd_we_i && bd_space_i == 2'd1 && bd_wstrb_i[7:0] == 8'hff;
   assign bd_hbm_we  = bd_we_i && bd_space_i == 2'd2;
   assign bd_vmem_we = bd_we_i && bd_space_i == 2'd3;
+  // Each memory reads its backdoor port only when selected: a Verilated
+  // model then does not read 64 bytes of each in every cycle of a run.
+  assign bd_hbm_re  = bd_space_i == 2'd2;
+  assign bd_vmem_re = bd_space_i == 2'd3;
   always_comb begin
     case (bd_space_i)
       2'd1:    bd_rdata_o = {448'd0, imem_rdata};
@@ -200,6 +204,7 @@ module core (
   ) u_vmem (
     .clk_i          (clk_i),
     .bd_we_i        (bd_vmem_we),
+    .bd_re_i        (bd_vmem_re),
     .bd_addr_i      (bd_addr_i),
     .bd_wdata_i     (bd_wdata_i),
     .bd_wstrb_i     (bd_wstrb_i),
@@ -330,6 +335,7 @@ module core (
   ) u_hbm_mem (
     .clk_i      (clk_i),
     .bd_we_i    (bd_hbm_we),
+    .bd_re_i    (bd_hbm_re),
     .bd_addr_i  (bd_addr_i),
     .bd_wdata_i (bd_wdata_i),
     .bd_wstrb_i (bd_wstrb_i),

@@ -410,6 +410,7 @@ module mxu #(
   end
   for (genvar c = 0; c < N; c++) begin : g_acc
     fp32_add u_add (
+      .en_i  (md_v_q[MD-1] && md_mma_q[MD-1]),  // computed only for mxu.mma's rows
       .a_i   (old_q[32*c +: 32]),
       .b_i   (y[32*c +: 32]),
       .sum_o (sum[32*c +: 32])

@@ -9,7 +9,8 @@
 // (moving right) and the partial sum (moving down).
 //
 // Each cycle:
-//   - T23: psum_o (next cycle) = mac(psum_i, x_i, w), with psum_i from cell
+//   - T23: psum_o (next cycle) = mac(psum_i, x_i, w) when valid_i (0
+//     otherwise), with psum_i from cell
 //     (k-1, c) and +0.0 on the top row; w is the active weight, or the
 //     shadow when the swap flag arrives with the activation (T22: the
 //     first row of a stream after mxu.lw copies shadow into active and
@@ -69,7 +70,11 @@ module mxu_cell #(
     assign wload_d = wload_valid_i ? wbus_i[16*wslot_i +: 16] : 16'd0;
   end
 
+  // Only a valid activation makes a partial sum that anyone reads (the
+  // row below takes it together with the same row's valid bit, T23):
+  // without one the mac computes nothing and psum_o is 0 next cycle.
   mxu_mac u_mac (
+    .en_i   (valid_i),
     .psum_i (psum_i),
     .x_i    (x_i),
     .w_i    (w),

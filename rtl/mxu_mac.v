@@ -15,8 +15,13 @@
 // the widened values.  Because the low 16 fraction bits are zero, the
 // multiplier only needs the top 7 fraction bits (InFracW = 7): an 8 x 8-bit
 // significand product instead of 24 x 24, same bits.
+//
+// en_i: when 0, psum_o is 0 and neither unit computes anything in the
+// Verilated model (fp32_add.v, "en_i"); the cell enables it when a valid
+// activation is present.
 
 module mxu_mac (
+  input  logic        en_i,
   input  logic [31:0] psum_i,
   input  logic [15:0] x_i,
   input  logic [15:0] w_i,
@@ -28,6 +33,7 @@ module mxu_mac (
   fp32_mul #(
     .InFracW (7)
   ) u_mul (
+    .en_i   (en_i),
     .a_i    ({x_i, 16'h0000}),
     .b_i    ({w_i, 16'h0000}),
     .prod_o (prod)
@@ -57,6 +63,7 @@ module mxu_mac (
 `endif
 
   fp32_add u_add (
+    .en_i  (en_i),
     .a_i   (psum_i),
     .b_i   (prod_used),
     .sum_o (psum_o)

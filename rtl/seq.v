@@ -137,11 +137,21 @@ module seq #(
     end
   endfunction
 
+  // The core id is a strap like ici_ports_i below: sampled every clock, so
+  // that the decode does not depend on an input combinationally (in a
+  // Verilated top such logic is evaluated again on every eval); IMEM is
+  // written only through the backdoor, which clocks, so the register holds
+  // the id before any instruction can read s31.
+  logic [15:0] core_id_q;
+  always_ff @(posedge clk_i) begin
+    core_id_q <= core_id_i;
+  end
+
   // The scalar registers as operands read them: s0 = 0, s31 = the core id.
   logic [63:0] sregs [32];
   always_comb begin
     sregs[0]  = 64'd0;
-    sregs[31] = 64'(core_id_i);
+    sregs[31] = 64'(core_id_q);
     for (int i = 1; i <= 30; i++) begin
       sregs[i] = sreg_q[i];
     end
@@ -523,16 +533,18 @@ module seq #(
   end
 
   // ---- semaphores (T6, T9) ----------------------------------------------
-  logic [IncW-1:0] inc [32];
-  logic [31:0]     sem_touched;
+  // inc[i]: the increments of semaphore i this cycle, counted port by
+  // port (each port names one semaphore: NumInc steps, not 32 x NumInc).
+  logic [31:0][IncW-1:0] inc;
+  logic [31:0]           sem_touched;
   always_comb begin
-    for (int i = 0; i < 32; i++) begin
-      inc[i] = '0;
-      for (int j = 0; j < NumInc; j++) begin
-        if (sem_inc_i[j] && sem_inc_idx_i[5*j +: 5] == i[4:0]) begin
-          inc[i] = inc[i] + 1'b1;
-        end
+    inc = '0;
+    for (int j = 0; j < NumInc; j++) begin
+      if (sem_inc_i[j]) begin
+        inc[sem_inc_idx_i[5*j +: 5]] = inc[sem_inc_idx_i[5*j +: 5]] + 1'b1;
       end
+    end
+    for (int i = 0; i < 32; i++) begin
       sem_d[i]       = sem_q[i] + {{(32 - IncW){1'b0}}, inc[i]} - dec[i];
       sem_touched[i] = (inc[i] != '0) || (dec[i] != 32'd0);
     end

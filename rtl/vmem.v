@@ -31,6 +31,7 @@ module vmem #(
   input  logic [63:0]                  bd_addr_i,
   input  logic [511:0]                 bd_wdata_i,
   input  logic [63:0]                  bd_wstrb_i,
+  input  logic                         bd_re_i,
   output logic [511:0]                 bd_rdata_o,
   // arbiter
   input  logic [63:0]                  ici_in_bytes_i,   // class 1, this cycle
@@ -92,10 +93,15 @@ module vmem #(
   assign ici_left_o  = after_vpu - dma_used_i;
 
   // ---- reads --------------------------------------------------------------
-  for (genvar i = 0; i < 64; i++) begin : g_bd_rd
-    logic [AW-1:0] a;
-    assign a = bd_addr_i[AW-1:0] + AW'(i);
-    assign bd_rdata_o[8*i +: 8] = mem_q[a];
+  // Read only when bd_re_i (else 0): the simulation reads nothing here
+  // in the cycles of a run.
+  always_comb begin
+    bd_rdata_o = '0;
+    if (bd_re_i) begin
+      for (int i = 0; i < 64; i++) begin
+        bd_rdata_o[8*i +: 8] = mem_q[bd_addr_i[AW-1:0] + AW'(i)];
+      end
+    end
   end
 
   for (genvar m = 0; m < NumMxu; m++) begin : g_mxu_rd
@@ -118,10 +124,15 @@ module vmem #(
     end
   end
 
-  for (genvar i = 0; i < VecB; i++) begin : g_vpu_rd
-    logic [AW-1:0] a;
-    assign a = vpu_raddr_i + AW'(i);
-    assign vpu_rdata_o[8*i +: 8] = mem_q[a];
+  // The VPU's bytes are read only while it asks for them (vpu_req_i; vld
+  // uses them only when granted), else 0: no per-cycle work when idle.
+  always_comb begin
+    vpu_rdata_o = '0;
+    if (vpu_req_i) begin
+      for (int i = 0; i < VecB; i++) begin
+        vpu_rdata_o[8*i +: 8] = mem_q[vpu_raddr_i + AW'(i)];
+      end
+    end
   end
 
   for (genvar p = 0; p < DmaPorts; p++) begin : g_dma_rd

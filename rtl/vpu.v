@@ -117,6 +117,8 @@ module vpu #(
   assign waddr_o  = raddr_o;
   assign we_o     = issue && is_store;
   assign whalf_o  = (op == OP_VST_BF16);
+  logic writes;                                       // a result for the register file
+  assign writes   = issue && !is_store;
 
   // ---- the elements ------------------------------------------------------------------
   logic [RW-1:0] a, b, c, s, result;
@@ -125,6 +127,15 @@ module vpu #(
   assign b = vreg_q[r2];
   assign c = vreg_q[r3];
   assign s = vreg_q[r0];
+
+  // Each fp unit computes only in the cycle an instruction that uses it
+  // issues (en_i, rtl/fp32_add.v): the Verilated model then spends no
+  // time on idle lanes.
+  logic en_add, en_mul, en_cmp, en_round;
+  assign en_add   = writes && (op == OP_VADD || op == OP_VSUB);
+  assign en_mul   = writes && (op == OP_VMUL);
+  assign en_cmp   = writes && (op == OP_VMAX || op == OP_VMIN || op == OP_VRELU || op == OP_VCMPLT);
+  assign en_round = issue && (op == OP_VST_BF16);
 
   logic [1:0] cmp_op;
   always_comb begin
@@ -144,16 +155,19 @@ module vpu #(
     assign ec = c[32*i +: 32];
 
     fp32_add u_add (
+      .en_i  (en_add),
       .a_i   (ea),
       .b_i   ((op == OP_VSUB) ? {~eb[31], eb[30:0]} : eb),  // a - b = a + (-b)
       .sum_o (sum)
     );
     fp32_mul u_mul (
+      .en_i   (en_mul),
       .a_i    (ea),
       .b_i    (eb),
       .prod_o (prod)
     );
     fp32_cmp u_cmp (
+      .en_i  (en_cmp),
       .a_i   (ea),
       .b_i   (eb),
       .op_i  (cmp_op),
@@ -161,6 +175,7 @@ module vpu #(
     );
     // vst.bf16: round to nearest even (numerics.md "fp32 -> bf16")
     bf16_round u_round (
+      .en_i   (en_round),
       .f32_i  (s[32*i +: 32]),
       .bf16_o (narrowed)
     );
@@ -178,15 +193,19 @@ module vpu #(
     end
 
     always_comb begin
-      case (op)
-        OP_VLD:      result[32*i +: 32] = rdata_i[32*i +: 32];
-        OP_VLD_BF16: result[32*i +: 32] = widened;
-        OP_VBCAST:   result[32*i +: 32] = hv[1][31:0];
-        OP_VADD, OP_VSUB: result[32*i +: 32] = sum;
-        OP_VMUL:     result[32*i +: 32] = prod;
-        OP_VSEL:     result[32*i +: 32] = (ea[30:23] != 8'h00) ? eb : ec;  // vm != 0.0
-        default:     result[32*i +: 32] = cmp;              // vmax vmin vrelu vcmplt
-      endcase
+      if (!writes) begin
+        result[32*i +: 32] = 32'd0;                        // not used
+      end else begin
+        case (op)
+          OP_VLD:      result[32*i +: 32] = rdata_i[32*i +: 32];
+          OP_VLD_BF16: result[32*i +: 32] = widened;
+          OP_VBCAST:   result[32*i +: 32] = hv[1][31:0];
+          OP_VADD, OP_VSUB: result[32*i +: 32] = sum;
+          OP_VMUL:     result[32*i +: 32] = prod;
+          OP_VSEL:     result[32*i +: 32] = (ea[30:23] != 8'h00) ? eb : ec;  // vm != 0.0
+          default:     result[32*i +: 32] = cmp;            // vmax vmin vrelu vcmplt
+        endcase
+      end
     end
 
     assign st_bf16[16*i +: 16] = narrowed;
@@ -198,8 +217,6 @@ module vpu #(
   logic          wb;
   logic [4:0]    wb_rd;
   logic [RW-1:0] wb_data;
-  logic          writes;
-  assign writes = issue && !is_store;
 
   if (Latency > 1) begin : g_pipe
     always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -215,8 +232,10 @@ module vpu #(
       end
     end
     always_ff @(posedge clk_i) begin
-      prd_q[0]   <= r0;
-      pdata_q[0] <= result;
+      if (writes) begin                                  // read only with pv_q
+        prd_q[0]   <= r0;
+        pdata_q[0] <= result;
+      end
       for (int j = 1; j < PS; j++) begin
         prd_q[j]   <= prd_q[j-1];
         pdata_q[j] <= pdata_q[j-1];

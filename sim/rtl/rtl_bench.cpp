@@ -402,6 +402,7 @@ void start_rtl(Rtl &r, const tpu_object &obj)
 #endif
     r.top->eval();
     load_rtl(r, obj);
+    r.top->bd_space_i = 0;      // no backdoor space selected: its reads cost nothing
     r.top->rst_ni = 1;
     r.top->eval();
     r.running = 1;

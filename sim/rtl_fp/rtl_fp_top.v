@@ -18,18 +18,21 @@ module rtl_fp_top (
 );
 
   fp32_add u_add (
+    .en_i   (1'b1),
     .a_i   (a_i),
     .b_i   (b_i),
     .sum_o (sum_o)
   );
 
   fp32_mul u_mul (
+    .en_i   (1'b1),
     .a_i    (a_i),
     .b_i    (b_i),
     .prod_o (prod_o)
   );
 
   fp32_cmp u_cmp (
+    .en_i   (1'b1),
     .a_i   (a_i),
     .b_i   (b_i),
     .op_i  (cmp_op_i),
@@ -37,11 +40,13 @@ module rtl_fp_top (
   );
 
   bf16_round u_bf16_round (
+    .en_i   (1'b1),
     .f32_i  (f32_i),
     .bf16_o (bf16_o)
   );
 
   mxu_mac u_mac (
+    .en_i   (1'b1),
     .psum_i (psum_i),
     .x_i    (x_i),
     .w_i    (w_i),

@@ -447,6 +447,8 @@ module core (
   assign tr_dma_hbm_data_o  = dma_hbm_wdata;
   assign tr_dma_done_o      = dma_done;
 
+  /* verilator tracing_off */  // a lint sink: not traced, not computed
   logic unused_core;
   assign unused_core = ^{bd_addr_i[2:0], ici_used};
+  /* verilator tracing_on */
 endmodule

@@ -617,8 +617,10 @@ module seq #(
   assign ici_valid_o = !ici_empty;
   assign vpu_valid_o = !vpu_empty;
   assign mxu_valid_o = ~mxu_empty[NumMxu-1:0];
+  /* verilator tracing_off */  // a lint sink: not traced, not computed
   logic unused_push_mxu;
   assign unused_push_mxu = ^push_mxu;
+  /* verilator tracing_on */
 
   // ---- status and trace -------------------------------------------------
   assign halted_o      = halted_q;

@@ -106,13 +106,17 @@ rate_bench() {  # rate_bench LABEL CYCLES BENCH [--lockstep] OBJ: also without s
              printf "%s: %d cycles in %.2f s: %.3g cycles per host second; start and end %.2f s, running %.3g cycles/s\n", l, c, t, c / t, s, r }'
   running_rate=$(awk -v c="$cycles" -v t="$t" -v s="$t1" 'BEGIN { printf "%.0f", t > s ? c / (t - s) : 0 }')
 }
+# The program of docs/cosim.md, "Where the RTL's time goes" (BENCH_RTL sets
+# other sizes).
+rtl_sizes=${BENCH_RTL:--D B=1024 -D D=64 -D F=64}
 rtlbench=build/rtl/tiny/rtl-bench
 midbench=build/rtl/mid/rtl-bench
 scbench=$(dirname "$bin")/systemc/tpu-sc-lockstep
 obj=$out/rtl-matmul-tiny.bin
-"$bin/tpu-as" --config tiny -D B=256 -D D=64 -D F=64 -o "$obj" "$prog"
+# shellcheck disable=SC2086
+"$bin/tpu-as" --config tiny $rtl_sizes -o "$obj" "$prog"
 cycles=$("$bin/tpu-sim" --config tiny --json "$obj" | grep -o '"cycles": [0-9]*' | grep -o '[0-9]*$')
-echo "== RTL and co-simulation: $prog on tiny (-D B=256 -D D=64 -D F=64), $cycles cycles"
+echo "== RTL and co-simulation: $prog on tiny ($rtl_sizes), $cycles cycles"
 rate "C model alone (tpu-sim)" "$cycles" "$bin/tpu-sim" --config tiny --quiet "$obj"
 rate_bench "RTL, tiny (rtl-bench)" "$cycles" "$rtlbench" "$obj"
 rate_bench "lockstep, tiny (rtl-bench --lockstep)" "$cycles" "$rtlbench" --lockstep "$obj"
@@ -120,7 +124,8 @@ rate_bench "lockstep, tiny (rtl-bench --lockstep)" "$cycles" "$rtlbench" --locks
   rate "SystemC lockstep, tiny (tpu-sc-lockstep)" "$cycles" "$scbench" "$obj"
 rate_tiny=${running_rate:-0}
 objm=$out/rtl-matmul-mid.bin
-"$bin/tpu-as" --config mid -D B=256 -D D=64 -D F=64 -o "$objm" "$prog"
+# shellcheck disable=SC2086
+"$bin/tpu-as" --config mid $rtl_sizes -o "$objm" "$prog"
 cyclesm=$("$bin/tpu-sim" --config mid --json "$objm" | grep -o '"cycles": [0-9]*' | grep -o '[0-9]*$')
 echo "== the same on mid (16x16, 2 MXUs), $cyclesm cycles"
 rate_bench "RTL, mid (rtl-bench)" "$cyclesm" "$midbench" "$objm"

@@ -38,6 +38,8 @@
 #   make cosim-mutation the mutation test (lockstep must catch a broken MXU)
 #   make mutants        every RTL mutant of sim/cosim/mutants.def against the
 #                       lockstep regression: killed or survived, the kill rate
+#   make cmutants       the C-model mutants of sim/cosim/cmutants.def against the
+#                       RTL in lockstep and the fp code's plain reference
 #   make coverage       line and toggle coverage of the RTL suite, per unit
 #   make randprog-coverage  what the random programs exercise in ISA terms
 #   make cosim-cli-test tpu-cosim's errors, exit statuses and Ctrl-C
@@ -236,6 +238,7 @@ include sim/mpi/mpi.mk
 include sim/rtl/rtl.mk
 include sim/cosim/cosim.mk
 include sim/cosim/mutants.mk
+include sim/cosim/cmutants.mk
 include sim/cosim/coverage.mk
 all: $(BIN)/tpu-cosim
 # The labs' RTL mutant (lab 8).
@@ -302,7 +305,9 @@ cosim-mid: all
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 TEST_RTL    = build/rtl/tiny/rtl-bench build/rtl/tiny/rtl-bench2 build/rtl/tiny/rtl-bench4 \
               $(COSIM_MUT_DIR)/rtl-bench \
-              build/rtl/mid/rtl-bench
+              build/rtl/mid/rtl-bench \
+              $(MUT_DIR)/tiny/rtl-bench $(CMUT_DIR)/tiny/rtl-bench $(CMUT_DIR)/test_fp \
+              $(CMUT_DIR)/test_ref
 TEST_BUILD  = all $(TEST_BINS) systemc-build $(FUZZ_TARGETS) $(RTL_FP_BIN) $(COSIM_TEST) $(MPI_BIN)
 
 test-build: deps

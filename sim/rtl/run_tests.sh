@@ -45,8 +45,10 @@ one() {
   obj="$work/$name.bin" log="$work/$name.log"
   # several cores when the object sends over ICI (its own dma.ici or an
   # .include's): the two-core bench, and a ring of two when it takes K
+  # (grep reads all of tpu-dis's output: with pipefail, grep -q's early exit
+  # would fail the pipeline on tpu-dis's SIGPIPE and run a long one on one core)
   if "$bin/tpu-as" --config "$cfg" "${optv[@]}" -o "$obj" "$src" >"$log" 2>&1 &&
-     "$bin/tpu-dis" "$obj" 2>/dev/null | grep -q 'dma\.ici'; then
+     "$bin/tpu-dis" "$obj" 2>/dev/null | grep 'dma\.ici' >/dev/null; then
     bench="$dir/rtl-bench2"
     case " ${opts:-} " in
       *" K=4 "*) bench="$dir/rtl-bench4" ;;           # a ring of four

@@ -437,9 +437,20 @@ module core (
   assign sem_inc_idx = {mxu_sem_idx, ici_rsem_idx, ici_lsem_idx, dma_done_sem};
 
   // ---- trace -------------------------------------------------------------------------------
-  for (genvar p = 0; p < DmaPorts; p++) begin : g_tr_dma
-    assign tr_dma_vmem_addr_o[64*p +: 64] = 64'(dma_vmem_waddr[p*VAW +: VAW]);
-    assign tr_dma_hbm_addr_o[64*p +: 64]  = 64'(dma_hbm_waddr[p*HAW +: HAW]);
+  // The addresses of the writing ports only (the others show 0): written
+  // under their enables, so that Verilator does not build the whole
+  // DmaPorts x 64-bit vector by concatenation in every cycle.
+  always_comb begin
+    tr_dma_vmem_addr_o = '0;
+    tr_dma_hbm_addr_o  = '0;
+    for (int p = 0; p < DmaPorts; p++) begin
+      if (dma_vmem_we[p]) begin
+        tr_dma_vmem_addr_o[64*p +: 64] = 64'(dma_vmem_waddr[p*VAW +: VAW]);
+      end
+      if (dma_hbm_we[p]) begin
+        tr_dma_hbm_addr_o[64*p +: 64] = 64'(dma_hbm_waddr[p*HAW +: HAW]);
+      end
+    end
   end
   assign tr_dma_vmem_we_o   = dma_vmem_we;
   assign tr_dma_vmem_data_o = dma_vmem_wdata;

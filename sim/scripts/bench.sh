@@ -79,31 +79,31 @@ fi
 # rtl-bench runs the Verilated core (and the C model beside it, ~100x faster,
 # to compare the end state); --lockstep compares every cycle's records too.
 # tpu-sc-lockstep is the same comparison under SystemC.  Rates are simulated
-# cycles per host second of the whole command (loading included).  For the
+# cycles per CPU second (user + system) of the whole command (loading
+# included): on a host shared with other builds the wall time says more
+# about the neighbours than about the model.  For the
 # benches, "start and end" is the time of the same command with
 # --max-cycles 1 (constructing the model, loading the program through the
 # backdoor, comparing every byte of VMEM and HBM at the end), and "running"
 # the rate of the cycles alone, without that.
-secs() {  # secs COMMAND...: wall seconds of COMMAND (empty if it failed)
-  local t0 t1
-  t0=$(date +%s.%N)
-  "$@" >/dev/null 2>&1 || return 1
-  t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
+cpusecs() {  # cpusecs COMMAND...: user + system CPU seconds of COMMAND (empty if it failed)
+  local TIMEFORMAT='%3U %3S' t
+  t=$( { time "$@" >/dev/null 2>&1; } 2>&1 ) || return 1
+  awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%.3f\n", a[1] + a[2] }'
 }
-rate() {  # rate LABEL CYCLES COMMAND...: run COMMAND, print cycles per second
+rate() {  # rate LABEL CYCLES COMMAND...: run COMMAND, print cycles per CPU second
   local label=$1 cycles=$2 t; shift 2
-  t=$(secs "$@") || { echo "$label: FAILED"; return; }
+  t=$(cpusecs "$@") || { echo "$label: FAILED"; return; }
   awk -v l="$label" -v c="$cycles" -v t="$t" \
-    'BEGIN { printf "%s: %d cycles in %.2f s: %.3g cycles per host second\n", l, c, t, c / t }'
+    'BEGIN { printf "%s: %d cycles in %.2f s: %.3g cycles per CPU second\n", l, c, t, c / t }'
 }
 rate_bench() {  # rate_bench LABEL CYCLES BENCH [--lockstep] OBJ: also without start and end
   local label=$1 cycles=$2 t t1; shift 2
-  t=$(secs "$@") || { echo "$label: FAILED"; return; }
-  t1=$(secs "$1" --max-cycles 1 "${@:2}") || { echo "$label: FAILED (--max-cycles 1)"; return; }
+  t=$(cpusecs "$@") || { echo "$label: FAILED"; return; }
+  t1=$(cpusecs "$1" --max-cycles 1 "${@:2}") || { echo "$label: FAILED (--max-cycles 1)"; return; }
   awk -v l="$label" -v c="$cycles" -v t="$t" -v s="$t1" \
     'BEGIN { r = t > s ? c / (t - s) : 0;
-             printf "%s: %d cycles in %.2f s: %.3g cycles per host second; start and end %.2f s, running %.3g cycles/s\n", l, c, t, c / t, s, r }'
+             printf "%s: %d cycles in %.2f s: %.3g cycles per CPU second; start and end %.2f s, running %.3g cycles/s\n", l, c, t, c / t, s, r }'
   running_rate=$(awk -v c="$cycles" -v t="$t" -v s="$t1" 'BEGIN { printf "%.0f", t > s ? c / (t - s) : 0 }')
 }
 # The program of docs/cosim.md, "Where the RTL's time goes" (BENCH_RTL sets
@@ -136,11 +136,13 @@ rate_mid=${running_rate:-0}
 # compiled the same way (sim/rtl/bare/), on this machine now.
 bare=build/rtl/bare/mac-array-bench
 if [ -x "$bare" ]; then
-  line=$("$bare" 2000000) || line=""
   echo "== the bare reference (sim/rtl/bare/mac_array.v, 32x32 MACs, no memories)"
-  echo "${line:-mac-array-bench: FAILED}"
-  bare_rate=$(sed -n 's/.*: \([0-9.e+]*\) cycles per host second.*/\1/p' <<<"$line")
-  if [ -n "$bare_rate" ]; then
+  bare_t=$(cpusecs "$bare" 2000000) || bare_t=""
+  bare_rate=$(awk -v t="$bare_t" 'BEGIN { if (t > 0) printf "%.0f", 2000000 / t }')
+  if [ -z "$bare_rate" ]; then
+    echo "mac-array-bench: FAILED"
+  else
+    echo "mac-array-bench: 2000000 cycles in $bare_t s: $bare_rate cycles per CPU second"
     awk -v b="$bare_rate" -v t="$rate_tiny" -v m="$rate_mid" 'BEGIN {
       printf "lockstep running rate against the bare array: tiny %.3g (%.2fx), mid %.3g (%.3fx)\n", t, t / b, m, m / b }'
   fi
@@ -154,15 +156,18 @@ fi
 # the C++) with BENCH_BUILD_TIME=1.
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 build_time() {  # build_time CONFIG: time two builds of build/rtl/CONFIG/rtl-bench
-  local cfg=$1 t
+  local cfg=$1 t0 t1 c
   for how in "from scratch" "from ccache"; do
     rm -rf "build/rtl/$cfg/obj" "build/rtl/$cfg/rtl-bench"
+    t0=$(date +%s.%N)
     if [ "$how" = "from scratch" ]; then
-      t=$(secs env CCACHE_RECACHE=1 make -s --no-print-directory -j"$jobs" "build/rtl/$cfg/rtl-bench")
+      c=$(cpusecs env CCACHE_RECACHE=1 make -s --no-print-directory -j"$jobs" "build/rtl/$cfg/rtl-bench")
     else
-      t=$(secs make -s --no-print-directory -j"$jobs" "build/rtl/$cfg/rtl-bench")
+      c=$(cpusecs make -s --no-print-directory -j"$jobs" "build/rtl/$cfg/rtl-bench")
     fi || { echo "verilator build ($cfg core, $how): FAILED"; return; }
-    echo "verilator build ($cfg core, $how, $jobs jobs): $t s"
+    t1=$(date +%s.%N)
+    awk -v c="$cfg" -v h="$how" -v j="$jobs" -v a="$t0" -v b="$t1" -v u="$c" \
+      'BEGIN { printf "verilator build (%s core, %s, %d jobs): %.1f s, %.1f CPU s\n", c, h, j, b - a, u }'
   done
 }
 echo "== Verilator build of the bench (ccache: $(command -v ccache || echo none))"

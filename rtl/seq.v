@@ -533,20 +533,21 @@ module seq #(
   end
 
   // ---- semaphores (T6, T9) ----------------------------------------------
-  // inc[i]: the increments of semaphore i this cycle, counted port by
-  // port (each port names one semaphore: NumInc steps, not 32 x NumInc).
-  logic [31:0][IncW-1:0] inc;
-  logic [31:0]           sem_touched;
+  // inc[IncW*i +: IncW]: the increments of semaphore i this cycle,
+  // counted port by port (each port names one semaphore: NumInc steps, not
+  // 32 x NumInc).
+  logic [32*IncW-1:0] inc;
+  logic [31:0]        sem_touched;
   always_comb begin
     inc = '0;
     for (int j = 0; j < NumInc; j++) begin
       if (sem_inc_i[j]) begin
-        inc[sem_inc_idx_i[5*j +: 5]] = inc[sem_inc_idx_i[5*j +: 5]] + 1'b1;
+        inc[IncW*sem_inc_idx_i[5*j +: 5] +: IncW] = inc[IncW*sem_inc_idx_i[5*j +: 5] +: IncW] + 1'b1;
       end
     end
     for (int i = 0; i < 32; i++) begin
-      sem_d[i]       = sem_q[i] + {{(32 - IncW){1'b0}}, inc[i]} - dec[i];
-      sem_touched[i] = (inc[i] != '0) || (dec[i] != 32'd0);
+      sem_d[i]       = sem_q[i] + {{(32 - IncW){1'b0}}, inc[IncW*i +: IncW]} - dec[i];
+      sem_touched[i] = (inc[IncW*i +: IncW] != '0) || (dec[i] != 32'd0);
     end
   end
 

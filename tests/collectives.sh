@@ -74,6 +74,14 @@ for g in 2x3 4x4; do
   exact "rs-torus$g" tiny programs/reducescatter.s "-D R=$r -D C=$c" "--cores $n --topology torus2d --grid $g"
   exact "ar-torus$g" tiny programs/allreduce.s     "-D R=$r -D C=$c" "--cores $n --topology torus2d --grid $g"
 done
+# ReduceScatter and AllReduce on meshes (no wraparound: mesh_reducescatter)
+for g in 1x2 1x5 2x3 4x4; do
+  r=${g%x*}; c=${g#*x}; n=$((r * c))
+  exact "rs-mesh$g" tiny programs/reducescatter.s "-D R=$r -D C=$c -D WRAP=0" "--cores $n --topology mesh2d --grid $g"
+  exact "ar-mesh$g" tiny programs/allreduce.s     "-D R=$r -D C=$c -D WRAP=0" "--cores $n --topology mesh2d --grid $g"
+done
+exact rs-mesh1x6-pieces tiny programs/reducescatter.s "-D R=1 -D C=6 -D WRAP=0 -D CHUNK=2048 -D LIB_PIECE=256" "--cores 6 --topology mesh2d --grid 1x6"
+exact ar-mesh2x3-pieces tiny programs/allreduce.s     "-D R=2 -D C=3 -D WRAP=0 -D CHUNK=2048 -D LIB_PIECE=256" "--cores 6 --topology mesh2d --grid 2x3"
 exact ag-mesh3x4 tiny programs/allgather.s "-D R=3 -D C=4 -D WRAP=0" "--cores 12 --topology mesh2d --grid 3x4"
 exact ag-mesh1x5 tiny programs/allgather.s "-D R=1 -D C=5 -D WRAP=0" "--cores 5 --topology mesh2d --grid 1x5"
 
@@ -136,6 +144,16 @@ run ag-v5e-torus v5e programs/allgather.s "-D R=4 -D C=4 -D SHARD=1048576 -D DAT
 torus=$cycles
 run ag-v5e-mesh v5e programs/allgather.s "-D R=4 -D C=4 -D WRAP=0 -D SHARD=1048576 -D DATA=0" "--cores 16 --topology mesh2d --grid 4x4"
 within "AllGather 4x4, 1 MiB shards: mesh / torus" \
+  "$(awk -v m="$cycles" -v t="$torus" 'BEGIN { printf "%.4f", m / t }')" 1.8 2.2
+# ReduceScatter on a 4x4 v5e mesh, 256 KiB chunks: the rows' links from the
+# end cores carry 3 blocks of 4 chunks, the columns' 3 chunks, whole:
+# 15 chunks / W (within 8%), about twice the torus (7.5 chunks / W)
+run rs-v5e-torus v5e programs/reducescatter.s "-D R=4 -D C=4 -D CHUNK=262144 -D DATA=0" "--cores 16 --topology torus2d --grid 4x4"
+torus=$cycles
+run rs-v5e-mesh v5e programs/reducescatter.s "-D R=4 -D C=4 -D WRAP=0 -D CHUNK=262144 -D DATA=0" "--cores 16 --topology mesh2d --grid 4x4"
+within "ReduceScatter 4x4 mesh, 256 KiB chunks: cycles / (15 chunks / W)" \
+  "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (15 * 262144 / 30) }')" 1.0 1.08
+within "ReduceScatter 4x4, 256 KiB chunks: mesh / torus" \
   "$(awk -v m="$cycles" -v t="$torus" 'BEGIN { printf "%.4f", m / t }')" 1.8 2.2
 
 # the book's two-chip matmul (X[B,D] . W[D,F], D split, bf16 partial sums over one link):
@@ -221,6 +239,9 @@ asm_error() {  # asm_error NAME PROGRAM "asm options" MESSAGE: tpu-as fails with
 asm_error a2a-bad-ch programs/alltoall.s "-D R=2 -D C=2 -D CH=300" "CH must be a multiple of a vector register"
 asm_error a2a-too-big programs/alltoall.s "-D R=4 -D C=4 -D CH=1024" "do not fit VMEM"
 asm_error a2a-k-and-grid programs/alltoall.s "-D K=6 -D R=2 -D C=2" "give either K"
+asm_error rs-bad-wrap programs/reducescatter.s "-D R=2 -D C=2 -D WRAP=2" "WRAP must be 0 or 1"
+asm_error rs-mesh-too-big programs/reducescatter.s "-D R=8 -D C=8 -D WRAP=0 -D CHUNK=4096" "do not fit VMEM"
+asm_error ar-bad-chunk programs/allreduce.s "-D R=2 -D C=2 -D WRAP=0 -D CHUNK=768" "CHUNK must be a multiple of two vector registers"
 run grid-mismatch tiny programs/allgather.s "-D R=2 -D C=3" "--cores 5 --topology torus2d --grid 2x3"
 if [ "$rc" = 2 ]; then ok "5 cores on a 2x3 grid: exit 2"; else bad "5 cores on a 2x3 grid: exit $rc"; fi
 

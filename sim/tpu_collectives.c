@@ -9,8 +9,8 @@
  *   tpu-collectives --matmul-2chip [--config ...] [--out DIR] [--img DIR]
  *                   [--b B] [--f F] [--ds LIST]
  *
- * Runs programs/allgather.s, reducescatter.s and allreduce.s (the ring
- * routines of programs/lib/ring.inc) in-process on rings, tori and meshes
+ * Runs programs/allgather.s, reducescatter.s, allreduce.s and alltoall.s
+ * (the routines of programs/lib/ring.inc) in-process on rings, tori and meshes
  * of cores, over shard sizes from a few hundred bytes up to what VMEM
  * holds, and writes a CSV, a summary and a gnuplot script (PNG and SVG per
  * collective: time against shard size, with the model's bandwidth and
@@ -55,13 +55,11 @@ typedef struct topo {
     unsigned rows, cols;    /* a ring: 1 x n */
 } topo;
 
-/* Which collectives run on which topologies: AllToAll on rings only, the
- * reductions not on meshes. */
+/* Which collectives run on which topologies: all of them everywhere but
+ * AllToAll on a mesh (alltoall.s needs wraparound). */
 static int runs_on(int coll, const topo *t)
 {
-    if (coll == AA)
-        return t->kind == TPU_TOPO_RING || t->kind == TPU_TOPO_SINGLE;
-    return coll == AG || t->kind != TPU_TOPO_MESH2D;
+    return coll != AA || t->kind != TPU_TOPO_MESH2D;
 }
 
 typedef struct point {
@@ -93,8 +91,9 @@ static void usage(FILE *f)
 {
     fputs("usage: tpu-collectives [options]\n"
           "\n"
-          "Measure ring collectives on the C model: run AllGather, ReduceScatter and\n"
-          "AllReduce (programs/*.s with programs/lib/ring.inc) on rings, tori and meshes\n"
+          "Measure ring collectives on the C model: run AllGather, ReduceScatter,\n"
+          "AllReduce and AllToAll (programs/*.s with programs/lib/ring.inc) on rings, tori\n"
+          "and meshes\n"
           "over shard sizes, write a CSV and plot time against size with the model's\n"
           "bandwidth and latency lines (gnuplot, PNG and SVG), and print the fitted\n"
           "per-hop latency, link bandwidth and knee (docs/collectives.md).\n"
@@ -106,7 +105,7 @@ static void usage(FILE *f)
           "  --img DIR            where collectives-NAME-COLL.png and .svg go (default: --out)\n"
           "  --topologies LIST    e.g. ring4,ring8,ring16,torus4x4,mesh4x4 (the default)\n"
           "  --collectives LIST   allgather,reducescatter,allreduce,alltoall (the default);\n"
-          "                       on a mesh only allgather runs, alltoall on rings only\n"
+          "                       alltoall does not run on a mesh\n"
           "  --min-bytes N        smallest shard (default 256, raised to what the\n"
           "                       programs need: two vector registers for the reductions)\n"
           "  --max-bytes N        largest shard (default 16 MiB, lowered to what VMEM holds)\n"
@@ -318,16 +317,18 @@ static int load_program(const options *o, const char *argv0, const char *name, p
  * moves (n - 1) slots, half each way with wraparound, whole slots both ways
  * without; AllGather goes along the row first (slots of S bytes, then
  * blocks of C*S on the columns), ReduceScatter the other way round
- * (blocks of R*S on the rows, then S); AllReduce is both.  AllToAll
- * (rings): a link carries D (D+1)/2 chunks, D = n/2, over D hops. */
+ * (blocks of R*S on the rows, then S); AllReduce is both.  AllToAll: on
+ * a ring of n a link carries D (D+1)/2 chunks, D = n/2, over D hops; on a
+ * torus the rows move super-chunks of R chunks, the columns blocks of C,
+ * and the barrier between is one more hop. */
 static void model(const topo *t, int coll, uint64_t s, double w, double lat, point *p)
 {
     if (coll == AA) {
-        unsigned d = t->cols / 2;
-        p->hops = d;
-        p->link_bytes = (double)d * (d + 1) / 2 * (double)s;
+        unsigned r = t->rows, c = t->cols, dc = c / 2, dr = r / 2;
+        p->hops = dc + dr + (r > 1);
+        p->link_bytes = ((double)dc * (dc + 1) / 2 * r + (double)dr * (dr + 1) / 2 * c) * (double)s;
         p->bw = p->link_bytes / w;
-        p->lat = d * lat;
+        p->lat = p->hops * lat;
         return;
     }
     double wrap = t->kind == TPU_TOPO_MESH2D ? 1.0 : 2.0;
@@ -342,15 +343,28 @@ static void model(const topo *t, int coll, uint64_t s, double w, double lat, poi
         p->hops *= 2;
 }
 
+/* ring_alltoall's forward areas on a ring of n, in chunks (lib/ring.inc) */
+static uint64_t a2a_work(uint64_t n)
+{
+    uint64_t d = n / 2, e = n - 1 - d;
+    return d * (d - (d > 0)) / 2 + e * (e - (e > 0)) / 2;
+}
+
 /* VMEM the program needs for shard s (DATA=0), as its .asserts say. */
 static uint64_t vmem_need(const topo *t, int coll, uint64_t s)
 {
-    uint64_t k = (uint64_t)t->rows * t->cols, r = t->rows;
+    uint64_t k = (uint64_t)t->rows * t->cols, r = t->rows, c = t->cols;
+    int mesh = t->kind == TPU_TOPO_MESH2D;
+    uint64_t wrow = (mesh ? c + 1 : 4) * r * s, wcol = (mesh ? r + 1 : 4) * s;
+    uint64_t work = wrow > wcol ? wrow : wcol;         /* the reductions' scratch */
     switch (coll) {
     case AG: return k * s;
-    case RS: return k * s + 5 * r * s + s;
-    case AA: return 2 * k * s + (k / 2 + 1) * (k / 2 + 1) * s;
-    default: return 2 * k * s + 5 * r * s;
+    case RS: return k * s + r * s + work + s;
+    case AA: {
+        uint64_t wa = a2a_work(c) * r, wb = a2a_work(r) * c;
+        return (k + k * (r > 1 ? 3 : 1) + (wa > wb ? wa : wb) + 1) * s;
+    }
+    default: return 2 * k * s + r * s + work;
     }
 }
 
@@ -374,7 +388,7 @@ static int run_point(const options *o, const tpu_config *cfg, const program *pro
     } else {
         snprintf(defs[nd++], 64, "R=%u", t->rows);
         snprintf(defs[nd++], 64, "C=%u", t->cols);
-        if (p->coll == AG)
+        if (p->coll != AA)
             snprintf(defs[nd++], 64, "WRAP=%d", t->kind == TPU_TOPO_TORUS2D);
     }
     snprintf(defs[nd++], 64, "%s=%llu", p->coll == AG ? "SHARD" : p->coll == AA ? "CH" : "CHUNK",

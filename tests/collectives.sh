@@ -2,18 +2,20 @@
 # collectives.sh BIN_DIR WORK_DIR - the ring collectives of programs/lib/
 # (docs/collectives.md):
 #   - AllGather, ReduceScatter and AllReduce are bit-exact on rings of 1 to
-#     8 cores and on tori (AllGather on meshes too), in one piece per step
-#     and in many; AllToAll on rings;
+#     8 cores, on tori and on meshes, in one piece per step and in many;
+#     AllToAll on rings and tori;
 #   - on v5e, in simulated cycles: the ring AllGather and ReduceScatter of
 #     2 MiB shards take within 10% of V/W (V the bytes each core gathers,
 #     (K-1) x shard; W the bidirectional ring's bandwidth per chip, 2 x 30
 #     bytes per cycle); AllReduce within 10% of twice the AllGather; shards
 #     under 45 kB take hops x latency (within 25%); the mesh takes 1.8 to
-#     2.2 times as long as the torus;
+#     2.2 times as long as the torus (AllGather, ReduceScatter); AllToAll on
+#     a ring of 8 and on a 4x4 torus within 10% and 6% of its cost;
 #   - a program that sends on a port the topology lacks, or waits for data
 #     that never comes, stops with exit 3 and a message naming the core;
+#     sizes and grids a program cannot take stop at assembly (file:line:col);
 #   - tpu-collectives: --help, bad options, a small sweep writes its CSV
-#     and summary.
+#     and summary (the reductions on a mesh, AllToAll on a torus).
 set -uo pipefail
 bin=${1:?usage: collectives.sh BIN_DIR WORK_DIR}
 work=${2:?usage: collectives.sh BIN_DIR WORK_DIR}
@@ -250,9 +252,12 @@ if [ "$rc" = 2 ]; then ok "5 cores on a 2x3 grid: exit 2"; else bad "5 cores on 
 "$bin/tpu-collectives" --topologies ring4,cube3 >/dev/null 2>"$work/tc.err"; rc=$?
 if [ $rc = 2 ] && grep -q "unknown topology 'cube3'" "$work/tc.err"; then ok "tpu-collectives bad topology: exit 2"
 else bad "tpu-collectives bad topology: exit $rc $(head -n 1 "$work/tc.err")"; fi
-"$bin/tpu-collectives" --config tiny --topologies ring4,torus2x2 --max-bytes 4K --out "$work/tc" --no-plot >"$work/tc.out" 2>&1; rc=$?
+"$bin/tpu-collectives" --config tiny --topologies ring4,torus2x2,mesh2x2 --max-bytes 4K --out "$work/tc" --no-plot >"$work/tc.out" 2>&1; rc=$?
 if [ $rc = 0 ] && [ "$(grep -c '^allgather,' "$work/tc/collectives-tiny.csv")" -ge 4 ] &&
-   grep -q "allreduce     torus2x2" "$work/tc/collectives-tiny.txt"; then
+   grep -q "allreduce     torus2x2" "$work/tc/collectives-tiny.txt" &&
+   grep -q "reducescatter mesh2x2" "$work/tc/collectives-tiny.txt" &&
+   grep -q "alltoall      torus2x2" "$work/tc/collectives-tiny.txt" &&
+   ! grep -q "^alltoall,mesh" "$work/tc/collectives-tiny.csv"; then
   ok "tpu-collectives small sweep: CSV and summary"
 else bad "tpu-collectives small sweep: exit $rc $(tail -n 2 "$work/tc.out")"; fi
 

@@ -84,6 +84,12 @@ for g in 1x2 1x5 2x3 4x4; do
 done
 exact rs-mesh1x6-pieces tiny programs/reducescatter.s "-D R=1 -D C=6 -D WRAP=0 -D CHUNK=2048 -D LIB_PIECE=256" "--cores 6 --topology mesh2d --grid 1x6"
 exact ar-mesh2x3-pieces tiny programs/allreduce.s     "-D R=2 -D C=3 -D WRAP=0 -D CHUNK=2048 -D LIB_PIECE=256" "--cores 6 --topology mesh2d --grid 2x3"
+# AllGather with whole shards half way round (WHOLE=1: n/2 hops per axis)
+for g in 1x2 1x5 1x8 3x4; do
+  r=${g%x*}; c=${g#*x}; n=$((r * c))
+  exact "ag-whole-torus$g" tiny programs/allgather.s "-D R=$r -D C=$c -D WHOLE=1" "--cores $n --topology torus2d --grid $g"
+done
+exact ag-whole-ring6-pieces tiny programs/allgather.s "-D K=6 -D WHOLE=1 -D SHARD=2048 -D LIB_PIECE=256" "--cores 6"
 exact ag-mesh3x4 tiny programs/allgather.s "-D R=3 -D C=4 -D WRAP=0" "--cores 12 --topology mesh2d --grid 3x4"
 exact ag-mesh1x5 tiny programs/allgather.s "-D R=1 -D C=5 -D WRAP=0" "--cores 5 --topology mesh2d --grid 1x5"
 
@@ -140,7 +146,18 @@ for s in 4096 16384; do
   run "ag-v5e-ring8-$s" v5e programs/allgather.s "-D K=8 -D SHARD=$s -D DATA=0" "--cores 8"
   within "AllGather ring of 8, $s-byte shards: cycles / (hops x latency)" \
     "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (7 * 1500) }')" 1.0 1.25
+  eval "ag8_$s=$cycles"
 done
+# whole shards half way round: 4 hops instead of 7 (each hop also moves the
+# 4 KiB shard, 137 cycles); bandwidth-bound, a link carries 4 shards instead of 3.5
+run ag-v5e-whole-ring8-4096 v5e programs/allgather.s "-D K=8 -D WHOLE=1 -D SHARD=4096 -D DATA=0" "--cores 8"
+within "AllGather ring of 8, 4 KiB shards, whole half way: cycles / (4 x (latency + shard / W))" \
+  "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (4 * (1500 + 4096 / 30)) }')" 1.0 1.06
+within "AllGather ring of 8, 4 KiB shards: whole half way / halves all the way" \
+  "$(awk -v a="$cycles" -v b="$ag8_4096" 'BEGIN { printf "%.4f", a / b }')" 0.5 0.65
+run ag-v5e-whole-ring8-1m v5e programs/allgather.s "-D K=8 -D WHOLE=1 -D SHARD=1048576 -D DATA=0" "--cores 8"
+within "AllGather ring of 8, 1 MiB shards, whole half way: cycles / (4 shards / W + latency)" \
+  "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (4 * 1048576 / 30 + 1500) }')" 1.0 1.03
 # no wraparound: about twice the torus
 run ag-v5e-torus v5e programs/allgather.s "-D R=4 -D C=4 -D SHARD=1048576 -D DATA=0" "--cores 16 --topology torus2d --grid 4x4"
 torus=$cycles
@@ -209,7 +226,7 @@ else bad "tpu-sim --threads many: exit $rc"; fi
 "$bin/tpu-as" --config tiny -D K=4 -o "$work/ag-step.bin" programs/allgather.s 2>/dev/null
 printf 'break cycle 110\ncontinue\nshow links\ncore 2\nshow links\nquit\n' |
   "$bin/tpu-sim" --cores 4 --step "$work/ag-step.bin" >"$work/step.out" 2>&1
-if grep -q "0.0 -> 1.1  sending 512 bytes, 416 still to leave; 40 bytes on the wire" "$work/step.out" &&
+if grep -q "0.0 -> 1.1  sending 512 bytes, 448 still to leave; 40 bytes on the wire" "$work/step.out" &&
    grep -q "3.1 -> 2.0  sending" "$work/step.out"; then ok "tpu-sim --step: show links"
 else bad "tpu-sim --step: show links: $(grep -- '->' "$work/step.out" | head -n 2)"; fi
 
@@ -241,6 +258,7 @@ asm_error() {  # asm_error NAME PROGRAM "asm options" MESSAGE: tpu-as fails with
 asm_error a2a-bad-ch programs/alltoall.s "-D R=2 -D C=2 -D CH=300" "CH must be a multiple of a vector register"
 asm_error a2a-too-big programs/alltoall.s "-D R=4 -D C=4 -D CH=1024" "do not fit VMEM"
 asm_error a2a-k-and-grid programs/alltoall.s "-D K=6 -D R=2 -D C=2" "give either K"
+asm_error ag-whole-mesh programs/allgather.s "-D R=2 -D C=2 -D WRAP=0 -D WHOLE=1" "WHOLE=1 needs wraparound"
 asm_error rs-bad-wrap programs/reducescatter.s "-D R=2 -D C=2 -D WRAP=2" "WRAP must be 0 or 1"
 asm_error rs-mesh-too-big programs/reducescatter.s "-D R=8 -D C=8 -D WRAP=0 -D CHUNK=4096" "do not fit VMEM"
 asm_error ar-bad-chunk programs/allreduce.s "-D R=2 -D C=2 -D WRAP=0 -D CHUNK=768" "CHUNK must be a multiple of two vector registers"

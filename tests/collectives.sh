@@ -15,7 +15,8 @@
 #     that never comes, stops with exit 3 and a message naming the core;
 #     sizes and grids a program cannot take stop at assembly (file:line:col);
 #   - tpu-collectives: --help, bad options, a small sweep writes its CSV
-#     and summary (the reductions on a mesh, AllToAll on a torus).
+#     and summary (the reductions on a mesh, AllToAll and the whole-shard
+#     AllGather on a torus, neither on a mesh).
 set -uo pipefail
 bin=${1:?usage: collectives.sh BIN_DIR WORK_DIR}
 work=${2:?usage: collectives.sh BIN_DIR WORK_DIR}
@@ -272,10 +273,11 @@ if [ $rc = 2 ] && grep -q "unknown topology 'cube3'" "$work/tc.err"; then ok "tp
 else bad "tpu-collectives bad topology: exit $rc $(head -n 1 "$work/tc.err")"; fi
 "$bin/tpu-collectives" --config tiny --topologies ring4,torus2x2,mesh2x2 --max-bytes 4K --out "$work/tc" --no-plot >"$work/tc.out" 2>&1; rc=$?
 if [ $rc = 0 ] && [ "$(grep -c '^allgather,' "$work/tc/collectives-tiny.csv")" -ge 4 ] &&
-   grep -q "allreduce     torus2x2" "$work/tc/collectives-tiny.txt" &&
-   grep -q "reducescatter mesh2x2" "$work/tc/collectives-tiny.txt" &&
-   grep -q "alltoall      torus2x2" "$work/tc/collectives-tiny.txt" &&
-   ! grep -q "^alltoall,mesh" "$work/tc/collectives-tiny.csv"; then
+   grep -q "allreduce       torus2x2" "$work/tc/collectives-tiny.txt" &&
+   grep -q "reducescatter   mesh2x2" "$work/tc/collectives-tiny.txt" &&
+   grep -q "alltoall        torus2x2" "$work/tc/collectives-tiny.txt" &&
+   grep -q "allgather-whole torus2x2" "$work/tc/collectives-tiny.txt" &&
+   ! grep -qE "^(alltoall|allgather-whole),mesh" "$work/tc/collectives-tiny.csv"; then
   ok "tpu-collectives small sweep: CSV and summary"
 else bad "tpu-collectives small sweep: exit $rc $(tail -n 2 "$work/tc.out")"; fi
 

@@ -19,6 +19,10 @@
 #
 # -D K=n         a ring of n cores (R = 1, C = n)
 # -D R=r -D C=c  an r x c torus (WRAP=1, the default) or mesh (WRAP=0)
+# -D WHOLE=1     with wraparound: whole shards half way round each way (n/2
+#                hops per axis instead of n - 1; the latency-bound gathers
+#                take about half as long, the bandwidth-bound ones the same,
+#                n/(n-1) of it on an even axis)
 # -D SHARD=b     bytes per shard (default 1 KiB)
 # -D DATA=0      no copy of the other shards and no check: the timing runs of
 #                tpu-collectives, whose shards reach tens of MB
@@ -27,12 +31,15 @@
         .equ    R, 1
         .equ    C, K
         .equ    WRAP, 1
+        .equ    WHOLE, 0
         .equ    SHARD, 1024
         .equ    DATA, 1
         .equ    NC, R * C
         .assert R >= 1 && C >= 1 && NC <= 4096, "R and C must be >= 1 with R*C <= 4096, got %d x %d", R, C
         .assert R == 1 || K == 4 || K == NC, "give either K (a ring) or R and C (a grid), not both"
         .assert WRAP == 0 || WRAP == 1, "WRAP must be 0 or 1, got %d", WRAP
+        .assert WHOLE == 0 || WHOLE == 1, "WHOLE must be 0 or 1, got %d", WHOLE
+        .assert WHOLE == 0 || WRAP == 1, "WHOLE=1 needs wraparound (WRAP=1): on a mesh whole shards go all the way"
         .assert SHARD >= 1 && SHARD % 4 == 0, "SHARD must be a positive multiple of 4 bytes, got %d", SHARD
         .assert DATA == 0 || DATA == 1, "DATA must be 0 or 1, got %d", DATA
         .equ    VB, VPU_SUBLANES * VPU_LANES * 4    # bytes of a vector register
@@ -86,7 +93,7 @@ copy:   vld     v0, s6, 0               # a vector register at a time
         li      s22, C
         add     s23, s2, zero
         li      s24, 0
-        li      s25, WRAP
+        li      s25, WRAP + WHOLE       # ring_allgather's wrap: 0, 1 or 2 (whole slots half way)
         jal     s30, ring_allgather
         # along the column: R blocks of C*SHARD bytes from OUT, once the
         # column's neighbours are done with their rows

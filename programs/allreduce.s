@@ -1,11 +1,13 @@
 # tpu-as: --config tiny
 #
-# allreduce.s - AllReduce = ReduceScatter + AllGather, over a ring or a 2-D
-# torus, with the routines of programs/lib/ring.inc (docs/collectives.md).
+# allreduce.s - AllReduce = ReduceScatter + AllGather, over a ring, a 2-D
+# torus or a 2-D mesh, with the routines of programs/lib/ring.inc
+# (docs/collectives.md).
 #
 #   tpu-as -D K=8 programs/allreduce.s && tpu-sim --cores 8 programs/allreduce.bin
 #   tpu-as -D R=4 -D C=4 programs/allreduce.s &&
 #       tpu-sim --cores 16 --topology torus2d --grid 4x4 programs/allreduce.bin
+#   ... -D WRAP=0 for --topology mesh2d
 #
 # Every core has an input of K = R*C chunks of CHUNK bytes (fp32, from
 # lib/contrib.inc); every core ends with the sum of all the inputs in RES.
@@ -15,11 +17,12 @@
 # block c), then along the row (C blocks of R chunks).  It moves every byte
 # twice, so it takes about twice as long as either half.
 #
-# -D K=n, -D R=r -D C=c, -D CHUNK=b, -D DATA=0: as reducescatter.s
+# -D K=n, -D R=r -D C=c, -D WRAP=0, -D CHUNK=b, -D DATA=0: as reducescatter.s
 
         .equ    K, 4
         .equ    R, 1
         .equ    C, K
+        .equ    WRAP, 1
         .equ    VB, VPU_SUBLANES * VPU_LANES * 4
         .equ    CHUNK, 2 * VB
         .equ    DATA, 1
@@ -28,14 +31,19 @@
         .assert R == 1 || K == 4 || K == NC, "give either K (a ring) or R and C (a grid), not both"
         .assert CHUNK >= 2 * VB && CHUNK % (2 * VB) == 0, "CHUNK must be a multiple of two vector registers (%d bytes), got %d", 2 * VB, CHUNK
         .assert DATA == 0 || DATA == 1, "DATA must be 0 or 1, got %d", DATA
+        .assert WRAP == 0 || WRAP == 1, "WRAP must be 0 or 1, got %d", WRAP
         .equ    IN_BYTES, NC * CHUNK
-        .assert (1 + (NC - 1) * DATA) * IN_BYTES + IN_BYTES + 5 * R * CHUNK <= VMEM_BYTES, "the inputs of %d cores of %d bytes do not fit VMEM (make CHUNK smaller or -D DATA=0)", NC, IN_BYTES
+        # the routines' scratch: 4 chunks of the phase on a torus, n + 1 on a mesh
+        .equ    WROW, (WRAP ? 4 : C + 1) * R * CHUNK
+        .equ    WCOL, (WRAP ? 4 : R + 1) * CHUNK
+        .equ    WBYTES, WROW > WCOL ? WROW : WCOL
+        .assert (1 + (NC - 1) * DATA) * IN_BYTES + IN_BYTES + R * CHUNK + WBYTES <= VMEM_BYTES, "the inputs of %d cores of %d bytes do not fit VMEM (make CHUNK smaller or -D DATA=0)", NC, IN_BYTES
 
 # ---- VMEM ---------------------------------------------------------------------
         .vmem   0
 RES:    .zero   IN_BYTES                # the sum of every core's input
 MID:    .zero   R * CHUNK               # our block after the row's reduction
-WORK:   .zero   4 * R * CHUNK           # ring_reducescatter's scratch
+WORK:   .zero   WBYTES                  # the reduction's scratch
         .include "lib/contrib.inc"      # CONTRIB: every core's input
 
 # ---- code ------------------------------------------------------------------------
@@ -61,13 +69,18 @@ split_done:
         li      s24, 0
         li      s25, WORK
         li      s26, MID
+        .rept   WRAP
         jal     s30, ring_reducescatter
+        .endr
+        .rept   1 - WRAP
+        jal     s30, mesh_reducescatter
+        .endr
         # ... along the column (after a barrier: WORK is the neighbours' until
         # they are done with their rows): chunk c*R + r -> its place in RES
         li      s22, R
         add     s23, s1, zero
         li      s24, 1
-        li      s25, 1
+        li      s25, WRAP
         jal     s30, ring_barrier
         li      s25, WORK
         li      s20, MID
@@ -79,14 +92,19 @@ split_done:
         li      s6, CHUNK
         mul     s6, s6, s1
         add     s26, s5, s6
+        .rept   WRAP
         jal     s30, ring_reducescatter
+        .endr
+        .rept   1 - WRAP
+        jal     s30, mesh_reducescatter
+        .endr
         # AllGather along the column: the R chunks of block c
         add     s20, s5, zero
         li      s21, CHUNK
         li      s22, R
         add     s23, s1, zero
         li      s24, 1
-        li      s25, 1
+        li      s25, WRAP
         jal     s30, ring_allgather
         # ... along the row: the C blocks (after a barrier on the row)
         li      s22, C

@@ -1,11 +1,12 @@
 # tpu-as: --config tiny
 #
-# reducescatter.s - ReduceScatter over a ring or a 2-D torus, with the ring
-# routine of programs/lib/ring.inc (docs/collectives.md).
+# reducescatter.s - ReduceScatter over a ring, a 2-D torus or a 2-D mesh,
+# with the routines of programs/lib/ring.inc (docs/collectives.md).
 #
 #   tpu-as -D K=8 programs/reducescatter.s && tpu-sim --cores 8 programs/reducescatter.bin
 #   tpu-as -D R=4 -D C=4 programs/reducescatter.s &&
 #       tpu-sim --cores 16 --topology torus2d --grid 4x4 programs/reducescatter.bin
+#   ... -D WRAP=0 for --topology mesh2d
 #
 # Every core has an input of K = R*C chunks of CHUNK bytes (fp32); core g ends
 # with chunk g summed over all the cores' inputs, in OUT.  The VPU adds each
@@ -18,7 +19,9 @@
 # check (`.expect sum`, in core order) is exact whatever order the ring adds in.
 #
 # -D K=n         a ring of n cores
-# -D R=r -D C=c  an r x c torus (wraparound is needed: a mesh is not done)
+# -D R=r -D C=c  an r x c torus (WRAP=1, the default: ring_reducescatter) or
+#                mesh (WRAP=0, --topology mesh2d: mesh_reducescatter, whole
+#                chunks from both ends of every line, about twice as long)
 # -D CHUNK=b     bytes per chunk, a multiple of two vector registers (default
 #                two; R*CHUNK too, for the rows)
 # -D DATA=0      one random input for every core and no check (timing runs)
@@ -26,6 +29,7 @@
         .equ    K, 4
         .equ    R, 1
         .equ    C, K
+        .equ    WRAP, 1
         .equ    VB, VPU_SUBLANES * VPU_LANES * 4
         .equ    CHUNK, 2 * VB
         .equ    DATA, 1
@@ -34,14 +38,19 @@
         .assert R == 1 || K == 4 || K == NC, "give either K (a ring) or R and C (a grid), not both"
         .assert CHUNK >= 2 * VB && CHUNK % (2 * VB) == 0, "CHUNK must be a multiple of two vector registers (%d bytes), got %d", 2 * VB, CHUNK
         .assert DATA == 0 || DATA == 1, "DATA must be 0 or 1, got %d", DATA
+        .assert WRAP == 0 || WRAP == 1, "WRAP must be 0 or 1, got %d", WRAP
         .equ    IN_BYTES, NC * CHUNK
-        .assert (1 + (NC - 1) * DATA) * IN_BYTES + 5 * R * CHUNK + CHUNK <= VMEM_BYTES, "the inputs of %d cores of %d bytes do not fit VMEM (make CHUNK smaller or -D DATA=0)", NC, IN_BYTES
+        # the routines' scratch: 4 chunks of the phase on a torus, n + 1 on a mesh
+        .equ    WROW, (WRAP ? 4 : C + 1) * R * CHUNK
+        .equ    WCOL, (WRAP ? 4 : R + 1) * CHUNK
+        .equ    WBYTES, WROW > WCOL ? WROW : WCOL
+        .assert (1 + (NC - 1) * DATA) * IN_BYTES + R * CHUNK + WBYTES + CHUNK <= VMEM_BYTES, "the inputs of %d cores of %d bytes do not fit VMEM (make CHUNK smaller or -D DATA=0)", NC, IN_BYTES
 
 # ---- VMEM ---------------------------------------------------------------------
         .vmem   0
 OUT:    .zero   CHUNK                   # our chunk, reduced
 MID:    .zero   R * CHUNK               # our block after the row's reduction
-WORK:   .zero   4 * R * CHUNK           # ring_reducescatter's scratch
+WORK:   .zero   WBYTES                  # the reduction's scratch
         .include "lib/contrib.inc"      # CONTRIB: every core's input
 
 # ---- code ------------------------------------------------------------------------
@@ -67,19 +76,29 @@ split_done:
         li      s24, 0
         li      s25, WORK
         li      s26, MID
+        .rept   WRAP
         jal     s30, ring_reducescatter
+        .endr
+        .rept   1 - WRAP
+        jal     s30, mesh_reducescatter
+        .endr
         # along the column: R chunks of MID -> OUT, once the column's
         # neighbours are done with their rows (WORK is theirs until then)
         li      s22, R
         add     s23, s1, zero
         li      s24, 1
-        li      s25, 1
+        li      s25, WRAP
         jal     s30, ring_barrier
         li      s20, MID
         li      s21, CHUNK
         li      s25, WORK
         li      s26, OUT
+        .rept   WRAP
         jal     s30, ring_reducescatter
+        .endr
+        .rept   1 - WRAP
+        jal     s30, mesh_reducescatter
+        .endr
         halt
 
 # core g = (r, c) holds chunk c*R + r of the sum of all inputs

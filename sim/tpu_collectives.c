@@ -9,8 +9,8 @@
  *   tpu-collectives --matmul-2chip [--config ...] [--out DIR] [--img DIR]
  *                   [--b B] [--f F] [--ds LIST]
  *
- * Runs programs/allgather.s, reducescatter.s and allreduce.s (the ring
- * routines of programs/lib/ring.inc) in-process on rings, tori and meshes
+ * Runs programs/allgather.s, reducescatter.s, allreduce.s and alltoall.s
+ * (the routines of programs/lib/ring.inc) in-process on rings, tori and meshes
  * of cores, over shard sizes from a few hundred bytes up to what VMEM
  * holds, and writes a CSV, a summary and a gnuplot script (PNG and SVG per
  * collective: time against shard size, with the model's bandwidth and
@@ -40,11 +40,15 @@
 #include "sweep.h"
 
 enum { EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_FILES = 3 };
-enum { AG, RS, AR, AA, NCOLL };
+enum { AG, RS, AR, AA, AGW, NCOLL };
 static const char *const coll_name[NCOLL] = { "allgather", "reducescatter", "allreduce",
-                                              "alltoall" };
+                                              "alltoall", "allgather-whole" };
 static const char *const coll_title[NCOLL] = { "AllGather", "ReduceScatter", "AllReduce",
-                                               "AllToAll" };
+                                               "AllToAll",
+                                               "AllGather, whole shards half way round" };
+/* the program each runs (allgather-whole: allgather.s -D WHOLE=1) */
+static const char *const coll_prog[NCOLL] = { "allgather", "reducescatter", "allreduce",
+                                              "alltoall", "allgather" };
 
 #define MAX_TOPOS 16
 #define MAX_POINTS 2048
@@ -55,13 +59,11 @@ typedef struct topo {
     unsigned rows, cols;    /* a ring: 1 x n */
 } topo;
 
-/* Which collectives run on which topologies: AllToAll on rings only, the
- * reductions not on meshes. */
+/* Which collectives run on which topologies: all of them everywhere but
+ * AllToAll and the whole-shard AllGather on a mesh (they need wraparound). */
 static int runs_on(int coll, const topo *t)
 {
-    if (coll == AA)
-        return t->kind == TPU_TOPO_RING || t->kind == TPU_TOPO_SINGLE;
-    return coll == AG || t->kind != TPU_TOPO_MESH2D;
+    return (coll != AA && coll != AGW) || t->kind != TPU_TOPO_MESH2D;
 }
 
 typedef struct point {
@@ -93,8 +95,9 @@ static void usage(FILE *f)
 {
     fputs("usage: tpu-collectives [options]\n"
           "\n"
-          "Measure ring collectives on the C model: run AllGather, ReduceScatter and\n"
-          "AllReduce (programs/*.s with programs/lib/ring.inc) on rings, tori and meshes\n"
+          "Measure ring collectives on the C model: run AllGather, ReduceScatter,\n"
+          "AllReduce and AllToAll (programs/*.s with programs/lib/ring.inc) on rings, tori\n"
+          "and meshes\n"
           "over shard sizes, write a CSV and plot time against size with the model's\n"
           "bandwidth and latency lines (gnuplot, PNG and SVG), and print the fitted\n"
           "per-hop latency, link bandwidth and knee (docs/collectives.md).\n"
@@ -105,8 +108,9 @@ static void usage(FILE *f)
           "  --out DIR            where collectives-NAME.csv, .txt and .gp go (default .)\n"
           "  --img DIR            where collectives-NAME-COLL.png and .svg go (default: --out)\n"
           "  --topologies LIST    e.g. ring4,ring8,ring16,torus4x4,mesh4x4 (the default)\n"
-          "  --collectives LIST   allgather,reducescatter,allreduce,alltoall (the default);\n"
-          "                       on a mesh only allgather runs, alltoall on rings only\n"
+          "  --collectives LIST   allgather,reducescatter,allreduce,alltoall,allgather-whole\n"
+          "                       (the default; the last two need wraparound: not on a\n"
+          "                       mesh; allgather-whole is allgather.s -D WHOLE=1)\n"
           "  --min-bytes N        smallest shard (default 256, raised to what the\n"
           "                       programs need: two vector registers for the reductions)\n"
           "  --max-bytes N        largest shard (default 16 MiB, lowered to what VMEM holds)\n"
@@ -175,7 +179,7 @@ static int parse_list(const char *arg, options *o, int topos)
                 ;
             if (k == NCOLL)
                 return bad_usage("unknown collective '%s' (allgather, reducescatter, "
-                                 "allreduce or alltoall)", tok);
+                                 "allreduce, alltoall or allgather-whole)", tok);
             o->colls[k] = 1;
         }
     }
@@ -224,7 +228,7 @@ static int parse_args(int argc, char **argv, options *o)
     o->max_bytes = 16u << 20;
     o->plot = 1;
     parse_list("ring4,ring8,ring16,torus4x4,mesh4x4", o, 1);
-    parse_list("allgather,reducescatter,allreduce,alltoall", o, 0);
+    parse_list("allgather,reducescatter,allreduce,alltoall,allgather-whole", o, 0);
     o->mm_b = 512;
     o->mm_f = 8192;
     for (unsigned k = 1; k <= 8; k++)
@@ -318,16 +322,26 @@ static int load_program(const options *o, const char *argv0, const char *name, p
  * moves (n - 1) slots, half each way with wraparound, whole slots both ways
  * without; AllGather goes along the row first (slots of S bytes, then
  * blocks of C*S on the columns), ReduceScatter the other way round
- * (blocks of R*S on the rows, then S); AllReduce is both.  AllToAll
- * (rings): a link carries D (D+1)/2 chunks, D = n/2, over D hops. */
+ * (blocks of R*S on the rows, then S); AllReduce is both.  AllToAll: on
+ * a ring of n a link carries D (D+1)/2 chunks, D = n/2, over D hops; on a
+ * torus the rows move super-chunks of R chunks, the columns blocks of C,
+ * and the barrier between is one more hop. */
 static void model(const topo *t, int coll, uint64_t s, double w, double lat, point *p)
 {
     if (coll == AA) {
-        unsigned d = t->cols / 2;
-        p->hops = d;
-        p->link_bytes = (double)d * (d + 1) / 2 * (double)s;
+        unsigned r = t->rows, c = t->cols, dc = c / 2, dr = r / 2;
+        p->hops = dc + dr + (r > 1);
+        p->link_bytes = ((double)dc * (dc + 1) / 2 * r + (double)dr * (dr + 1) / 2 * c) * (double)s;
         p->bw = p->link_bytes / w;
-        p->lat = d * lat;
+        p->lat = p->hops * lat;
+        return;
+    }
+    if (coll == AGW) {      /* whole slots, n/2 of them per link and n/2 hops, axis by axis */
+        unsigned r = t->rows, c = t->cols;
+        p->hops = c / 2 + r / 2;
+        p->link_bytes = ((double)(c / 2) + (double)(r / 2) * c) * (double)s;
+        p->bw = p->link_bytes / w;
+        p->lat = p->hops * lat;
         return;
     }
     double wrap = t->kind == TPU_TOPO_MESH2D ? 1.0 : 2.0;
@@ -342,15 +356,29 @@ static void model(const topo *t, int coll, uint64_t s, double w, double lat, poi
         p->hops *= 2;
 }
 
+/* ring_alltoall's forward areas on a ring of n, in chunks (lib/ring.inc) */
+static uint64_t a2a_work(uint64_t n)
+{
+    uint64_t d = n / 2, e = n - 1 - d;
+    return d * (d - (d > 0)) / 2 + e * (e - (e > 0)) / 2;
+}
+
 /* VMEM the program needs for shard s (DATA=0), as its .asserts say. */
 static uint64_t vmem_need(const topo *t, int coll, uint64_t s)
 {
-    uint64_t k = (uint64_t)t->rows * t->cols, r = t->rows;
+    uint64_t k = (uint64_t)t->rows * t->cols, r = t->rows, c = t->cols;
+    int mesh = t->kind == TPU_TOPO_MESH2D;
+    uint64_t wrow = (mesh ? c + 1 : 4) * r * s, wcol = (mesh ? r + 1 : 4) * s;
+    uint64_t work = wrow > wcol ? wrow : wcol;         /* the reductions' scratch */
     switch (coll) {
-    case AG: return k * s;
-    case RS: return k * s + 5 * r * s + s;
-    case AA: return 2 * k * s + (k / 2 + 1) * (k / 2 + 1) * s;
-    default: return 2 * k * s + 5 * r * s;
+    case AG:
+    case AGW: return k * s;
+    case RS: return k * s + r * s + work + s;
+    case AA: {
+        uint64_t wa = a2a_work(c) * r, wb = a2a_work(r) * c;
+        return (k + k * (r > 1 ? 3 : 1) + (wa > wb ? wa : wb) + 1) * s;
+    }
+    default: return 2 * k * s + r * s + work;
     }
 }
 
@@ -366,18 +394,20 @@ static int run_point(const options *o, const tpu_config *cfg, const program *pro
                      char *err, size_t errlen)
 {
     const topo *t = &o->topos[p->topo];
-    char defs[6][64];
-    tpu_asm_define d[6];
+    char defs[7][64];
+    tpu_asm_define d[7];
     size_t nd = 0;
     if (t->kind == TPU_TOPO_RING || t->kind == TPU_TOPO_SINGLE) {
         snprintf(defs[nd++], 64, "K=%u", t->cols);
     } else {
         snprintf(defs[nd++], 64, "R=%u", t->rows);
         snprintf(defs[nd++], 64, "C=%u", t->cols);
-        if (p->coll == AG)
+        if (p->coll != AA)
             snprintf(defs[nd++], 64, "WRAP=%d", t->kind == TPU_TOPO_TORUS2D);
     }
-    snprintf(defs[nd++], 64, "%s=%llu", p->coll == AG ? "SHARD" : p->coll == AA ? "CH" : "CHUNK",
+    if (p->coll == AGW)
+        snprintf(defs[nd++], 64, "WHOLE=1");
+    snprintf(defs[nd++], 64, "%s=%llu", p->coll == AG || p->coll == AGW ? "SHARD" : p->coll == AA ? "CH" : "CHUNK",
              (unsigned long long)p->shard);
     snprintf(defs[nd++], 64, "DATA=0");
     for (size_t i = 0; i < nd; i++)
@@ -477,14 +507,14 @@ static int write_outputs(const options *o, const tpu_config *cfg, const point *p
         fprintf(g, "# tpu-collectives on %s%s: ICI %.3g B/s per link and direction (%.2f B/cycle), "
                 "%llu cycles (%.3g us) per hop\n", cfg->name, interrupted ? " (interrupted)" : "",
                 cfg->ici_bw, w, (unsigned long long)cfg->ici_latency, lat / hz * 1e6);
-        fprintf(g, "# %-13s %-9s %6s %12s %10s %12s %11s %14s\n", "collective", "topology",
+        fprintf(g, "# %-15s %-9s %6s %12s %10s %12s %11s %14s\n", "collective", "topology",
                 "points", "link B/s", "(model)", "us per hop", "knee shard", "largest: x bw");
         for (int c = 0; c < NCOLL; c++)
             for (unsigned t = 0; t < o->ntopos; t++) {
                 fit ft = fit_series(pts, np, c, (int)t);
                 if (ft.n < 2)
                     continue;
-                fprintf(g, "  %-13s %-9s %6d %12.3g %10.3g %12.3f %9.1f kB %13.3f\n",
+                fprintf(g, "  %-15s %-9s %6d %12.3g %10.3g %12.3f %9.1f kB %13.3f\n",
                         coll_name[c], o->topos[t].name, ft.n, ft.w * hz, cfg->ici_bw,
                         ft.lat / hz * 1e6, ft.knee / 1000, ft.big);
             }
@@ -714,7 +744,7 @@ int main(int argc, char **argv)
     }
     program progs[NCOLL] = { 0 };
     for (int c = 0; c < NCOLL; c++)
-        if (!o.matmul2 && o.colls[c] && load_program(&o, argv[0], coll_name[c], &progs[c]))
+        if (!o.matmul2 && o.colls[c] && load_program(&o, argv[0], coll_prog[c], &progs[c]))
             return EXIT_USAGE;
 
     if (o.matmul2)
@@ -731,7 +761,7 @@ int main(int argc, char **argv)
         for (unsigned t = 0; t < o.ntopos; t++) {
             if (!runs_on(c, &o.topos[t]))
                 continue;
-            uint64_t s = c == AG ? 256 : c == AA ? vb : 2 * vb;
+            uint64_t s = c == AG || c == AGW ? 256 : c == AA ? vb : 2 * vb;
             while (s < o.min_bytes)
                 s *= 2;
             for (; s <= o.max_bytes && vmem_need(&o.topos[t], c, s) <= cfg.vmem_bytes &&
@@ -756,7 +786,7 @@ int main(int argc, char **argv)
     int failed = 0, interrupted = 0;
     size_t done = 0;
     if (!o.quiet)
-        printf("%-13s %-9s %10s %12s %10s %12s %12s\n", "collective", "topology", "shard B",
+        printf("%-15s %-9s %10s %12s %10s %12s %12s\n", "collective", "topology", "shard B",
                "cycles", "us", "model bw", "/model bw");
     for (size_t i = 0; i < np && !interrupted; i++) {
         point *p = &pts[i];
@@ -777,7 +807,7 @@ int main(int argc, char **argv)
             continue;
         }
         if (!o.quiet) {
-            printf("%-13s %-9s %10llu %12llu %10.2f %12.0f %11.3fx\n", coll_name[p->coll],
+            printf("%-15s %-9s %10llu %12llu %10.2f %12.0f %11.3fx\n", coll_name[p->coll],
                    o.topos[p->topo].name, (unsigned long long)p->shard,
                    (unsigned long long)p->cycles, p->cycles / cfg.clock_hz * 1e6, p->bw,
                    p->cycles / p->bw);

@@ -2,18 +2,21 @@
 # collectives.sh BIN_DIR WORK_DIR - the ring collectives of programs/lib/
 # (docs/collectives.md):
 #   - AllGather, ReduceScatter and AllReduce are bit-exact on rings of 1 to
-#     8 cores and on tori (AllGather on meshes too), in one piece per step
-#     and in many; AllToAll on rings;
+#     8 cores, on tori and on meshes, in one piece per step and in many;
+#     AllToAll on rings and tori;
 #   - on v5e, in simulated cycles: the ring AllGather and ReduceScatter of
 #     2 MiB shards take within 10% of V/W (V the bytes each core gathers,
 #     (K-1) x shard; W the bidirectional ring's bandwidth per chip, 2 x 30
 #     bytes per cycle); AllReduce within 10% of twice the AllGather; shards
 #     under 45 kB take hops x latency (within 25%); the mesh takes 1.8 to
-#     2.2 times as long as the torus;
+#     2.2 times as long as the torus (AllGather, ReduceScatter); AllToAll on
+#     a ring of 8 and on a 4x4 torus within 10% and 6% of its cost;
 #   - a program that sends on a port the topology lacks, or waits for data
 #     that never comes, stops with exit 3 and a message naming the core;
+#     sizes and grids a program cannot take stop at assembly (file:line:col);
 #   - tpu-collectives: --help, bad options, a small sweep writes its CSV
-#     and summary.
+#     and summary (the reductions on a mesh, AllToAll and the whole-shard
+#     AllGather on a torus, neither on a mesh).
 set -uo pipefail
 bin=${1:?usage: collectives.sh BIN_DIR WORK_DIR}
 work=${2:?usage: collectives.sh BIN_DIR WORK_DIR}
@@ -74,6 +77,20 @@ for g in 2x3 4x4; do
   exact "rs-torus$g" tiny programs/reducescatter.s "-D R=$r -D C=$c" "--cores $n --topology torus2d --grid $g"
   exact "ar-torus$g" tiny programs/allreduce.s     "-D R=$r -D C=$c" "--cores $n --topology torus2d --grid $g"
 done
+# ReduceScatter and AllReduce on meshes (no wraparound: mesh_reducescatter)
+for g in 1x2 1x5 2x3 4x4; do
+  r=${g%x*}; c=${g#*x}; n=$((r * c))
+  exact "rs-mesh$g" tiny programs/reducescatter.s "-D R=$r -D C=$c -D WRAP=0" "--cores $n --topology mesh2d --grid $g"
+  exact "ar-mesh$g" tiny programs/allreduce.s     "-D R=$r -D C=$c -D WRAP=0" "--cores $n --topology mesh2d --grid $g"
+done
+exact rs-mesh1x6-pieces tiny programs/reducescatter.s "-D R=1 -D C=6 -D WRAP=0 -D CHUNK=2048 -D LIB_PIECE=256" "--cores 6 --topology mesh2d --grid 1x6"
+exact ar-mesh2x3-pieces tiny programs/allreduce.s     "-D R=2 -D C=3 -D WRAP=0 -D CHUNK=2048 -D LIB_PIECE=256" "--cores 6 --topology mesh2d --grid 2x3"
+# AllGather with whole shards half way round (WHOLE=1: n/2 hops per axis)
+for g in 1x2 1x5 1x8 3x4; do
+  r=${g%x*}; c=${g#*x}; n=$((r * c))
+  exact "ag-whole-torus$g" tiny programs/allgather.s "-D R=$r -D C=$c -D WHOLE=1" "--cores $n --topology torus2d --grid $g"
+done
+exact ag-whole-ring6-pieces tiny programs/allgather.s "-D K=6 -D WHOLE=1 -D SHARD=2048 -D LIB_PIECE=256" "--cores 6"
 exact ag-mesh3x4 tiny programs/allgather.s "-D R=3 -D C=4 -D WRAP=0" "--cores 12 --topology mesh2d --grid 3x4"
 exact ag-mesh1x5 tiny programs/allgather.s "-D R=1 -D C=5 -D WRAP=0" "--cores 5 --topology mesh2d --grid 1x5"
 
@@ -83,9 +100,27 @@ for k in 1 2 3 5 8; do
   exact "a2a-ring$k" tiny programs/alltoall.s "-D K=$k" "--cores $k"
 done
 exact a2a-ring6-wide tiny programs/alltoall.s "-D K=6 -D CH=1024" "--cores 6"
+# AllToAll on tori: along the rows, re-arranged, then along the columns
+for g in 2x3 3x2 4x4 2x5; do
+  r=${g%x*}; c=${g#*x}
+  exact "a2a-torus$g" tiny programs/alltoall.s "-D R=$r -D C=$c" "--cores $((r * c)) --topology torus2d --grid $g"
+done
+exact a2a-torus3x3-wide tiny programs/alltoall.s "-D R=3 -D C=3 -D CH=512" "--cores 9 --topology torus2d --grid 3x3"
+# the check can fail: the 2x3 program on a 3x2 torus sends its chunks to the wrong cores
+run a2a-wrong-grid tiny programs/alltoall.s "-D R=2 -D C=3" "--cores 6 --topology torus2d --grid 3x2"
+if [ "$rc" = 1 ] && grep -q '"result": "mismatch' "$work/a2a-wrong-grid.json"; then ok "a2a-wrong-grid: a mismatch"
+else bad "a2a-wrong-grid: exit $rc, want 1 and a mismatch"; fi
 run a2a-v5e-ring8 v5e programs/alltoall.s "-D K=8 -D CH=1048576 -D DATA=0" "--cores 8"
 within "AllToAll ring of 8, 1 MiB chunks: cycles / (10 chunks / W + 4 hops)" \
   "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (10 * 1048576 / 30 + 4 * 1500) }')" 1.0 1.10
+
+# 4x4 v5e torus, 128 KiB chunks: rows of 4 super-chunks of 4 chunks, then
+# columns of 4 blocks of 4 chunks: 3 x 4 + 3 x 4 = 24 chunks per link / W,
+# 2 + 2 hops and the barrier's (docs/collectives.md); the VPU's re-arrangement
+# and copies are the rest, within 6%
+run a2a-v5e-torus4x4 v5e programs/alltoall.s "-D R=4 -D C=4 -D CH=131072 -D DATA=0" "--cores 16 --topology torus2d --grid 4x4"
+within "AllToAll 4x4 torus, 128 KiB chunks: cycles / (24 chunks / W + 5 hops)" \
+  "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (24 * 131072 / 30 + 5 * 1500) }')" 1.0 1.06
 
 # the check can fail: the program built for 4 cores, run on 3
 run rs-wrong-k tiny programs/reducescatter.s "-D K=4" "--cores 3"
@@ -112,12 +147,33 @@ for s in 4096 16384; do
   run "ag-v5e-ring8-$s" v5e programs/allgather.s "-D K=8 -D SHARD=$s -D DATA=0" "--cores 8"
   within "AllGather ring of 8, $s-byte shards: cycles / (hops x latency)" \
     "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (7 * 1500) }')" 1.0 1.25
+  eval "ag8_$s=$cycles"
 done
+# whole shards half way round: 4 hops instead of 7 (each hop also moves the
+# 4 KiB shard, 137 cycles); bandwidth-bound, a link carries 4 shards instead of 3.5
+run ag-v5e-whole-ring8-4096 v5e programs/allgather.s "-D K=8 -D WHOLE=1 -D SHARD=4096 -D DATA=0" "--cores 8"
+within "AllGather ring of 8, 4 KiB shards, whole half way: cycles / (4 x (latency + shard / W))" \
+  "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (4 * (1500 + 4096 / 30)) }')" 1.0 1.06
+within "AllGather ring of 8, 4 KiB shards: whole half way / halves all the way" \
+  "$(awk -v a="$cycles" -v b="$ag8_4096" 'BEGIN { printf "%.4f", a / b }')" 0.5 0.65
+run ag-v5e-whole-ring8-1m v5e programs/allgather.s "-D K=8 -D WHOLE=1 -D SHARD=1048576 -D DATA=0" "--cores 8"
+within "AllGather ring of 8, 1 MiB shards, whole half way: cycles / (4 shards / W + latency)" \
+  "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (4 * 1048576 / 30 + 1500) }')" 1.0 1.03
 # no wraparound: about twice the torus
 run ag-v5e-torus v5e programs/allgather.s "-D R=4 -D C=4 -D SHARD=1048576 -D DATA=0" "--cores 16 --topology torus2d --grid 4x4"
 torus=$cycles
 run ag-v5e-mesh v5e programs/allgather.s "-D R=4 -D C=4 -D WRAP=0 -D SHARD=1048576 -D DATA=0" "--cores 16 --topology mesh2d --grid 4x4"
 within "AllGather 4x4, 1 MiB shards: mesh / torus" \
+  "$(awk -v m="$cycles" -v t="$torus" 'BEGIN { printf "%.4f", m / t }')" 1.8 2.2
+# ReduceScatter on a 4x4 v5e mesh, 256 KiB chunks: the rows' links from the
+# end cores carry 3 blocks of 4 chunks, the columns' 3 chunks, whole:
+# 15 chunks / W (within 8%), about twice the torus (7.5 chunks / W)
+run rs-v5e-torus v5e programs/reducescatter.s "-D R=4 -D C=4 -D CHUNK=262144 -D DATA=0" "--cores 16 --topology torus2d --grid 4x4"
+torus=$cycles
+run rs-v5e-mesh v5e programs/reducescatter.s "-D R=4 -D C=4 -D WRAP=0 -D CHUNK=262144 -D DATA=0" "--cores 16 --topology mesh2d --grid 4x4"
+within "ReduceScatter 4x4 mesh, 256 KiB chunks: cycles / (15 chunks / W)" \
+  "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (15 * 262144 / 30) }')" 1.0 1.08
+within "ReduceScatter 4x4, 256 KiB chunks: mesh / torus" \
   "$(awk -v m="$cycles" -v t="$torus" 'BEGIN { printf "%.4f", m / t }')" 1.8 2.2
 
 # the book's two-chip matmul (X[B,D] . W[D,F], D split, bf16 partial sums over one link):
@@ -171,7 +227,7 @@ else bad "tpu-sim --threads many: exit $rc"; fi
 "$bin/tpu-as" --config tiny -D K=4 -o "$work/ag-step.bin" programs/allgather.s 2>/dev/null
 printf 'break cycle 110\ncontinue\nshow links\ncore 2\nshow links\nquit\n' |
   "$bin/tpu-sim" --cores 4 --step "$work/ag-step.bin" >"$work/step.out" 2>&1
-if grep -q "0.0 -> 1.1  sending 512 bytes, 416 still to leave; 40 bytes on the wire" "$work/step.out" &&
+if grep -q "0.0 -> 1.1  sending 512 bytes, 448 still to leave; 40 bytes on the wire" "$work/step.out" &&
    grep -q "3.1 -> 2.0  sending" "$work/step.out"; then ok "tpu-sim --step: show links"
 else bad "tpu-sim --step: show links: $(grep -- '->' "$work/step.out" | head -n 2)"; fi
 
@@ -192,6 +248,21 @@ run rs-deadlock tiny "$work/deadlock.s" "" "--cores 4"
 if [ "$rc" = 3 ] && grep -qi "deadlock" "$work/rs-deadlock.err"; then
   ok "waiting for data that never comes: exit 3, $(head -n 1 "$work/rs-deadlock.err")"
 else bad "waiting for data that never comes: exit $rc, $(head -n 1 "$work/rs-deadlock.err")"; fi
+# sizes and grids the programs cannot take stop at assembly time
+asm_error() {  # asm_error NAME PROGRAM "asm options" MESSAGE: tpu-as fails with file:line:col: error: MESSAGE
+  local name=$1 prog=$2 opts=$3 msg=$4 out
+  # shellcheck disable=SC2086
+  out=$("$bin/tpu-as" --config tiny $opts -o "$work/$name.bin" "$prog" 2>&1); local rc=$?
+  if [ $rc != 0 ] && echo "$out" | grep -qE "^$prog:[0-9]+:[0-9]+: error: .*$msg"; then ok "$name: $(echo "$out" | head -n 1)"
+  else bad "$name: exit $rc, $(echo "$out" | head -n 1)"; fi
+}
+asm_error a2a-bad-ch programs/alltoall.s "-D R=2 -D C=2 -D CH=300" "CH must be a multiple of a vector register"
+asm_error a2a-too-big programs/alltoall.s "-D R=4 -D C=4 -D CH=1024" "do not fit VMEM"
+asm_error a2a-k-and-grid programs/alltoall.s "-D K=6 -D R=2 -D C=2" "give either K"
+asm_error ag-whole-mesh programs/allgather.s "-D R=2 -D C=2 -D WRAP=0 -D WHOLE=1" "WHOLE=1 needs wraparound"
+asm_error rs-bad-wrap programs/reducescatter.s "-D R=2 -D C=2 -D WRAP=2" "WRAP must be 0 or 1"
+asm_error rs-mesh-too-big programs/reducescatter.s "-D R=8 -D C=8 -D WRAP=0 -D CHUNK=4096" "do not fit VMEM"
+asm_error ar-bad-chunk programs/allreduce.s "-D R=2 -D C=2 -D WRAP=0 -D CHUNK=768" "CHUNK must be a multiple of two vector registers"
 run grid-mismatch tiny programs/allgather.s "-D R=2 -D C=3" "--cores 5 --topology torus2d --grid 2x3"
 if [ "$rc" = 2 ]; then ok "5 cores on a 2x3 grid: exit 2"; else bad "5 cores on a 2x3 grid: exit $rc"; fi
 
@@ -200,9 +271,13 @@ if [ "$rc" = 2 ]; then ok "5 cores on a 2x3 grid: exit 2"; else bad "5 cores on 
 "$bin/tpu-collectives" --topologies ring4,cube3 >/dev/null 2>"$work/tc.err"; rc=$?
 if [ $rc = 2 ] && grep -q "unknown topology 'cube3'" "$work/tc.err"; then ok "tpu-collectives bad topology: exit 2"
 else bad "tpu-collectives bad topology: exit $rc $(head -n 1 "$work/tc.err")"; fi
-"$bin/tpu-collectives" --config tiny --topologies ring4,torus2x2 --max-bytes 4K --out "$work/tc" --no-plot >"$work/tc.out" 2>&1; rc=$?
+"$bin/tpu-collectives" --config tiny --topologies ring4,torus2x2,mesh2x2 --max-bytes 4K --out "$work/tc" --no-plot >"$work/tc.out" 2>&1; rc=$?
 if [ $rc = 0 ] && [ "$(grep -c '^allgather,' "$work/tc/collectives-tiny.csv")" -ge 4 ] &&
-   grep -q "allreduce     torus2x2" "$work/tc/collectives-tiny.txt"; then
+   grep -q "allreduce       torus2x2" "$work/tc/collectives-tiny.txt" &&
+   grep -q "reducescatter   mesh2x2" "$work/tc/collectives-tiny.txt" &&
+   grep -q "alltoall        torus2x2" "$work/tc/collectives-tiny.txt" &&
+   grep -q "allgather-whole torus2x2" "$work/tc/collectives-tiny.txt" &&
+   ! grep -qE "^(alltoall|allgather-whole),mesh" "$work/tc/collectives-tiny.csv"; then
   ok "tpu-collectives small sweep: CSV and summary"
 else bad "tpu-collectives small sweep: exit $rc $(tail -n 2 "$work/tc.out")"; fi
 

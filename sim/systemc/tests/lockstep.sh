@@ -43,6 +43,12 @@ for run in "${runs[@]}"; do
     fail=$((fail + 1))
     continue
   fi
+  # int8 is in the C model only for now (sim/rtl/run_tests.sh says why)
+  if "$bin/tpu-dis" "$obj" 2>/dev/null | grep -qE '^ *(mxu|dma)\.[a-z0-9.]*\.i8 '; then
+    echo "skip  $run (int8: not in the RTL yet)"
+    skip=$((skip + 1))
+    continue
+  fi
   if "$top" "$obj" >"$log" 2>&1; then
     echo "ok    $run: $(tail -n 1 "$log" | sed 's/^tpu-sc-lockstep: [^:]*: //')"
     pass=$((pass + 1))

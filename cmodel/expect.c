@@ -239,7 +239,7 @@ static int check_matmul(checker *k)
 }
 
 /* matmul_i8 Y, X, W, B, D, F: int32 Y = int8 X . int8 W (K-pair-interleaved W),
- * mod 2^32 (numerics.md section 7) */
+ * mod 2^32 (numerics.md section 9) */
 static int check_matmul_i8(checker *k)
 {
     uint64_t b = 0, d = 0, f = 0, xb = 0, wb = 0, yb = 0, macs = 0;

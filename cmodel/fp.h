@@ -34,7 +34,7 @@ int      tpu_f32_is_zero(uint32_t a);          /* +0, -0 or a subnormal */
  * unless it overflows or is tiny). */
 uint32_t tpu_mac(uint32_t psum, uint16_t x, uint16_t w);
 
-/* One MXU cell in int8 mode (numerics.md section 7): x and w each hold two
+/* One MXU cell in int8 mode (numerics.md section 9): x and w each hold two
  * int8 values, element 0 in the low byte; the result is
  * psum + x0*w0 + x1*w1 as a 32-bit two's-complement integer (mod 2^32). */
 uint32_t tpu_mac_i8(uint32_t psum, uint16_t x, uint16_t w);

@@ -228,7 +228,7 @@ static void finish_row(tpu_mxu *m, uint64_t t)
     uint64_t slot = r & m->mask;
     uint32_t *y = m->ring_y + slot * n;
     if (!row->has_y && row->i8) {
-        /* int8 (numerics.md section 7): exact integer sums; the same
+        /* int8 (numerics.md section 9): exact integer sums; the same
          * batching as below. */
         unsigned rows = 1;
         while (rows < MXU_BATCH && slot + rows <= m->mask

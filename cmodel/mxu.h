@@ -60,7 +60,7 @@ typedef struct tpu_mxu_row {
     uint64_t rows;          /* M of that stream */
     int      tile;          /* the weights it multiplies */
     uint8_t  mma;
-    uint8_t  i8;            /* int8 mode: int8 pairs, int32 results (numerics.md section 7) */
+    uint8_t  i8;            /* int8 mode: int8 pairs, int32 results (numerics.md section 9) */
     uint8_t  sem;           /* semaphore bumped when the stream's last row is written */
     uint8_t  has_y;         /* its product is in ring_y already (computed with an older row's) */
 } tpu_mxu_row;

@@ -47,7 +47,7 @@ enum tpu_expect_op {
     TPU_EXPECT_SUM,        /* Z, X, STRIDE, K, n: fp32 Z[i] = X_0[i] + ... + X_{K-1}[i],
                             * X_j at X + j * STRIDE bytes, added left to right */
     TPU_EXPECT_MATMUL_I8,  /* Y, X, W, B, D, F: int32 Y[B,F] = int8 X[B,D] . int8 W[D,F] mod
-                            * 2^32, W K-pair-interleaved (numerics.md section 7) */
+                            * 2^32, W K-pair-interleaved (numerics.md section 9) */
     TPU_EXPECT_MATMUL_W8,  /* Y, X, W, B, D, F: fp32 Y[B,F] = bf16 X[B,D] . bf16(int8 W[D,F])
                             * (W row-major int8, widened exactly as dma.h2v.i8 does) */
     TPU_EXPECT_MATMUL_W8S, /* Y, X, W, S, B, D, F: the same, then Y[b][c] *= fp32 S[c] */

@@ -79,7 +79,7 @@ void tpu_ref_row(const uint16_t *x, const uint16_t *w, unsigned n, uint32_t *y);
 void tpu_ref_rows_tile(const uint16_t *x, size_t ldx, unsigned rows, const uint16_t *w,
                        const tpu_ref_tile *t, unsigned n, uint32_t *y, size_t ldy);
 
-/* int8 mode (numerics.md section 7): `rows` rows through an N x N tile of
+/* int8 mode (numerics.md section 9): `rows` rows through an N x N tile of
  * int8 pairs, y[c] = sum over k < N of tpu_mac_i8 terms, exactly (a tile's
  * sum cannot overflow int32: |sum| <= 2N * 2^14 <= 2^23). */
 void tpu_ref_rows_i8(const uint16_t *x, size_t ldx, unsigned rows, const uint16_t *w,

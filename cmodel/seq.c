@@ -175,7 +175,7 @@ static int check_dma(tpu_seq *s, const tpu_seq_env *env, const tpu_qentry *e)
         || (wide && check_align(s, "bf16 destination rows", v[0], 2, "VMEM address"))
         || (wide && check_align(s, "the destination row stride", v[5], 2, "stride"))
         || check_region(s, h2v ? "VMEM" : "HBM", h2v ? env->vmem_bytes : env->hbm_bytes,
-                        "DMA destination", v[0], v[2], wide ? 2 * v[3] : v[3], v[5]);
+                        "DMA destination", v[0], v[2], wide && v[3] > 0 ? 2 * v[3] : v[3], v[5]);
 }
 
 static int check_mxu(tpu_seq *s, const tpu_seq_env *env, const tpu_qentry *e)

@@ -167,7 +167,7 @@ typedef struct tpu_cell_view {
     uint16_t x;             /* activation that passed through (bf16), when active */
     uint32_t psum;          /* partial sum it produced (fp32), when active */
     int      i8;            /* that row is int8 mode: x, the weights and psum hold two int8,
-                               two int8 and an int32 (numerics.md section 7) */
+                               two int8 and an int32 (numerics.md section 9) */
 } tpu_cell_view;
 int tpu_core_mxu_cell(const tpu_core *c, unsigned mxu, unsigned k, unsigned col,
                       tpu_cell_view *v);

@@ -1,7 +1,7 @@
 # tpu-as: --config tiny
 #
 # matmul_i8.s - the tiled matmul of matmul.s in int8: int8 x int8 products
-# summed in int32 (docs/numerics.md section 7), at twice the bf16 MAC rate.
+# summed in int32 (docs/numerics.md section 9), at twice the bf16 MAC rate.
 #
 #   Y[B,F] = X[B,D] . W[D,F]      X, W int8 in HBM; Y int32 in HBM (mod 2^32)
 #

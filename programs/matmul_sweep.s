@@ -13,7 +13,7 @@
 #   X and Y in VMEM from the start  (-D XYVMEM=1: only W crosses HBM, the
 #                                    way TPU v1 kept activations on chip)
 #
-# and the numbers (docs/numerics.md section 7, docs/roofline.md "int8"):
+# and the numbers (docs/numerics.md section 9, docs/roofline.md "int8"):
 #   MODE=0  bf16 X and W, fp32 Y    (default)
 #   MODE=1  int8 X and W, int32 Y   (mxu.*.i8: twice the MAC rate).  W is
 #           K-pair-interleaved as mxu.lw.i8 reads it; a K-tile is 2N of D,

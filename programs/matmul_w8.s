@@ -4,7 +4,7 @@
 # bytes of bf16) and is widened to bf16 on its way into VMEM by
 # dma.h2v.i8 (exact: every int8 is a bf16); the MXUs run the bf16 matmul;
 # a per-column scale factor turns the integer weights back into the real
-# ones, applied by the VPU to the fp32 results (docs/numerics.md section 7):
+# ones, applied by the VPU to the fp32 results (docs/numerics.md section 9):
 #
 #   Y[b][c] = (X[B,D] . bf16(Wq[D,F]))[b][c] * S[c]
 #

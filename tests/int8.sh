@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # int8.sh BIN_DIR WORK_DIR - int8 in the MXU from the command line
-# (docs/numerics.md section 7, docs/roofline.md "int8"): programs, errors,
+# (docs/numerics.md section 9, docs/roofline.md "int8"): programs, errors,
 # and the roofline measured in int8.
 #
 #   1. matmul_i8.s, matmul_w8.s and matmul_sweep.s (MODE 1, 2; XYVMEM) run

@@ -164,11 +164,11 @@ static const struct { const char *src, *msg; } catalogue[] = {
     { "nop\n.hbm 0\n.zero -1\n",
       "t.s:3:7: error: '.zero' size -1 is negative" },
     { "nop\n.hbm 0\n.random f64, 4, 1\n",
-      "t.s:3:9: error: '.random' element type must be bf16 or f32, got 'f64'" },
+      "t.s:3:9: error: '.random' element type must be bf16, f32 or i8, got 'f64'" },
     { "nop\n.hbm 0\n.random f32, 4, 1, 1.0, -1.0\n",
       "t.s:3:20: error: '.random' range [LO, HI) must be finite and not empty" },
     { "nop\n.hbm 0\n.random f32, 4\n",
-      "t.s:3:1: error: '.random' takes 3 to 5 operands (bf16|f32, COUNT, SEED [, LO, HI]), got 2" },
+      "t.s:3:1: error: '.random' takes 3 to 5 operands (bf16|f32|i8, COUNT, SEED [, LO, HI]), got 2" },
     { "nop\n.rept -1\n.endr\n",
       "t.s:2:7: error: '.rept' count -1 is negative" },
     { "add s1,, s2\n",
@@ -485,7 +485,7 @@ static void test_limits_from_config(void **state)
                      "assemble with --config mid");
     expect_error_opt("nop\n.target 128, 0, 0, 0\n", &o,
                      "t.s:2:1: error: '.target 128, 0, 0, 0' does not match --config (8, 1, 8, 8): "
-                     "assemble with --config v5e");
+                     "assemble with --config tpuv1");   /* the first preset of N = 128 */
     expect_error_opt(".rept 5000\nnop\n.endr\n", &o,
                      "t.s:2:1: error: too many instructions (more than 4096)");
     expect_error_opt("nop\n.set MXU_N, 4\n", &o,

@@ -774,7 +774,7 @@ static void pointwise_once(void)
     free(a); free(b); free(z); free(z2);
 }
 
-/* ---- int8 (numerics.md section 7) --------------------------------------------- */
+/* ---- int8 (numerics.md section 9) --------------------------------------------- */
 
 /* tpu_mac_i8 by its definition, one value at a time: psum + x0*w0 + x1*w1
  * mod 2^32, element 0 in the low byte. */

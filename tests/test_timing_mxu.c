@@ -464,7 +464,7 @@ static void test_t24_mma_reads_old_row_one_cycle_before_write(void **state)
     h_free(h);
 }
 
-/* int8 (numerics.md section 7): the same timing as bf16 (T19-T26) - a row
+/* int8 (numerics.md section 9): the same timing as bf16 (T19-T26) - a row
  * of 2N int8 in s + b, its int32 result row in s + b + 2N - and the values:
  * each cell adds a0*w0 + a1*w1, mxu.mma.i8 adds to the old row mod 2^32. */
 static void test_t19_t26_int8_same_timing_exact_values(void **state)

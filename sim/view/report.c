@@ -34,7 +34,7 @@ static double peak_flops(const tpu_config *cfg)
     return (double)cfg->num_mxu * 2.0 * (double)cfg->mxu_n * (double)cfg->mxu_n;
 }
 
-/* The MXUs' time and peak for a run's MXU work (numerics.md section 7): bf16
+/* The MXUs' time and peak for a run's MXU work (numerics.md section 9): bf16
  * FLOPs at peak_flops, int8 OPs (2 per int8 MAC) at twice that (two int8
  * MACs per cell).  The peak is the one the run's mix sees: mxu_ops /
  * t_math, that of the machine's main mode when the MXUs did nothing. */

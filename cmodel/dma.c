@@ -6,6 +6,7 @@
  * last byte moves in cycle u + L - 1 + ceil(S * den / num) and its semaphore
  * is incremented at the end of that cycle (T18).
  */
+#include "cmutant.h"
 #include "dma.h"
 
 #include <string.h>
@@ -59,7 +60,7 @@ static void move(tpu_dma *d, tpu_dma_engine *e, uint64_t n)
     while (n) {
         uint64_t seg = e->rowbytes - e->col < n ? e->rowbytes - e->col : n;
         uint64_t s = e->src + e->row * (uint64_t)e->sstride + e->col;
-        uint64_t t = e->dst + e->row * (uint64_t)e->dstride + e->col;
+        uint64_t t = e->dst + e->row * (uint64_t)CMUTANT(104, e->dstride, e->sstride) + e->col;
         if (e->wide) {                  /* dma.h2v.i8: byte j lands at 2j as bf16 */
             t = e->dst + e->row * (uint64_t)e->dstride + 2 * e->col;
             uint8_t *buf = tpu_vmem_write(d->vmem, TPU_U_DMA, t, 2 * seg);

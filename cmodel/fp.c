@@ -15,6 +15,7 @@
  *   - otherwise round to nearest, ties to even; overflow gives +-inf;
  *   - every NaN result is the canonical 0x7fc00000 (bf16 0x7fc0).
  */
+#include "cmutant.h"
 #include "fp.h"
 
 #include <string.h>
@@ -80,7 +81,7 @@ static uint32_t round_pack(uint32_t sign, int scale, uint64_t s)
 {
     int msb = msb_index(s);
     int exp = msb + scale + 127;             /* biased exponent of the exact value */
-    if (exp < 1)
+    if (CMUTANT(111, exp < 1, exp < 0))
         return signed_zero(sign);            /* FTZ, decided before rounding */
     if (exp > F32_EXP_MAX)
         return signed_inf(sign);
@@ -93,7 +94,7 @@ static uint32_t round_pack(uint32_t sign, int scale, uint64_t s)
         man = s >> shift;
         uint64_t rem = s & ((UINT64_C(1) << shift) - 1);
         uint64_t half = UINT64_C(1) << (shift - 1);
-        if (rem > half || (rem == half && (man & 1)))
+        if (CMUTANT(109, rem > half || (rem == half && (man & 1)), rem >= half))
             man++;                           /* round to nearest, ties to even */
         if (man == (UINT64_C(1) << 24)) {    /* rounding carried out: 1.111.. -> 10.000.. */
             man >>= 1;
@@ -272,7 +273,7 @@ uint16_t tpu_bf16_from_f32(uint32_t f)
         return (uint16_t)(f >> 16);
     uint32_t upper = f >> 16;
     uint32_t rem = f & 0xffffu;
-    if (rem > 0x8000u || (rem == 0x8000u && (upper & 1)))
+    if (CMUTANT(110, rem > 0x8000u || (rem == 0x8000u && (upper & 1)), rem >= 0x8000u))
         upper++;
     return (uint16_t)upper;
 }

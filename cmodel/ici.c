@@ -6,6 +6,7 @@
  * byte leaves in t + ceil(S * den / num) (lsem at the end of that cycle) and
  * lands ici_latency cycles later (rsem at the end of that cycle).
  */
+#include "cmutant.h"
 #include "ici.h"
 
 #include <stdlib.h>
@@ -183,7 +184,7 @@ static int send_bytes(tpu_ici *x, unsigned p, uint64_t t)
     }
     int last = pt->sent + got == pt->bytes;
     if (got || last) {
-        tpu_link_chunk ch = { .arrive = t + x->latency, .addr = pt->rdst + pt->sent,
+        tpu_link_chunk ch = { .arrive = t + CMUTANT(105, x->latency, x->latency - 1), .addr = pt->rdst + pt->sent,
                               .rsem = last ? pt->rsem : -1, .total = pt->bytes };
         uint8_t *dst = link_push(pt->out, &ch, got);
         if (dst && got)

@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "cmutant.h"
 #include "isa.h"
 
 #define TPU_QUEUE_MAX 64   /* the largest seq_queue_depth config.def allows */
@@ -39,7 +40,10 @@ static inline void tpu_queue_init(tpu_queue *q, unsigned depth)
 }
 
 static inline int tpu_queue_empty(const tpu_queue *q) { return q->count == 0; }
-static inline int tpu_queue_full(const tpu_queue *q) { return q->count >= q->depth; }
+static inline int tpu_queue_full(const tpu_queue *q)
+{
+    return CMUTANT(106, q->count >= q->depth, q->count > q->depth);
+}
 static inline const tpu_qentry *tpu_queue_head(const tpu_queue *q) { return &q->e[q->head]; }
 
 static inline void tpu_queue_pop(tpu_queue *q)

@@ -8,6 +8,7 @@
  * the end of the cycle (T2, T3).  Semaphore decrements and the dispatch
  * are staged for the core's commit.
  */
+#include "cmutant.h"
 #include "seq.h"
 
 #include <inttypes.h>
@@ -359,7 +360,7 @@ static uint64_t scalar(tpu_seq *s, const tpu_insn *in)
         wr(s, v[0], r);
         break;
     }
-    case TPU_OP_SLT:  wr(s, v[0], (int64_t)a < (int64_t)b); break;
+    case TPU_OP_SLT:  wr(s, v[0], CMUTANT(103, (int64_t)a < (int64_t)b, a < b)); break;
     case TPU_OP_SLTU: wr(s, v[0], a < b); break;
     case TPU_OP_ADDI: wr(s, v[0], a + imm); break;
     case TPU_OP_MULI: wr(s, v[0], a * imm); break;
@@ -380,10 +381,10 @@ static uint64_t scalar(tpu_seq *s, const tpu_insn *in)
     case TPU_OP_LI:   wr(s, v[0], (uint64_t)v[1]); break;
     case TPU_OP_BEQ:  if (x == y) next = (uint64_t)v[2]; break;
     case TPU_OP_BNE:  if (x != y) next = (uint64_t)v[2]; break;
-    case TPU_OP_BLT:  if ((int64_t)x < (int64_t)y) next = (uint64_t)v[2]; break;
+    case TPU_OP_BLT:  if (CMUTANT(101, (int64_t)x < (int64_t)y, (int64_t)x <= (int64_t)y)) next = (uint64_t)v[2]; break;
     case TPU_OP_BGE:  if ((int64_t)x >= (int64_t)y) next = (uint64_t)v[2]; break;
     case TPU_OP_BLTU: if (x < y) next = (uint64_t)v[2]; break;
-    case TPU_OP_BGEU: if (x >= y) next = (uint64_t)v[2]; break;
+    case TPU_OP_BGEU: if (CMUTANT(102, x >= y, x > y)) next = (uint64_t)v[2]; break;
     case TPU_OP_JMP:  next = (uint64_t)v[0]; break;
     case TPU_OP_JAL:  wr(s, v[0], s->pc + 1); next = (uint64_t)v[1]; break;
     case TPU_OP_JR:   next = x; break;

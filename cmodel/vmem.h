@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cmutant.h"
 #include "events.h"
 #include "wlog.h"
 
@@ -48,7 +49,7 @@ static inline void tpu_vmem_must(tpu_vmem *v, uint64_t n)
 /* Class 3: 1 and the bytes are taken, or 0 and nothing is. */
 static inline int tpu_vmem_take_all(tpu_vmem *v, uint64_t n)
 {
-    if (n > v->left)
+    if (CMUTANT(112, n > v->left, n >= v->left))
         return 0;
     v->left -= n;
     return 1;

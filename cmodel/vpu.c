@@ -4,6 +4,7 @@
  * checks bit for bit against fp.c), so the VPU and the reference kernels
  * agree bit for bit.
  */
+#include "cmutant.h"
 #include "vpu.h"
 
 #include <stdlib.h>
@@ -85,7 +86,7 @@ static void compute(const tpu_vpu *v, const tpu_qentry *e, uint32_t *out)
     case TPU_OP_VADD:   tpu_ref_pointwise(TPU_REF_ADD, a, b, out, n); break;
     case TPU_OP_VSUB:   tpu_ref_pointwise(TPU_REF_SUB, a, b, out, n); break;
     case TPU_OP_VMUL:   for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_mul(a[i], b[i]); break;
-    case TPU_OP_VMAX:   for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_max(a[i], b[i]); break;
+    case TPU_OP_VMAX:   for (unsigned i = 0; i < n; i++) out[i] = CMUTANT(108, tpu_f32_max(a[i], b[i]), tpu_f32_min(a[i], b[i])); break;
     case TPU_OP_VMIN:   for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_min(a[i], b[i]); break;
     case TPU_OP_VCMPLT: for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_cmplt(a[i], b[i]); break;
     case TPU_OP_VRELU:  for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_relu(a[i]); break;
@@ -159,7 +160,7 @@ int tpu_vpu_step(tpu_vpu *v, uint64_t t)
     v->stage[slot].reg = rd;
     v->stage[slot].pc = e->pc;
     v->stage[slot].word = e->word;
-    v->ready[rd] = t + v->vl;
+    v->ready[rd] = t + CMUTANT(107, v->vl, v->vl - 1);
     v->busy_end = t + v->vl;
     tpu_queue_pop(&v->q);
     return -1;

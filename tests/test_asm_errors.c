@@ -485,7 +485,7 @@ static void test_limits_from_config(void **state)
                      "assemble with --config mid");
     expect_error_opt("nop\n.target 128, 0, 0, 0\n", &o,
                      "t.s:2:1: error: '.target 128, 0, 0, 0' does not match --config (8, 1, 8, 8): "
-                     "assemble with --config tpuv1");   /* the first preset of N = 128 */
+                     "assemble with --config v5e");
     expect_error_opt(".rept 5000\nnop\n.endr\n", &o,
                      "t.s:2:1: error: too many instructions (more than 4096)");
     expect_error_opt("nop\n.set MXU_N, 4\n", &o,

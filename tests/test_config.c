@@ -1,8 +1,8 @@
 /*
  * test_config.c - cmodel/config.c: presets, parsing, messages, checks.
  *
- * The presets must have the values docs/config.md documents (and the v5e
- * numbers must give the book's roofline), every error message is checked
+ * The presets must have the values docs/config.md documents (and the v5e,
+ * v4p, v5p and v6e numbers must give the book's table and roofline), every error message is checked
  * word for word, and docs/config.md's key table is checked against
  * config.def.  Run from the repository root (as `make test` does) so that
  * docs/config.md is found.
@@ -19,7 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <math.h>
+
 #include "config.h"
+#include "objfile.h"
 
 #define ERRLEN 512
 
@@ -172,6 +175,81 @@ static void test_preset_v5e(void **state)
     char err[ERRLEN];
     assert_int_equal(tpu_config_set(&c, "mxu_wloads=8", err, sizeof err), 0);
     assert_int_equal(tpu_config_validate(&c, err, sizeof err), -1);
+}
+
+/* The presets of the book's table ("How to Scale Your Model", chapter "How
+ * to think about TPUs"): per chip bf16 FLOP/s and HBM bytes/s.  A preset is
+ * one TensorCore, so `cores` of them make a chip (v4p and v5p have two);
+ * the chip's peak must be the table's within 0.5% (the clock is rounded),
+ * its HBM bandwidth exactly the table's, and so the ridge the table's. */
+static void check_book_preset(const char *name, int cores, double flops, double bw,
+                              double ridge, uint64_t n, uint64_t num_mxu)
+{
+    tpu_config c;
+    load_ok(&c, name);
+    assert_string_equal(c.name, name);
+    assert_int_equal(c.mxu_n, n);
+    assert_int_equal(c.num_mxu, num_mxu);
+    double peak = 2.0 * (double)(c.num_mxu * c.mxu_n * c.mxu_n) * c.clock_hz;
+    assert_true(fabs(cores * peak / flops - 1) < 0.005);
+    assert_true(fabs(cores * c.hbm_bw / bw - 1) < 1e-12);
+    uint64_t num, den;
+    tpu_config_bytes_per_cycle(c.hbm_bw, c.clock_hz, &num, &den);
+    double r = 2.0 * (double)(c.num_mxu * c.mxu_n * c.mxu_n) * (double)den / (double)num;
+    assert_true(fabs(r / (flops / bw) - 1) < 0.005);
+    assert_true(fabs(r / ridge - 1) < 0.005);
+    /* a weight tile every N/W cycles is no faster than the sequencer can
+     * start one (a step of the roofline's W-in-VMEM matmul is 4 NUM_MXU + 1
+     * instructions, docs/roofline.md) */
+    assert_true(c.mxu_n >= (4 * c.num_mxu + 1) * c.mxu_wloads);
+    /* VMEM "about 22x HBM", as the book says of v5e */
+    double ratio = (double)c.vmem_bw * (double)den / (double)num;
+    assert_true(ratio > 21.5 && ratio < 23);
+    char err[ERRLEN];
+    assert_int_equal(tpu_config_validate(&c, err, sizeof err), 0);
+}
+
+static void test_book_presets(void **state)
+{
+    (void)state;
+    check_book_preset("v4p", 2, 2.75e14, 1.2e12, 229, 128, 4);
+    check_book_preset("v5p", 2, 4.59e14, 2.8e12, 164, 128, 4);
+    check_book_preset("v6e", 1, 9.20e14, 1.6e12, 575, 256, 4);
+    check_book_preset("v5e", 1, 1.97e14, 8.2e11, 240, 128, 4);
+    /* The book's clocks where it gives one (v5e 1.5 GHz, v5p 1.75 GHz);
+     * v4p's and v6e's are derived from the table's peak. */
+    tpu_config c;
+    load_ok(&c, "v5p");
+    assert_true(c.clock_hz == 1.75e9);
+    assert_true(c.hbm_bw == 1.4e12);            /* half a chip's 2.8e12 */
+    load_ok(&c, "v4p");
+    assert_true(c.clock_hz == 1.05e9);
+    assert_true(c.hbm_bw == 6e11);
+    load_ok(&c, "v6e");
+    assert_true(c.clock_hz == 1.7548e9);
+    assert_true(c.hbm_bw == 1.6e12);
+}
+
+/* An object runs by default on the first preset with its shape: v4p and v5p
+ * have v5e's (4 MXUs of 128 x 128, a VPU of 8 x 128), and v5e comes first
+ * (the Makefile's PRESET_FIRST). */
+static void test_shape_picks_v5e(void **state)
+{
+    (void)state;
+    tpu_obj_config shape = { 128, 4, 8, 128 };
+    tpu_config c;
+    int k = tpu_obj_config_preset(&shape, 0, &c);
+    assert_true(k >= 0);
+    assert_string_equal(tpu_config_presets[k].name, "v5e");
+    assert_string_equal(c.name, "v5e");
+    int seen = 0;
+    for (k = tpu_obj_config_preset(&shape, 0, &c); k >= 0; k = tpu_obj_config_preset(&shape, k + 1, &c))
+        seen++;
+    assert_int_equal(seen, 3);                  /* v5e, v4p, v5p */
+    tpu_obj_config big = { 256, 4, 8, 128 };
+    k = tpu_obj_config_preset(&big, 0, &c);
+    assert_true(k >= 0);
+    assert_string_equal(c.name, "v6e");
 }
 
 /* Every compiled-in preset loads, validates, names itself and round-trips. */
@@ -574,8 +652,8 @@ static void test_load_files(void **state)
     assert_string_equal(err, want);
 
     /* Unknown preset names list the presets. */
-    assert_int_equal(tpu_config_load(&c, "v6e", err, sizeof err), -1);
-    assert_string_equal(err, "config: error: unknown preset 'v6e' (presets: mid, tiny, tpuv1, v5e); "
+    assert_int_equal(tpu_config_load(&c, "v7x", err, sizeof err), -1);
+    assert_string_equal(err, "config: error: unknown preset 'v7x' (presets: tiny, mid, v5e, tpuv1, v4p, v5p, v6e); "
                              "a file name needs a '/' or a .cfg ending");
     assert_int_equal(tpu_config_load(&c, "", err, sizeof err), -1);
     assert_string_equal(err, "config: error: empty config name");
@@ -776,6 +854,8 @@ int main(void)
         cmocka_unit_test(test_preset_tiny),
         cmocka_unit_test(test_preset_mid),
         cmocka_unit_test(test_preset_v5e),
+        cmocka_unit_test(test_book_presets),
+        cmocka_unit_test(test_shape_picks_v5e),
         cmocka_unit_test(test_every_preset),
         cmocka_unit_test(test_u64_forms),
         cmocka_unit_test(test_f64_and_str_values),

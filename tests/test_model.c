@@ -466,7 +466,7 @@ static void test_load_checks_the_object(void **state)
     h->sys = tpu_system_create(&h->cfg, NULL, err, sizeof err);
     assert_int_equal(tpu_system_load(h->sys, &h->obj, err, sizeof err), -1);
     assert_string_equal(err, "the object was assembled for mxu_n = 128, the config has 8: "
-                             "run with --config tpuv1");   /* the first preset of N = 128 */
+                             "run with --config v5e");
     h->obj.config.mxu_n = 8;
     h->obj.config.vpu_lanes = 8;
     assert_int_equal(tpu_system_load(h->sys, &h->obj, err, sizeof err), 0);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run_mutants.sh [--seeds N] [--one-core] [--all-killed] [--quiet]
+# run_mutants.sh [--seeds N] [--one-core] [--all-killed] [--quiet] [--cmodel]
 #                BIN_DIR MUT_DIR[,MUT_DIR...] [ID...]
 #
 # Run RTL mutants against the lockstep regression (make mutants;
@@ -20,6 +20,11 @@
 #
 # Prints a table (id, unit, killed by which test at which cycle, or
 # SURVIVED, and what the mutant does), then "mutants: K of M killed (P%)";
+# --cmodel: the C-model mutants of sim/cosim/cmutants.def instead (make
+# cmutants): the MUT_DIRs hold benches of the plain RTL linked with the
+# C model built with every CMUTANT compiled in; a mutant is selected with
+# TPU_CMUTANT=ID, and step 3 is test_fp and test_ref (the fp code against
+# the plain reference) built the same way beside the MUT_DIRs.
 # --one-core leaves out the two-core tests (rtl-bench2 need not be built);
 # --all-killed makes a survivor a failure (make test's handful);
 # writes the same to report.txt and report.tsv beside the first MUT_DIR.  JOBS
@@ -28,19 +33,20 @@
 # known ones), 1 the regression fails without a mutant, 2 bad usage,
 # 130 interrupted.
 set -uo pipefail
-seeds=40 quiet=0 one_core=0 all_killed=0
+seeds=40 quiet=0 one_core=0 all_killed=0 cmodel=0
 while [ $# -gt 0 ]; do
   case "$1" in
+    --cmodel) cmodel=1; shift ;;
     --seeds) seeds=${2:?--seeds needs a value}; shift 2 ;;
     --quiet) quiet=1; shift ;;
     --one-core) one_core=1; shift ;;
     --all-killed) all_killed=1; shift ;;
-    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run_mutants.sh: error: unknown option '$1' (try --help)" >&2; exit 2 ;;
     *) break ;;
   esac
 done
-usage="usage: run_mutants.sh [--seeds N] [--one-core] [--all-killed] [--quiet] BIN_DIR MUT_DIR[,MUT_DIR...] [ID...]"
+usage="usage: run_mutants.sh [--seeds N] [--one-core] [--all-killed] [--quiet] [--cmodel] BIN_DIR MUT_DIR[,MUT_DIR...] [ID...]"
 bin=${1:?$usage}
 IFS=, read -r -a muts <<< "${2:?$usage}"
 mut=${muts[0]}
@@ -82,7 +88,7 @@ add_config() {
       "$bin/tpu-as" --config "$cfg" $o -o "$work/$suffix/$name.bin" "$src" >/dev/null 2>&1 \
         || { echo "run_mutants.sh: error: tpu-as --config $cfg failed on $src $o" >&2; exit 2; }
       # int8 is in the C model only for now (sim/rtl/run_tests.sh says why)
-      "$bin/tpu-dis" "$work/$suffix/$name.bin" 2>/dev/null | grep -qE '^ *(mxu|dma)\.[a-z0-9.]*\.i8 ' \
+      "$bin/tpu-dis" "$work/$suffix/$name.bin" 2>/dev/null | grep -E '^ *(mxu|dma)\.[a-z0-9.]*\.i8 ' >/dev/null \
         && continue
       echo "$name$suffix $b --lockstep --max-cycles 2000000 $work/$suffix/$name.bin" >> "$reg"
     done
@@ -111,8 +117,14 @@ for ((i = 1; i < ${#muts[@]}; i++)); do
   add_config "${muts[i]}" "/$(basename "${muts[i]}")"
 done
 # the fp units against the plain reference, when the harness is built
-fpt=$(dirname "$mut")/rtl-fp-test
-[ -x "$fpt" ] && echo "rtl-fp $fpt --count 100000" >> "$reg"
+if [ "$cmodel" = 1 ]; then
+  for t in test_fp test_ref; do
+    [ -x "$(dirname "$mut")/$t" ] && echo "$t $(dirname "$mut")/$t" >> "$reg"
+  done
+else
+  fpt=$(dirname "$mut")/rtl-fp-test
+  [ -x "$fpt" ] && echo "rtl-fp $fpt --count 100000" >> "$reg"
+fi
 ntests=$(wc -l < "$reg")
 
 # one ID: run the regression with +mutant=ID until the first failure.
@@ -122,13 +134,23 @@ one() {
   local id=$1 name cmd out st cyc
   while read -r name cmd; do
     # shellcheck disable=SC2086
-    out=$(timeout 300 $cmd "+mutant=$id" 2>&1)
+    if [ "$cmodel" = 1 ]; then
+      case "$name" in
+        test_*) out=$(TPU_CMUTANT=$id timeout 300 $cmd 2>&1) ;;
+        *) out=$(TPU_CMUTANT=$id timeout 300 $cmd "+mutant=0" 2>&1) ;;
+      esac
+    else
+      out=$(timeout 300 $cmd "+mutant=$id" 2>&1)
+    fi
     st=$?
     [ "$st" -eq 130 ] && exit 130
     if [ "$st" -ne 0 ]; then
+      case "$name" in     # a cmocka test: its first failing test's line
+        test_*) out=$(grep -m1 -e '\[  FAILED  \]' -e '\[  ERROR   \]' <<<"$out" || head -n 1 <<<"$out") ;;
+      esac
       out=$(head -n 1 <<<"$out" | sed "s|$work/||g")
       cyc=$(sed -n 's/.* cycle \([0-9][0-9]*\).*/\1/p; s/.* after \([0-9][0-9]*\) cycles.*/\1/p; s/.*at cycle \([0-9][0-9]*\).*/\1/p' <<<"$out" | head -n 1)
-      [ "$name" = rtl-fp ] && cyc=-
+      case "$name" in rtl-fp|test_*) cyc=- ;; esac
       [ "$st" -eq 124 ] && out="timed out after 300 s"
       printf '%s\tkilled\t%s\t%s\t%s\n' "$id" "$name" "${cyc:-end}" "$out"
       return
@@ -137,7 +159,7 @@ one() {
   printf '%s\tsurvived\n' "$id"
 }
 export -f one
-export reg work
+export reg work cmodel
 
 [ "$quiet" = 1 ] || echo "mutants: the regression ($ntests tests) without a mutant first"
 base=$(one 0)
@@ -147,7 +169,22 @@ case "$base" in
 esac
 
 # ---- the mutants ------------------------------------------------------------------
-"$bin/tpu-mutate" --tsv > "$work/catalogue"
+if [ "$cmodel" = 1 ]; then
+  sed -n 's/^CMUTANT_DEF(\([0-9]*\), *"\([^"]*\)", *"\([^"]*\)", *"\(.*\)")$/\1\t\2\t\3\t\4/p' \
+    sim/cosim/cmutants.def > "$work/catalogue"
+  # the catalogue and the code agree: each id in its file exactly once, no
+  # CMUTANT in the code that the catalogue lacks
+  while IFS=$'\t' read -r id _ file _; do
+    n=$(grep -o "CMUTANT($id," "cmodel/$file" 2>/dev/null | wc -l)
+    [ "$n" -eq 1 ] || { echo "run_mutants.sh: error: CMUTANT($id, ...) is in cmodel/$file $n times, not once (sim/cosim/cmutants.def)" >&2; exit 2; }
+  done < "$work/catalogue"
+  for id in $(grep -oh 'CMUTANT([0-9]*,' cmodel/*.c cmodel/*.h | tr -dc '0-9\n'); do
+    grep -q "^$id	" "$work/catalogue" \
+      || { echo "run_mutants.sh: error: CMUTANT($id, ...) in cmodel/ is not in sim/cosim/cmutants.def" >&2; exit 2; }
+  done
+else
+  "$bin/tpu-mutate" --tsv > "$work/catalogue"
+fi
 if [ $# -gt 0 ]; then
   ids=("$@")
 else

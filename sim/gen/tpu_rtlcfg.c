@@ -26,7 +26,7 @@ static void usage(FILE *f)
             "\n"
             "Print the Verilog header of localparams (CFG_*) that configures the RTL\n"
             "(rtl/core.v includes it as tpu_cfg.vh) for CONFIG, a preset name (tiny,\n"
-            "mid, v5e) or a config file.  The C model reads the same config.\n"
+            "mid, v5e, v4p, v5p, v6e) or a config file.  The C model reads the same config.\n"
             "\n"
             "options:\n"
             "  --set key=value  override one key of CONFIG (repeatable)\n"

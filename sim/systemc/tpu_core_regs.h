@@ -46,6 +46,9 @@ constexpr uint64_t REG_VPU_LANES    = 0x04c;  // RO 32: config vpu_lanes
 constexpr uint64_t REG_IMEM_BYTES   = 0x050;  // RO 64: imem_words * 8
 constexpr uint64_t REG_VMEM_BYTES   = 0x058;  // RO 64: config vmem_bytes
 constexpr uint64_t REG_HBM_BYTES    = 0x060;  // RO 64: config hbm_bytes
+constexpr uint64_t REG_CORES        = 0x068;  // RO 32: cores in the module (a ring when > 1)
+constexpr uint64_t REG_CORE_SEL     = 0x06c;  // RW 32: the core that PC, INSTRET and the
+                                              //   IMEM/VMEM/HBM windows address (< CORES)
 constexpr uint64_t REG_ERROR_TEXT   = 0x100;  // RO bytes: the error line, NUL-terminated
 constexpr uint64_t ERROR_TEXT_SIZE  = 0x200;  // ... 512 bytes, any size and alignment
 

@@ -26,6 +26,7 @@ const RegDesc kRegs[] = {
     { REG_INSTRET, 8, RO },      { REG_MAX_CYCLES, 8, RW },   { REG_MXU_N, 4, RO },
     { REG_NUM_MXU, 4, RO },      { REG_VPU_SUBLANES, 4, RO }, { REG_VPU_LANES, 4, RO },
     { REG_IMEM_BYTES, 8, RO },   { REG_VMEM_BYTES, 8, RO },   { REG_HBM_BYTES, 8, RO },
+    { REG_CORES, 4, RO },        { REG_CORE_SEL, 4, RW },
 };
 
 // The register whose bytes include `off`, or nullptr (a hole).
@@ -95,11 +96,14 @@ bool all_zero(const uint8_t *p, size_t n)
 
 SC_HAS_PROCESS(tpu_core_tlm);
 
-tpu_core_tlm::tpu_core_tlm(sc_core::sc_module_name name, const tpu_config &cfg)
+tpu_core_tlm::tpu_core_tlm(sc_core::sc_module_name name, const tpu_config &cfg, unsigned cores)
     : sc_module(name), socket("socket"), clk("clk"), irq("irq"), m_cfg(cfg)
 {
     char err[600];
-    m_sys = tpu_system_create(&m_cfg, nullptr, err, sizeof err);
+    memset(&m_opts, 0, sizeof m_opts);
+    m_opts.cores = cores ? cores : 1;
+    m_opts.topology = m_opts.cores > 1 ? TPU_TOPO_RING : TPU_TOPO_SINGLE;
+    m_sys = tpu_system_create(&m_cfg, &m_opts, err, sizeof err);
     if (!m_sys)
         throw std::invalid_argument(err);
     socket.register_b_transport(this, &tpu_core_tlm::b_transport);
@@ -196,30 +200,32 @@ void tpu_core_tlm::drive_irq()
 int tpu_core_tlm::new_run()
 {
     char err[600];
-    tpu_system *n = tpu_system_create(&m_cfg, nullptr, err, sizeof err);
+    tpu_system *n = tpu_system_create(&m_cfg, &m_opts, err, sizeof err);
     if (!n) {
         m_error_text = err;
         return -1;
     }
     for (const Listener &l : m_listeners)
         tpu_system_subscribe(n, l.mask, l.fn, l.ctx);
-    tpu_core *from = tpu_system_core(m_sys, 0), *to = tpu_system_core(n, 0);
     const uint64_t piece = tpu_mem_hbm_page_bytes();
     std::vector<uint8_t> buf(piece);
     bool ok = true;
-    for (enum tpu_space sp : { TPU_SPACE_IMEM, TPU_SPACE_VMEM }) {
-        uint64_t size = mem_size(sp);
-        for (uint64_t a = 0; a < size && ok; a += piece) {
-            size_t k = (size_t)(size - a < piece ? size - a : piece);
-            ok = tpu_mem_read(from, sp, a, buf.data(), k) == 0
-              && (all_zero(buf.data(), k) || tpu_mem_write(to, sp, a, buf.data(), k) == 0);
+    for (unsigned c = 0; c < m_opts.cores && ok; c++) {
+        tpu_core *from = tpu_system_core(m_sys, c), *to = tpu_system_core(n, c);
+        for (enum tpu_space sp : { TPU_SPACE_IMEM, TPU_SPACE_VMEM }) {
+            uint64_t size = mem_size(sp);
+            for (uint64_t a = 0; a < size && ok; a += piece) {
+                size_t k = (size_t)(size - a < piece ? size - a : piece);
+                ok = tpu_mem_read(from, sp, a, buf.data(), k) == 0
+                  && (all_zero(buf.data(), k) || tpu_mem_write(to, sp, a, buf.data(), k) == 0);
+            }
         }
-    }
-    for (uint64_t a = tpu_mem_hbm_next_page(from, 0); a != UINT64_MAX && ok;
-         a = tpu_mem_hbm_next_page(from, a + piece)) {
-        size_t k = (size_t)(m_cfg.hbm_bytes - a < piece ? m_cfg.hbm_bytes - a : piece);
-        ok = tpu_mem_read(from, TPU_SPACE_HBM, a, buf.data(), k) == 0
-          && tpu_mem_write(to, TPU_SPACE_HBM, a, buf.data(), k) == 0;
+        for (uint64_t a = tpu_mem_hbm_next_page(from, 0); a != UINT64_MAX && ok;
+             a = tpu_mem_hbm_next_page(from, a + piece)) {
+            size_t k = (size_t)(m_cfg.hbm_bytes - a < piece ? m_cfg.hbm_bytes - a : piece);
+            ok = tpu_mem_read(from, TPU_SPACE_HBM, a, buf.data(), k) == 0
+              && tpu_mem_write(to, TPU_SPACE_HBM, a, buf.data(), k) == 0;
+        }
     }
     if (!ok) {
         tpu_system_destroy(n);
@@ -285,7 +291,7 @@ uint64_t tpu_core_tlm::mem_size(enum tpu_space space) const
 // The value of the register at `off` (a register's first byte).
 bool tpu_core_tlm::reg_read(uint64_t off, uint64_t *v) const
 {
-    tpu_core *c = tpu_system_core(m_sys, 0);
+    tpu_core *c = selected();
     switch (off) {
     case REG_ID:           *v = ID_VALUE; break;
     case REG_VERSION:      *v = VERSION_VALUE; break;
@@ -315,6 +321,8 @@ bool tpu_core_tlm::reg_read(uint64_t off, uint64_t *v) const
     case REG_IMEM_BYTES:   *v = mem_size(TPU_SPACE_IMEM); break;
     case REG_VMEM_BYTES:   *v = m_cfg.vmem_bytes; break;
     case REG_HBM_BYTES:    *v = m_cfg.hbm_bytes; break;
+    case REG_CORES:        *v = m_opts.cores; break;
+    case REG_CORE_SEL:     *v = m_sel; break;
     default:               return false;
     }
     return true;
@@ -405,6 +413,14 @@ tlm_response_status tpu_core_tlm::reg_access(tlm_generic_payload &t, uint64_t of
     case REG_MAX_CYCLES:
         m_max_cycles = v;
         break;
+    case REG_CORE_SEL:
+        if (v >= m_opts.cores)
+            return tlm::TLM_GENERIC_ERROR_RESPONSE;
+        if (v != m_sel) {       // the windows now show another core's memories
+            socket->invalidate_direct_mem_ptr(0, ~0ull);
+            m_sel = (uint32_t)v;
+        }
+        break;
     default:
         break;
     }
@@ -429,7 +445,7 @@ tlm_response_status tpu_core_tlm::mem_access(tlm_generic_payload &t, enum tpu_sp
         return tlm::TLM_ADDRESS_ERROR_RESPONSE;
     if (!byte_enables_ok(t, false))
         return tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE;
-    tpu_core *c = tpu_system_core(m_sys, 0);
+    tpu_core *c = selected();
     tlm_response_status st = tlm::TLM_OK_RESPONSE;
     bool wr = t.get_command() == tlm::TLM_WRITE_COMMAND;
     unsigned char *data = t.get_data_ptr();
@@ -518,7 +534,7 @@ bool tpu_core_tlm::get_direct_mem_ptr(tlm_generic_payload &t, tlm::tlm_dmi &dmi)
         return false;
     }
     uint64_t base, len;
-    uint8_t *p = tpu_mem_ptr(tpu_system_core(m_sys, 0), space, off, &base, &len);
+    uint8_t *p = tpu_mem_ptr(selected(), space, off, &base, &len);
     if (!p) {               // an HBM page that does not exist yet
         uint64_t page = tpu_mem_hbm_page_bytes();
         uint64_t first = off & ~(page - 1);
@@ -562,7 +578,7 @@ unsigned tpu_core_tlm::transport_dbg(tlm_generic_payload &t)
     if (off >= size)
         return 0;
     unsigned n = len < size - off ? len : (unsigned)(size - off);
-    tpu_core *c = tpu_system_core(m_sys, 0);
+    tpu_core *c = selected();
     if (wr)
         return tpu_mem_write(c, space, off, data, n) == 0 ? n : 0;
     if (t.get_command() != tlm::TLM_READ_COMMAND)

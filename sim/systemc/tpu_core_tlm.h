@@ -38,9 +38,11 @@ public:
     sc_core::sc_in<bool> clk;
     sc_core::sc_out<bool> irq;
 
-    // A core of the machine `cfg`.  Throws std::invalid_argument with the
-    // model's message when the config is unusable (tpu_system_create).
-    tpu_core_tlm(sc_core::sc_module_name name, const tpu_config &cfg);
+    // `cores` cores of the machine `cfg` (one by default; more are joined in
+    // a ring by their ICI ports, as tpu-sim --cores K).  Throws
+    // std::invalid_argument with the model's message when the config is
+    // unusable (tpu_system_create).
+    tpu_core_tlm(sc_core::sc_module_name name, const tpu_config &cfg, unsigned cores = 1);
     ~tpu_core_tlm() override;
     tpu_core_tlm(const tpu_core_tlm &) = delete;
     tpu_core_tlm &operator=(const tpu_core_tlm &) = delete;
@@ -50,6 +52,7 @@ public:
     // memories are copied over), so do not keep the pointer across runs.
     tpu_system *system() { return m_sys; }
     const tpu_config &config() const { return m_cfg; }
+    unsigned cores() const { return m_opts.cores; }
     uint32_t state() const { return m_state; }
     // Notified (delta) when a run ends: halt, error, stop.
     const sc_core::sc_event &done_event() const { return m_done_ev; }
@@ -65,7 +68,9 @@ private:
     struct Listener { uint32_t mask; tpu_event_fn fn; void *ctx; };
 
     tpu_config m_cfg;
+    tpu_system_opts m_opts;
     tpu_system *m_sys = nullptr;
+    uint32_t m_sel = 0;             // CORE_SEL
     bool m_fresh = true;            // nothing has run on m_sys yet
     uint32_t m_state = tpu_sc::STATE_IDLE;
     uint32_t m_error = tpu_sc::ERR_NONE;
@@ -94,6 +99,7 @@ private:
     tlm::tlm_response_status command(uint32_t value);
     bool reg_read(uint64_t off, uint64_t *value) const;
     void reg_image(uint8_t *img, size_t n) const;
+    tpu_core *selected() const { return tpu_system_core(m_sys, m_sel); }
     int new_run();
     uint64_t mem_size(enum tpu_space space) const;
 };

@@ -203,24 +203,49 @@ int Host::load(const tpu_object &obj, bool use_dmi, std::string *err, bool memor
         }
     }
 
-    // instructions: little-endian words (the model assumes a little-endian host)
-    if (obj.ntext && mem_write(TPU_SPACE_IMEM, 0, obj.text, obj.ntext * 8, false, err) < 0)
-        return -1;
-    m_loaded += obj.ntext * 8;
+    // Every core gets the whole object (as tpu_system_load does): CORE_SEL
+    // points the windows at each in turn, then back at core 0.
+    unsigned ncores = cores();
     std::vector<uint8_t> buf(kPiece);
-    for (size_t i = 0; i < obj.nchunks; i++) {
-        const tpu_obj_chunk &ch = obj.chunks[i];
-        for (uint64_t off = 0; off < ch.size; off += kPiece) {
-            size_t k = (size_t)(ch.size - off < kPiece ? ch.size - off : kPiece);
-            tpu_obj_chunk_read(&ch, off, buf.data(), k);
-            if (memory_is_zero && all_zero(buf.data(), k))
-                continue;
-            if (mem_write((enum tpu_space)ch.space, ch.addr + off, buf.data(), k, use_dmi, err) < 0)
-                return -1;
-            m_loaded += k;
+    for (unsigned c = 0; c < ncores; c++) {
+        if (select_core(c, err) < 0)
+            return -1;
+        // instructions: little-endian words (the model assumes a little-endian host)
+        if (obj.ntext && mem_write(TPU_SPACE_IMEM, 0, obj.text, obj.ntext * 8, false, err) < 0)
+            return -1;
+        m_loaded += obj.ntext * 8;
+        for (size_t i = 0; i < obj.nchunks; i++) {
+            const tpu_obj_chunk &ch = obj.chunks[i];
+            for (uint64_t off = 0; off < ch.size; off += kPiece) {
+                size_t k = (size_t)(ch.size - off < kPiece ? ch.size - off : kPiece);
+                tpu_obj_chunk_read(&ch, off, buf.data(), k);
+                if (memory_is_zero && all_zero(buf.data(), k))
+                    continue;
+                if (mem_write((enum tpu_space)ch.space, ch.addr + off, buf.data(), k, use_dmi,
+                              err) < 0)
+                    return -1;
+                m_loaded += k;
+            }
         }
     }
-    return 0;
+    return ncores > 1 ? select_core(0, err) : 0;
+}
+
+unsigned Host::cores()
+{
+    uint32_t n = 0;
+    return read32(REG_CORES, &n) == tlm::TLM_OK_RESPONSE && n ? n : 1;
+}
+
+int Host::select_core(unsigned core, std::string *err)
+{
+    tlm::tlm_response_status st = write32(REG_CORE_SEL, core);
+    if (st == tlm::TLM_OK_RESPONSE)
+        return 0;
+    char b[120];
+    snprintf(b, sizeof b, "selecting core %u (CORE_SEL): %s", core, status_name(st));
+    *err = b;
+    return -1;
 }
 
 // The checker's memory-read callback: the core's memories over TLM.
@@ -229,16 +254,17 @@ int Host::expect_read(void *ctx, unsigned core, enum tpu_space space, uint64_t a
 {
     Host *h = static_cast<Host *>(ctx);
     std::string err;
-    if (core != 0 || (space != TPU_SPACE_HBM && space != TPU_SPACE_VMEM))
+    if ((space != TPU_SPACE_HBM && space != TPU_SPACE_VMEM) || h->select_core(core, &err) < 0)
         return -1;
-    return h->mem_read(space, addr, dst, n, &err);
+    int r = h->mem_read(space, addr, dst, n, &err);
+    return h->select_core(0, &err) < 0 ? -1 : r;
 }
 
 void Host::check(const tpu_object &obj, tpu_expect_result *res)
 {
     tpu_expect_target t;
     memset(&t, 0, sizeof t);
-    t.ncores = 1;
+    t.ncores = cores();
     t.tile = reg32(REG_MXU_N);
     t.hbm_bytes = reg64(REG_HBM_BYTES);
     t.vmem_bytes = reg64(REG_VMEM_BYTES);

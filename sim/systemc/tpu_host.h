@@ -53,13 +53,20 @@ public:
 
     // Check that the object was assembled for this core (shape registers)
     // and fits its memories, then write its instructions into IMEM and its
-    // DATA and FILL chunks into VMEM and HBM.  memory_is_zero: the core is
-    // fresh from reset, so pieces of zeros need not be written.  Returns 0,
-    // or -1 and a message.
+    // DATA and FILL chunks into VMEM and HBM, of every core (CORE_SEL is 0
+    // again afterwards).  memory_is_zero: the cores are fresh from reset,
+    // so pieces of zeros need not be written.  Returns 0, or -1 and a
+    // message.
     int load(const tpu_object &obj, bool use_dmi, std::string *err, bool memory_is_zero = false);
 
-    // Run the object's .expect checks, reading the results over TLM.
+    // Run the object's .expect checks, reading the results over TLM (on
+    // every core of a module of several).
     void check(const tpu_object &obj, tpu_expect_result *res);
+
+    // The cores the module has (REG_CORES), and pointing the memory windows
+    // at one of them (REG_CORE_SEL; 0, or -1 and a message).
+    unsigned cores();
+    int select_core(unsigned core, std::string *err);
 
     // Bytes written by load() (statistics).
     uint64_t loaded_bytes() const { return m_loaded; }

@@ -3,7 +3,7 @@
 // on one sc_clock, with a checker comparing their trace records every
 // cycle.
 //
-//   tpu-sc-lockstep [--max-cycles N] [--verbose] [--fault SPACE:ADDR] prog.bin
+//   tpu-sc-lockstep [--cores K] [--max-cycles N] [--verbose] [--fault SPACE:ADDR] prog.bin
 //
 // The driver loads the object into the RTL through its backdoor port (64
 // bytes per clock, in reset, as rtl-bench does) and into the C model over
@@ -20,18 +20,25 @@
 // otherwise, 2 on bad usage or input.  --fault flips one byte of the C
 // model's memory after loading: the checker's own test (it must object).
 //
-// One core (rtl/core.v): programs that use dma.ici need rtl-bench2.  The
-// config is the one the RTL was built for (RTL_CONFIG, from systemc.mk).
+// --cores K: K cores on each side, in a ring.  The RTL side is K instances
+// of the one Verilated core (Vcore) whose ICI ports this top wires together
+// with sc_signals as rtl/system.v wires its cores (port 0 of core c to core
+// c + 1, port 1 to core c - 1, a word sent on port p arriving at the
+// neighbour's port p ^ 1); the C model side is one tpu_core_tlm of K cores
+// (the same ring, cmodel/system.c), its memories reached through CORE_SEL.
+// The config is the one the RTL was built for (RTL_CONFIG, from systemc.mk).
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -66,7 +73,9 @@ const unsigned kBdBytes = 64;       // backdoor port width in bytes
 template <class Port>
 using SignalOf = sc_core::sc_signal<typename std::remove_reference_t<Port>::data_type>;
 
-struct Pins {
+// A module only to give each core's signals their own names (pins0.clk_i, ...).
+struct Pins : sc_core::sc_module {
+    explicit Pins(sc_core::sc_module_name name) : sc_module(name) {}
 #define TPU_PIN(n) SignalOf<decltype(std::declval<Vcore &>().n)> n{ #n };
     VCORE_PORTS(TPU_PIN)
 #undef TPU_PIN
@@ -116,12 +125,15 @@ uint8_t byte_at(const std::vector<uint32_t> &w, unsigned i)
 
 // ---- the top --------------------------------------------------------------------------
 
+const unsigned kMaxCores = 16;
+
 struct Lockstep : sc_core::sc_module {
     tlm_utils::simple_initiator_socket<Lockstep> socket;
     sc_core::sc_clock clock;
     sc_core::sc_signal<bool> irq;
-    Pins pins;
-    Vcore rtl;
+    unsigned ncores;
+    std::vector<std::unique_ptr<Pins>> pins;        // per core
+    std::vector<std::unique_ptr<Vcore>> rtl;        // per core
     tpu_core_tlm model;
 
     const tpu_object &obj;
@@ -133,25 +145,39 @@ struct Lockstep : sc_core::sc_module {
     Shape shape;
     TraceLayout layout;             // where each trace port element is
 
-    Cycle model_cur;                // the C model's records of the cycle being stepped
-    InFlight flight;                // the C model's instructions in flight (the report)
-    int64_t model_sreg[32] = { 0 }, rtl_sreg[32] = { 0 };
-    uint64_t rtl_halt = 0;          // cycle count at the RTL's halt (0: none)
+    // per core:
+    std::vector<Cycle> model_cur;   // the C model's records of the cycle being stepped
+    std::vector<InFlight> flight;   // the C model's instructions in flight (the report)
+    std::vector<std::array<int64_t, 32>> model_sreg, rtl_sreg;
+    std::vector<uint64_t> rtl_halt; // cycle count at the RTL's halt (0: none)
     bool rtl_err = false;           // error_o or stuck_o seen
     bool mismatch = false;
     sc_core::sc_event mismatch_ev;
     int exit_code = 2;
 
     SC_HAS_PROCESS(Lockstep);
-    Lockstep(sc_core::sc_module_name n, const tpu_config &cfg, const tpu_object &o,
+    Lockstep(sc_core::sc_module_name n, const tpu_config &cfg, unsigned k, const tpu_object &o,
              const char *p, uint64_t maxc, bool verb, enum tpu_space fsp, uint64_t fa)
         : sc_module(n), socket("socket"),
           clock("clock", sc_core::sc_time(1.0 / cfg.clock_hz, sc_core::SC_SEC)), irq("irq"),
-          rtl("rtl"), model("model", cfg), obj(o), prog(p), max_cycles(maxc), verbose(verb),
-          fault_space(fsp), fault_addr(fa), shape(cfg), layout(shape), flight(&o)
+          ncores(k), model("model", cfg, k), obj(o), prog(p), max_cycles(maxc), verbose(verb),
+          fault_space(fsp), fault_addr(fa), shape(cfg), layout(shape), model_cur(k),
+          flight(k, InFlight(&o)), model_sreg(k), rtl_sreg(k), rtl_halt(k)
     {
-        pins.bind(rtl);
-        rtl.clk_i(clock);
+        for (unsigned c = 0; c < ncores; c++) {
+            std::string name = "rtl" + std::to_string(c);
+            pins.emplace_back(new Pins(("pins" + std::to_string(c)).c_str()));
+            rtl.emplace_back(new Vcore(name.c_str()));
+            pins[c]->bind(*rtl[c]);
+            rtl[c]->clk_i(clock);
+            model_sreg[c].fill(0);
+            rtl_sreg[c].fill(0);
+        }
+        if (ncores > 1) {
+            SC_METHOD(wire_links);
+            for (unsigned c = 0; c < ncores; c++)
+                sensitive << pins[c]->ici_link_o;
+        }
         model.clk(clock);
         model.irq(irq);
         socket.bind(model.socket);
@@ -163,8 +189,27 @@ struct Lockstep : sc_core::sc_module {
     static void on_event(void *ctx, const tpu_event *e)
     {
         Lockstep *l = static_cast<Lockstep *>(ctx);
-        model_event(l->model_cur, e);
-        l->flight.event(e);
+        if (e->core < l->ncores) {
+            model_event(l->model_cur[e->core], e);
+            l->flight[e->core].event(e);
+        }
+    }
+
+    // The ring's wires (rtl/system.v): what arrives at port 1 of core c is
+    // what core c - 1 sends on its port 0, what arrives at port 0 is what
+    // core c + 1 sends on its port 1; ports 2 and 3 are not connected.
+    void wire_links()
+    {
+        for (unsigned c = 0; c < ncores; c++) {
+            auto in = pins[c]->ici_link_i.read();
+            const auto &next = pins[(c + 1) % ncores]->ici_link_o.read();
+            const auto &prev = pins[(c + ncores - 1) % ncores]->ici_link_o.read();
+            const int lw = in.length() / 4;     // one port's bits
+            in = 0;
+            in.range(2 * lw - 1, lw) = prev.range(lw - 1, 0);
+            in.range(lw - 1, 0) = next.range(2 * lw - 1, lw);
+            pins[c]->ici_link_i.write(in);
+        }
     }
 
     // The trace port's signals for decode_trace (sim/cosim/trace_port.h),
@@ -189,16 +234,46 @@ struct Lockstep : sc_core::sc_module {
         }
     };
 
-    // The RTL's trace port now: the records of the cycle this edge ends.
-    void rtl_records(Cycle &c)
+    // T10 across the cores (rtl/system.v's deadlock_o, system.c): no link
+    // carries anything, every core has halted or is stuck, not all halted.
+    bool rtl_deadlock() const
     {
-        decode_trace(TraceReader{ pins, {}, {} }, layout, shape, 0, rtl_sreg, c);
-        bool err = pins.error_o.read();
-        if (err)
-            c.simple.push_back("error");
-        // T10 on one core: stuck_o is the deadlock; the core fails
-        if (pins.stuck_o.read() && !pins.halted_o.read() && !err)
-            c.simple.push_back("error");
+        bool all_halted = true;
+        for (unsigned c = 0; c < ncores; c++) {
+            const Pins &p = *pins[c];
+            if (p.ici_link_busy_o.read() || !(p.halted_o.read() || p.stuck_o.read()))
+                return false;
+            all_halted &= p.halted_o.read();
+        }
+        return !all_halted;
+    }
+
+    bool rtl_links_busy() const
+    {
+        for (unsigned c = 0; c < ncores; c++)
+            if (pins[c]->ici_link_busy_o.read())
+                return true;
+        return false;
+    }
+
+    // The RTL's trace ports now: the records of the cycle this edge ends.
+    void rtl_records(std::vector<Cycle> &rc)
+    {
+        for (unsigned c = 0; c < ncores; c++) {
+            decode_trace(TraceReader{ *pins[c], {}, {} }, layout, shape, 0, rtl_sreg[c].data(),
+                         rc[c]);
+            if (pins[c]->error_o.read())
+                rc[c].simple.push_back("error");
+        }
+        if (rtl_deadlock()) {       // the first stuck core fails (system.c)
+            for (unsigned c = 0; c < ncores; c++) {
+                if (!pins[c]->halted_o.read()) {
+                    if (!pins[c]->error_o.read())
+                        rc[c].simple.push_back("error");
+                    break;
+                }
+            }
+        }
     }
 
     // The step hook: the C model has just stepped cycle t; the RTL's trace
@@ -208,58 +283,69 @@ struct Lockstep : sc_core::sc_module {
         if (mismatch)
             return;
         uint64_t t = tpu_system_cycle(model.system()) - 1;
-        Cycle rc;
+        std::vector<Cycle> rc(ncores);
         rtl_records(rc);
-        if (pins.tr_halt_o.read())
-            rtl_halt = t + 1;
-        rtl_err |= pins.error_o.read() || pins.stuck_o.read();
-        tpu_seq_view v;
-        tpu_core_seq_view(tpu_system_core(model.system(), 0), &v);
-        model_sregs(model_cur, v, model_sreg);
-        flight.set_seq_pc(v.pc);
-        if (!compare_cycle(kTool, prog, t, 0, rc, model_cur, verbose, &flight)) {
-            mismatch = true;
-            mismatch_ev.notify(sc_core::SC_ZERO_TIME);
+        rtl_err |= rtl_deadlock();
+        for (unsigned c = 0; c < ncores && !mismatch; c++) {
+            if (pins[c]->tr_halt_o.read())
+                rtl_halt[c] = t + 1;
+            rtl_err |= pins[c]->error_o.read();
+            tpu_seq_view v;
+            tpu_core_seq_view(tpu_system_core(model.system(), c), &v);
+            model_sregs(model_cur[c], v, model_sreg[c].data());
+            flight[c].set_seq_pc(v.pc);
+            if (!compare_cycle(kTool, prog, t, c, rc[c], model_cur[c], verbose, &flight[c])) {
+                mismatch = true;
+                mismatch_ev.notify(sc_core::SC_ZERO_TIME);
+            }
         }
-        model_cur.clear();
-        flight.end_cycle();
+        for (unsigned c = 0; c < ncores; c++) {
+            model_cur[c].clear();
+            flight[c].end_cycle();
+        }
     }
 
     // ---- the RTL's backdoor port -------------------------------------------------------
 
-    void bd_set(unsigned space, uint64_t addr)
+    void bd_set(unsigned core, unsigned space, uint64_t addr)
     {
-        pins.bd_space_i.write(space);
-        pins.bd_addr_i.write(addr);
+        pins[core]->bd_space_i.write(space);
+        pins[core]->bd_addr_i.write(addr);
     }
 
-    // Write n <= 64 bytes at the next rising edge (the RTL is in reset).
+    // Write n <= 64 bytes at the next rising edge into every core (the RTL
+    // is in reset; every core gets the same object, as tpu_system_load).
     void bd_write(unsigned space, uint64_t addr, const uint8_t *p, unsigned n)
     {
-        bd_set(space, addr);
-        typename std::remove_reference_t<decltype(rtl.bd_wdata_i)>::data_type data;
+        typename std::remove_reference_t<decltype(rtl[0]->bd_wdata_i)>::data_type data;
         data = 0;
         uint64_t strb = 0;
         for (unsigned i = 0; i < n; i++) {
             data.range(8 * i + 7, 8 * i) = p[i];
             strb |= 1ull << i;
         }
-        pins.bd_wdata_i.write(data);
-        pins.bd_wstrb_i.write(strb);
-        pins.bd_we_i.write(true);
+        for (unsigned c = 0; c < ncores; c++) {
+            bd_set(c, space, addr);
+            pins[c]->bd_wdata_i.write(data);
+            pins[c]->bd_wstrb_i.write(strb);
+            pins[c]->bd_we_i.write(true);
+        }
         wait(clock.posedge_event());
-        pins.bd_we_i.write(false);
-        pins.bd_wstrb_i.write(0);
+        for (unsigned c = 0; c < ncores; c++) {
+            pins[c]->bd_we_i.write(false);
+            pins[c]->bd_wstrb_i.write(0);
+        }
     }
 
-    // Read n <= 64 bytes (combinational: two delta cycles, no clock edge).
-    void bd_read(unsigned space, uint64_t addr, uint8_t *p, unsigned n)
+    // Read n <= 64 bytes of a core (combinational: two delta cycles, no
+    // clock edge).
+    void bd_read(unsigned core, unsigned space, uint64_t addr, uint8_t *p, unsigned n)
     {
-        bd_set(space, addr);
+        bd_set(core, space, addr);
         wait(sc_core::SC_ZERO_TIME);    // the inputs change, the model evaluates
         wait(sc_core::SC_ZERO_TIME);    // its outputs change
         std::vector<uint32_t> w;
-        words_of(pins.bd_rdata_o.read(), w);
+        words_of(pins[core]->bd_rdata_o.read(), w);
         for (unsigned i = 0; i < n; i++)
             p[i] = byte_at(w, i);
     }
@@ -288,12 +374,18 @@ struct Lockstep : sc_core::sc_module {
         }
     }
 
-    // Compare a whole memory: RTL backdoor against TLM reads of the model.
-    bool compare_mem(Host &host, enum tpu_space space, uint64_t size, const char *name)
+    // Compare a whole memory of a core: RTL backdoor against TLM reads of
+    // the model.
+    bool compare_mem(Host &host, unsigned core, enum tpu_space space, uint64_t size,
+                     const char *name)
     {
         std::vector<uint8_t> mine(kBdBytes * 1024);
         std::string err;
         uint8_t r[kBdBytes];
+        if (host.select_core(core, &err) < 0) {
+            fprintf(stderr, "%s: the C model: %s\n", kTool, err.c_str());
+            return false;
+        }
         for (uint64_t base = 0; base < size; base += mine.size()) {
             uint64_t k = size - base < mine.size() ? size - base : mine.size();
             if (host.mem_read(space, base, mine.data(), k, &err) < 0) {
@@ -302,14 +394,14 @@ struct Lockstep : sc_core::sc_module {
             }
             for (uint64_t off = 0; off < k; off += kBdBytes) {
                 unsigned n = k - off < kBdBytes ? (unsigned)(k - off) : kBdBytes;
-                bd_read(space, base + off, r, n);
+                bd_read(core, space, base + off, r, n);
                 if (memcmp(r, mine.data() + off, n)) {
                     unsigned i = 0;
                     while (r[i] == mine[off + i])
                         i++;
-                    fprintf(stderr, "%s: core 0: %s differs at 0x%" PRIx64
-                            ": RTL 0x%02x, C model 0x%02x\n", kTool, name, base + off + i, r[i],
-                            mine[off + i]);
+                    fprintf(stderr, "%s: core %u: %s differs at 0x%" PRIx64
+                            ": RTL 0x%02x, C model 0x%02x\n", kTool, core, name, base + off + i,
+                            r[i], mine[off + i]);
                     return false;
                 }
             }
@@ -327,7 +419,11 @@ struct Lockstep : sc_core::sc_module {
     {
         Host host(socket.operator->());
         std::string err;
-        pins.rst_ni.write(false);
+        for (unsigned c = 0; c < ncores; c++) {
+            pins[c]->rst_ni.write(false);
+            pins[c]->core_id_i.write(c);
+            pins[c]->ici_connected_i.write(ncores > 1 ? 0x3 : 0x0);    // ports 0 and 1: the ring
+        }
         if (host.load(obj, false, &err, true) < 0) {
             fprintf(stderr, "%s: %s: error: %s\n", kTool, prog, err.c_str());
             return 2;
@@ -350,7 +446,8 @@ struct Lockstep : sc_core::sc_module {
 
         // Release both between two edges: the next rising edge ends cycle 0.
         wait(clock.negedge_event());
-        pins.rst_ni.write(true);
+        for (unsigned c = 0; c < ncores; c++)
+            pins[c]->rst_ni.write(true);
         auto h0 = std::chrono::steady_clock::now();
         if (host.write32(REG_CTRL, CTRL_START) != tlm::TLM_OK_RESPONSE) {
             fprintf(stderr, "%s: the core refused to start\n", kTool);
@@ -369,9 +466,10 @@ struct Lockstep : sc_core::sc_module {
         const char *mend = state == STATE_HALTED ? "halt"
                          : state == STATE_ERROR && error == ERR_CYCLE_LIMIT ? "cycle limit"
                                                                             : "error";
-        const char *rend = rtl_err ? "error"
-                         : pins.halted_o.read() && !pins.ici_link_busy_o.read() ? "halt"
-                                                                               : "cycle limit";
+        bool all_halted = !rtl_links_busy();
+        for (unsigned c = 0; c < ncores; c++)
+            all_halted &= pins[c]->halted_o.read();
+        const char *rend = rtl_err ? "error" : all_halted ? "halt" : "cycle limit";
         int bad = 0;
         if (strcmp(rend, mend) != 0) {
             char text[ERROR_TEXT_SIZE] = "";
@@ -380,26 +478,31 @@ struct Lockstep : sc_core::sc_module {
             fprintf(stderr, "%s: %s: RTL ended with %s after %" PRIu64
                     " cycles, C model with %s after %" PRIu64 " cycles%s%s\n", kTool, prog, rend,
                     t, mend, t, text[0] ? ": " : "", text);
-            if (pins.error_o.read())
-                fprintf(stderr, "%s: RTL core 0: error code %u\n", kTool,
-                        (unsigned)pins.error_code_o.read());
+            for (unsigned c = 0; c < ncores; c++)
+                if (pins[c]->error_o.read())
+                    fprintf(stderr, "%s: RTL core %u: error code %u\n", kTool, c,
+                            (unsigned)pins[c]->error_code_o.read());
             bad = 1;
         }
-        tpu_stats st;
-        tpu_core_stats(tpu_system_core(model.system(), 0), &st);
-        if (state == STATE_HALTED && !bad && st.cycles != rtl_halt) {
-            fprintf(stderr, "%s: %s: core 0 halted after %" PRIu64
-                    " cycles in the RTL, %" PRIu64 " in the C model\n", kTool, prog, rtl_halt,
-                    st.cycles);
-            bad = 1;
+        for (unsigned c = 0; c < ncores; c++) {
+            tpu_stats st;
+            tpu_core_stats(tpu_system_core(model.system(), c), &st);
+            if (state == STATE_HALTED && !bad && st.cycles != rtl_halt[c]) {
+                fprintf(stderr, "%s: %s: core %u halted after %" PRIu64
+                        " cycles in the RTL, %" PRIu64 " in the C model\n", kTool, prog, c,
+                        rtl_halt[c], st.cycles);
+                bad = 1;
+            }
         }
         // At a cycle limit the RTL's clock ran one edge further than the
         // model: its memories are not comparable.
         bool mem = strcmp(mend, "cycle limit") != 0;
         if (mem) {
             const tpu_config &c = model.config();
-            bad |= !compare_mem(host, TPU_SPACE_VMEM, c.vmem_bytes, "VMEM");
-            bad |= !compare_mem(host, TPU_SPACE_HBM, c.hbm_bytes, "HBM");
+            for (unsigned k = 0; k < ncores; k++) {
+                bad |= !compare_mem(host, k, TPU_SPACE_VMEM, c.vmem_bytes, "VMEM");
+                bad |= !compare_mem(host, k, TPU_SPACE_HBM, c.hbm_bytes, "HBM");
+            }
         }
         printf("%s: %s: %" PRIu64 " cycles in %.3g s of host time: %.0f lockstep cycles per "
                "host second\n", kTool, prog, t, host_s, host_s > 0 ? (double)t / host_s : 0.0);
@@ -414,7 +517,7 @@ struct Lockstep : sc_core::sc_module {
 void usage(FILE *f)
 {
     fprintf(f,
-            "usage: %s [--max-cycles N] [--verbose] [--fault SPACE:ADDR] prog.bin\n"
+            "usage: %s [--cores K] [--max-cycles N] [--verbose] [--fault SPACE:ADDR] prog.bin\n"
             "\n"
             "Run prog.bin on the Verilated RTL (rtl/core.v, verilator --sc, config %s)\n"
             "and on the C model wrapped as a TLM-2.0 module (tpu_core_tlm), both on one\n"
@@ -423,12 +526,16 @@ void usage(FILE *f)
             "HBM (docs/systemc.md).\n"
             "\n"
             "options:\n"
+            "  --cores K       K cores in a ring on both sides (default 1, at most %u):\n"
+            "                  K instances of the Verilated core wired as rtl/system.v\n"
+            "                  wires them, and a tpu_core_tlm of K cores\n"
             "  --max-cycles N  stop both after N cycles (default 10000000)\n"
             "  --verbose       print the records of every cycle\n"
             "  --fault SPACE:ADDR  flip the byte at ADDR of the C model's vmem or hbm\n"
-            "                  after loading (a test of the checker: it must object)\n"
+            "                  (core 0's) after loading (a test of the checker: it must\n"
+            "                  object)\n"
             "  -h, --help      show this help\n",
-            kTool, RTL_CONFIG);
+            kTool, RTL_CONFIG, kMaxCores);
 }
 
 }  // namespace
@@ -438,6 +545,7 @@ int sc_main(int argc, char **argv)
     sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
                                             sc_core::SC_DO_NOTHING);
     uint64_t max_cycles = 10000000;
+    unsigned cores = 1;
     bool verbose = false;
     const char *prog = nullptr;
     enum tpu_space fault_space = TPU_SPACE_NONE;
@@ -454,6 +562,15 @@ int sc_main(int argc, char **argv)
                 fprintf(stderr, "%s: error: bad --max-cycles '%s'\n", kTool, argv[i]);
                 return 2;
             }
+        } else if (!strcmp(a, "--cores") && i + 1 < argc) {
+            char *end;
+            unsigned long k = strtoul(argv[++i], &end, 10);
+            if (*end || k < 1 || k > kMaxCores || argv[i][0] == '-') {
+                fprintf(stderr, "%s: error: bad --cores '%s' (1 to %u)\n", kTool, argv[i],
+                        kMaxCores);
+                return 2;
+            }
+            cores = (unsigned)k;
         } else if (!strcmp(a, "--verbose")) {
             verbose = true;
         } else if (!strcmp(a, "--fault") && i + 1 < argc) {
@@ -497,7 +614,8 @@ int sc_main(int argc, char **argv)
     }
     int code;
     {
-        Lockstep top("top", cfg, obj, prog, max_cycles, verbose, fault_space, fault_addr);
+        Lockstep top("top", cfg, cores, obj, prog, max_cycles, verbose, fault_space,
+                     fault_addr);
         sc_core::sc_start();
         code = top.exit_code;
     }

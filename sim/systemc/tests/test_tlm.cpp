@@ -59,9 +59,9 @@ struct Bench : sc_core::sc_module {
     Host host;
     std::vector<std::pair<uint64_t, uint64_t>> invalidations;
 
-    Bench(sc_core::sc_module_name n, const tpu_config &cfg)
+    Bench(sc_core::sc_module_name n, const tpu_config &cfg, unsigned cores = 1)
         : sc_module(n), socket("socket"), clock("clock", 1, sc_core::SC_NS), irq("irq"),
-          core("core", cfg)
+          core("core", cfg, cores)
     {
         socket.bind(core.socket);
         core.clk(clock);
@@ -170,22 +170,28 @@ struct Golden {
     std::string error;
 };
 
-Golden golden(const tpu_object &obj, uint64_t max_cycles = 0)
+// With cores > 1: a ring of that many, and pc and insns are core `core`'s.
+Golden golden(const tpu_object &obj, uint64_t max_cycles = 0, unsigned cores = 1,
+              unsigned core = 0)
 {
     tpu_config cfg;
     char err[600];
     assert_int_equal(tpu_config_load(&cfg, "tiny", err, sizeof err), 0);
-    tpu_system *s = tpu_system_create(&cfg, nullptr, err, sizeof err);
+    tpu_system_opts o;
+    memset(&o, 0, sizeof o);
+    o.cores = cores;
+    o.topology = cores > 1 ? TPU_TOPO_RING : TPU_TOPO_SINGLE;
+    tpu_system *s = tpu_system_create(&cfg, &o, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(tpu_system_load(s, &obj, err, sizeof err), 0);
     Golden g;
     g.stop = tpu_system_run(s, max_cycles);
     g.cycles = tpu_system_cycle(s);
     tpu_seq_view v;
-    tpu_core_seq_view(tpu_system_core(s, 0), &v);
+    tpu_core_seq_view(tpu_system_core(s, core), &v);
     g.pc = v.pc;
     tpu_stats st;
-    tpu_core_stats(tpu_system_core(s, 0), &st);
+    tpu_core_stats(tpu_system_core(s, core), &st);
     g.insns = st.instructions;
     g.error = tpu_system_error(s);
     tpu_system_destroy(s);
@@ -234,6 +240,8 @@ void test_reset_values(void **state)
     assert_int_equal(b->host.reg64(REG_IMEM_BYTES), 4096 * 8);
     assert_int_equal(b->host.reg64(REG_VMEM_BYTES), 256 * 1024);
     assert_int_equal(b->host.reg64(REG_HBM_BYTES), 16 * 1024 * 1024);
+    assert_int_equal(b->host.reg32(REG_CORES), 1);
+    assert_int_equal(b->host.reg32(REG_CORE_SEL), 0);
     assert_string_equal(error_text(b).c_str(), "");
     assert_false(b->irq.read());
     // 32-bit halves of a 64-bit register
@@ -256,7 +264,7 @@ void test_address_errors(void **state)
     expect_rw(b, MAP_END, 4, E_ADDR, E_ADDR);
     expect_rw(b, ~0ull - 3, 4, E_ADDR, E_ADDR);
     expect_rw(b, 0x01c, 4, E_ADDR, E_ADDR);                     // holes
-    expect_rw(b, 0x068, 8, E_ADDR, E_ADDR);
+    expect_rw(b, 0x070, 8, E_ADDR, E_ADDR);
     expect_rw(b, 0x300, 4, E_ADDR, E_ADDR);
     expect_rw(b, 0xffc, 4, E_ADDR, E_ADDR);
     expect_rw(b, REG_CTRL + 1, 1, E_ADDR, E_ADDR);              // inside a register
@@ -726,6 +734,88 @@ void test_debug_transport(void **state)
     assert_int_equal(dbg(WR, MAP_END, 4), 0);
 }
 
+// ---- a module of two cores ------------------------------------------------------------
+
+Bench *bench2(void **state)
+{
+    return static_cast<Bench **>(*state)[1];
+}
+
+// CORES and CORE_SEL: the windows address the selected core's memories, a
+// change of core invalidates DMI, a core that does not exist is refused.
+void test_core_select(void **state)
+{
+    Bench *one = static_cast<Bench **>(*state)[0], *b = bench2(state);
+    quiesce(b);
+    assert_int_equal(one->host.write32(REG_CORE_SEL, 1), E_GEN);     // one core: only 0
+    assert_int_equal(one->host.write32(REG_CORE_SEL, 0), OK);
+    assert_int_equal(b->host.reg32(REG_CORES), 2);
+    assert_int_equal(b->host.reg32(REG_CORE_SEL), 0);
+    uint8_t zero[16], ones[16], got[16];
+    memset(zero, 0x11, sizeof zero);
+    memset(ones, 0x22, sizeof ones);
+    assert_int_equal(acc(b, WR, VMEM_BASE + 0x100, zero, 16), OK);
+    b->invalidations.clear();
+    assert_int_equal(b->host.write32(REG_CORE_SEL, 1), OK);
+    assert_int_equal(b->invalidations.size(), 1);
+    assert_true(b->invalidations[0].first == 0 && b->invalidations[0].second == ~0ull);
+    assert_int_equal(b->host.write32(REG_CORE_SEL, 1), OK);           // no change: no invalidation
+    assert_int_equal(b->invalidations.size(), 1);
+    assert_int_equal(b->host.write32(REG_CORE_SEL, 2), E_GEN);        // no core 2: unchanged
+    assert_int_equal(b->host.reg32(REG_CORE_SEL), 1);
+    assert_int_equal(acc(b, WR, VMEM_BASE + 0x100, ones, 16), OK);
+    for (unsigned c = 0; c < 2; c++) {
+        assert_int_equal(tpu_mem_read(tpu_system_core(b->core.system(), c), TPU_SPACE_VMEM,
+                                      0x100, got, 16), 0);
+        assert_memory_equal(got, c ? ones : zero, 16);
+    }
+    assert_int_equal(acc(b, RD, VMEM_BASE + 0x100, got, 16), OK);
+    assert_memory_equal(got, ones, 16);
+    assert_int_equal(b->host.write32(REG_CORE_SEL, 0), OK);
+    assert_int_equal(acc(b, RD, VMEM_BASE + 0x100, got, 16), OK);
+    assert_memory_equal(got, zero, 16);
+}
+
+// A program of two cores (core 0 sends a vector to core 1 over ICI): Host
+// loads both, the run takes the plain C model's cycles, PC and INSTRET are
+// the selected core's, and Host::check reads core 1's result (and notices
+// when it is spoiled).
+void test_two_core_run(void **state)
+{
+    Bench *b = bench2(state);
+    quiesce(b);
+    tpu_object obj;
+    assemble(read_file("programs/ici_exchange.s"), "programs/ici_exchange.s", &obj);
+    load(b, obj);
+    assert_int_equal(b->host.reg32(REG_CORE_SEL), 0);
+    Golden g0 = golden(obj, 0, 2, 0), g1 = golden(obj, 0, 2, 1);
+    assert_int_equal(g0.stop, TPU_STOP_HALT);
+    assert_true(g0.insns != g1.insns);          // the two cores take different paths
+    assert_int_equal(b->host.write32(REG_CTRL, CTRL_START), OK);
+    run_to_end(b);
+    assert_int_equal(b->host.reg32(REG_STATUS) & STATUS_STATE_MASK, STATE_HALTED);
+    assert_int_equal(b->host.reg64(REG_CYCLE), g0.cycles);
+    assert_int_equal(b->host.reg64(REG_INSTRET), g0.insns);
+    assert_int_equal(b->host.write32(REG_CORE_SEL, 1), OK);
+    assert_int_equal(b->host.reg64(REG_INSTRET), g1.insns);
+    assert_int_equal(b->host.reg64(REG_PC), g1.pc);
+    assert_int_equal(b->host.write32(REG_CORE_SEL, 0), OK);
+    tpu_expect_result res;
+    b->host.check(obj, &res);
+    assert_int_equal(res.status, TPU_EXPECT_PASS);
+    assert_int_equal(b->host.reg32(REG_CORE_SEL), 0);
+    // spoil core 1's inbox: only core 1's check can notice
+    uint64_t inbox = obj.expects[0].ops[0].value;
+    uint8_t junk[16];
+    memset(junk, 0x5a, sizeof junk);
+    assert_int_equal(b->host.write32(REG_CORE_SEL, 1), OK);
+    assert_int_equal(acc(b, WR, VMEM_BASE + inbox, junk, sizeof junk), OK);
+    assert_int_equal(b->host.write32(REG_CORE_SEL, 0), OK);
+    b->host.check(obj, &res);
+    assert_int_equal(res.status, TPU_EXPECT_MISMATCH);
+    tpu_obj_free(&obj);
+}
+
 }  // namespace
 
 int sc_main(int argc, char **argv)
@@ -740,10 +830,13 @@ int sc_main(int argc, char **argv)
         fprintf(stderr, "test_tlm: %s\n", err);
         return 1;
     }
-    Bench b("bench", cfg);
+    Bench b("bench", cfg), b2("bench2", cfg, 2);
     sc_core::sc_start(sc_core::SC_ZERO_TIME);       // elaboration done: sockets bound
     b.host.attach(b.fw());
+    b2.host.attach(b2.fw());
     void *st = &b;
+    Bench *both[2] = { &b, &b2 };
+    void *st2 = both;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_prestate(test_reset_values, st),
         cmocka_unit_test_prestate(test_address_errors, st),
@@ -759,6 +852,8 @@ int sc_main(int argc, char **argv)
         cmocka_unit_test_prestate(test_cycle_limit_and_resume, st),
         cmocka_unit_test_prestate(test_dmi, st),
         cmocka_unit_test_prestate(test_debug_transport, st),
+        cmocka_unit_test_prestate(test_core_select, st2),
+        cmocka_unit_test_prestate(test_two_core_run, st2),
     };
     return cmocka_run_group_tests_name("systemc_tlm", tests, nullptr, nullptr);
 }

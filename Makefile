@@ -114,6 +114,9 @@ PROGRAMS   := $(wildcard programs/*.s)
 # Every preset (PRESETS, below); v4p at D = F = 2048, where W (8 MiB) fits
 # its 16 MiB of VMEM for the W-in-VMEM sweep (docs/roofline.md).
 ROOFLINE_ARGS_v4p := --d 2048 --f 2048
+# tpuv1 (int8 only) with X and Y in VMEM: the paper's roofline, per byte of
+# weight memory (docs/roofline.md, "int8").
+ROOFLINE_ARGS_tpuv1 := --xy-vmem --d 512 --f 512
 roofline: $(BIN)/tpu-roofline
 	$(foreach p,$(PRESETS),$(BIN)/tpu-roofline --config $(p) $(ROOFLINE_ARGS_$(p)) --out $(BUILD)/roofline --img docs && ) true
 

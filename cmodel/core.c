@@ -56,7 +56,7 @@ tpu_core *tpu_core_create(const tpu_config *cfg, unsigned id, const uint64_t *cy
     c->env = (tpu_seq_env){
         .q_dma = &c->dma.q, .q_ici = &c->ici.q, .q_vpu = &c->vpu.q, .num_mxu = c->nmxu,
         .mxu_n = (unsigned)cfg->mxu_n, .vmem_bytes = c->vmem.size, .hbm_bytes = c->hbm.size,
-        .vpu_elems = c->vpu.elems,
+        .vpu_elems = c->vpu.elems, .mxu_int8 = (unsigned)cfg->mxu_int8,
     };
     for (unsigned m = 0; m < TPU_MAX_MXUS; m++)
         c->env.q_mxu[m] = &c->mxu[m].q;
@@ -378,11 +378,14 @@ void tpu_core_stats(const tpu_core *c, tpu_stats *st)
     *st = c->st;
     st->cycles = c->halted ? c->halt_cycle + 1 : *c->cycle;
     st->instructions = c->seq.instructions;
-    uint64_t rows = 0;
-    for (unsigned m = 0; m < c->nmxu; m++)
+    uint64_t rows = 0, rows_i8 = 0;
+    for (unsigned m = 0; m < c->nmxu; m++) {
         rows += c->mxu[m].rows_streamed;
+        rows_i8 += c->mxu[m].rows_i8;
+    }
     uint64_t nn = c->cfg->mxu_n * c->cfg->mxu_n;
-    st->macs = rows * nn;
+    st->int8_macs = 2 * rows_i8 * nn;
+    st->macs = (rows - rows_i8) * nn + st->int8_macs;
     st->vpu_flops = c->vpu.flops;
     st->flops = 2 * st->macs + st->vpu_flops;
     st->hbm_read_bytes = c->dma.hbm_read_bytes;

@@ -11,6 +11,8 @@
 
 #include <string.h>
 
+#include "fp.h"
+
 void tpu_dma_init(tpu_dma *d, unsigned engines, unsigned qdepth, uint64_t num, uint64_t den,
                   uint64_t latency, tpu_vmem *vmem, tpu_hbm *hbm, tpu_sem_inc *sems,
                   const tpu_evsrc *ev)
@@ -33,7 +35,8 @@ static void start(tpu_dma *d, unsigned i, const tpu_qentry *q, uint64_t t)
 {
     tpu_dma_engine *e = &d->eng[i];
     /* dma.h2v vdst, hsrc, ... / dma.v2h hdst, vsrc, ...: both dst first. */
-    e->to_vmem = q->op == TPU_OP_DMA_H2V;
+    e->wide = q->op == TPU_OP_DMA_H2V_I8;
+    e->to_vmem = q->op == TPU_OP_DMA_H2V || e->wide;
     e->dst = (uint64_t)q->v[0];
     e->src = (uint64_t)q->v[1];
     e->rows = (uint64_t)q->v[2];
@@ -58,7 +61,21 @@ static void move(tpu_dma *d, tpu_dma_engine *e, uint64_t n)
         uint64_t seg = e->rowbytes - e->col < n ? e->rowbytes - e->col : n;
         uint64_t s = e->src + e->row * (uint64_t)e->sstride + e->col;
         uint64_t t = e->dst + e->row * (uint64_t)CMUTANT(104, e->dstride, e->sstride) + e->col;
-        if (e->to_vmem) {
+        if (e->wide) {                  /* dma.h2v.i8: byte j lands at 2j as bf16 */
+            t = e->dst + e->row * (uint64_t)e->dstride + 2 * e->col;
+            uint8_t *buf = tpu_vmem_write(d->vmem, TPU_U_DMA, t, 2 * seg);
+            uint8_t in[256];
+            for (uint64_t k = 0; buf && k < seg; k += sizeof in) {
+                uint64_t c = seg - k < sizeof in ? seg - k : sizeof in;
+                tpu_hbm_read(d->hbm, s + k, in, c);
+                for (uint64_t j = 0; j < c; j++) {
+                    uint16_t h = tpu_bf16_from_i8(in[j]);
+                    buf[2 * (k + j)] = (uint8_t)h;
+                    buf[2 * (k + j) + 1] = (uint8_t)(h >> 8);
+                }
+            }
+            d->hbm_read_bytes += seg;
+        } else if (e->to_vmem) {
             uint8_t *buf = tpu_vmem_write(d->vmem, TPU_U_DMA, t, seg);
             if (buf)
                 tpu_hbm_read(d->hbm, s, buf, seg);
@@ -129,7 +146,14 @@ int tpu_dma_step(tpu_dma *d, uint64_t t)
             if (e->state != TPU_DMA_XFER)
                 continue;
             uint64_t want = e->left < avail ? e->left : avail;
-            uint64_t got = tpu_vmem_take(d->vmem, want);
+            uint64_t got;
+            if (e->wide) {                      /* 2 VMEM bytes per HBM byte */
+                uint64_t cap = d->vmem->left / 2;
+                got = want < cap ? want : cap;
+                tpu_vmem_take(d->vmem, 2 * got);
+            } else {
+                got = tpu_vmem_take(d->vmem, want);
+            }
             if (got < want)
                 stall = TPU_DMA_STALL_VMEM;
             if (got) {

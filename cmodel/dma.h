@@ -28,6 +28,7 @@ enum { TPU_DMA_STALL_ENGINES, TPU_DMA_STALL_VMEM, TPU_DMA_STALL_COUNT };
 typedef struct tpu_dma_engine {
     uint8_t  state;         /* enum tpu_dma_state */
     uint8_t  to_vmem;       /* dma.h2v (else dma.v2h) */
+    uint8_t  wide;          /* dma.h2v.i8: each HBM byte (int8) lands as 2 bytes (bf16) */
     uint8_t  sem;
     uint64_t xfer_at;       /* first cycle of XFER (start + L) */
     uint64_t src, dst;      /* first byte of row 0, source and destination */

@@ -238,6 +238,136 @@ static int check_matmul(checker *k)
     return rc;
 }
 
+/* matmul_i8 Y, X, W, B, D, F: int32 Y = int8 X . int8 W (K-pair-interleaved W),
+ * mod 2^32 (numerics.md section 9) */
+static int check_matmul_i8(checker *k)
+{
+    uint64_t b = 0, d = 0, f = 0, xb = 0, wb = 0, yb = 0, macs = 0;
+    if (want_nops(k, 6) || want_number(k, 3, "B", &b) || want_number(k, 4, "D", &d)
+        || want_number(k, 5, "F", &f))
+        return -1;
+    if (d % 2)
+        return check_error(k, "D = %llu must be even (int8 weights come in K pairs)",
+                           (unsigned long long)d);
+    if (want_bytes(k, "X[B,D]", b, d, 1, &xb) || want_bytes(k, "W[D,F]", d, f, 1, &wb)
+        || want_bytes(k, "Y[B,F]", b, f, 4, &yb))
+        return -1;
+    if (mul_within(xb, f, TPU_EXPECT_MAX_MACS, &macs) < 0)
+        return check_error(k, "B*D*F = %llu*%llu*%llu multiply-adds: too large to check "
+                           "(limit %llu)", (unsigned long long)b, (unsigned long long)d,
+                           (unsigned long long)f, (unsigned long long)TPU_EXPECT_MAX_MACS);
+    if (want_region(k, 0, "Y", yb) || want_region(k, 1, "X", xb) || want_region(k, 2, "W", wb))
+        return -1;
+    if (b == 0 || f == 0)
+        return 0;
+    uint64_t rows = block_bytes(k) / (f * 4);
+    if (d && block_bytes(k) / d < rows)
+        rows = block_bytes(k) / d;
+    if (rows == 0)
+        rows = 1;
+    if (rows > b)
+        rows = b;
+    uint8_t *w = alloc_or_error(k, (size_t)wb);
+    uint8_t *x = w ? alloc_or_error(k, (size_t)(rows * d)) : NULL;
+    uint32_t *want = x ? alloc_or_error(k, (size_t)(rows * f * 4)) : NULL;
+    uint32_t *got = want ? alloc_or_error(k, (size_t)(rows * f * 4)) : NULL;
+    int rc = got ? 0 : -1;
+    if (rc == 0)
+        tpu_expect_initial_read(k->obj, k->e->ops[2].space, k->e->ops[2].value, w, (size_t)wb);
+    for (uint64_t r0 = 0; rc == 0 && r0 < b; r0 += rows) {
+        uint64_t nr = b - r0 < rows ? b - r0 : rows;
+        tpu_expect_initial_read(k->obj, k->e->ops[1].space, k->e->ops[1].value + r0 * d, x,
+                                (size_t)(nr * d));
+        tpu_ref_matmul_i8(x, w, want, nr, d, f);
+        rc = read_output(k, 0, "Y", r0 * f * 4, got, (size_t)(nr * f * 4));
+        for (uint64_t i = 0; rc == 0 && i < nr * f; i++)
+            if (want[i] != got[i]) {
+                char on_core[32] = "";
+                if (k->t->ncores > 1)
+                    snprintf(on_core, sizeof on_core, "on core %u ", k->core);
+                k->res->status = TPU_EXPECT_MISMATCH;
+                snprintf(k->res->message, sizeof k->res->message,
+                         "MISMATCH %sin matmul_i8 Y (%s 0x%llx) at [%llu][%llu]: expected "
+                         "0x%08x (%d), got 0x%08x (%d)", on_core, space_name(k->e->ops[0].space),
+                         (unsigned long long)k->e->ops[0].value, (unsigned long long)(r0 + i / f),
+                         (unsigned long long)(i % f), want[i], (int)(int32_t)want[i], got[i],
+                         (int)(int32_t)got[i]);
+                rc = 1;
+            }
+    }
+    free(w); free(x); free(want); free(got);
+    return rc;
+}
+
+/* matmul_w8 Y, X, W, B, D, F and matmul_w8s Y, X, W, S, B, D, F: fp32 Y =
+ * bf16 X . bf16(int8 W), W row-major int8 widened exactly (dma.h2v.i8),
+ * the K-tiles as matmul; w8s then multiplies column c by fp32 S[c]. */
+static int check_matmul_w8(checker *k)
+{
+    int sc = k->e->op == TPU_EXPECT_MATMUL_W8S;
+    unsigned o = sc ? 1 : 0;
+    uint64_t b = 0, d = 0, f = 0, xb = 0, wb = 0, yb = 0, sb = 0, macs = 0;
+    if (want_nops(k, 6 + o) || want_number(k, 3 + o, "B", &b) || want_number(k, 4 + o, "D", &d)
+        || want_number(k, 5 + o, "F", &f))
+        return -1;
+    if (want_bytes(k, "X[B,D]", b, d, 2, &xb) || want_bytes(k, "W[D,F]", d, f, 1, &wb)
+        || want_bytes(k, "Y[B,F]", b, f, 4, &yb) || want_bytes(k, "S[F]", f, 1, 4, &sb))
+        return -1;
+    if (mul_within(xb / 2, f, TPU_EXPECT_MAX_MACS, &macs) < 0)
+        return check_error(k, "B*D*F = %llu*%llu*%llu multiply-adds: too large to check "
+                           "(limit %llu)", (unsigned long long)b, (unsigned long long)d,
+                           (unsigned long long)f, (unsigned long long)TPU_EXPECT_MAX_MACS);
+    if (want_region(k, 0, "Y", yb) || want_region(k, 1, "X", xb) || want_region(k, 2, "W", wb)
+        || (sc && want_region(k, 3, "S", sb)))
+        return -1;
+    if (b == 0 || f == 0)
+        return 0;
+    uint64_t rows = block_bytes(k) / (f * 4);
+    if (d && block_bytes(k) / (d * 2) < rows)
+        rows = block_bytes(k) / (d * 2);
+    if (rows == 0)
+        rows = 1;
+    if (rows > b)
+        rows = b;
+    uint8_t *w8 = alloc_or_error(k, (size_t)wb);
+    uint16_t *w = w8 ? alloc_or_error(k, (size_t)wb * 2) : NULL;
+    uint32_t *s = w ? alloc_or_error(k, (size_t)sb) : NULL;
+    uint16_t *x = s ? alloc_or_error(k, (size_t)(rows * d * 2)) : NULL;
+    uint32_t *want = x ? alloc_or_error(k, (size_t)(rows * f * 4)) : NULL;
+    uint32_t *got = want ? alloc_or_error(k, (size_t)(rows * f * 4)) : NULL;
+    int rc = got ? 0 : -1;
+    if (rc == 0) {
+        tpu_expect_initial_read(k->obj, k->e->ops[2].space, k->e->ops[2].value, w8, (size_t)wb);
+        for (uint64_t i = 0; i < wb; i++)
+            w[i] = tpu_bf16_from_i8(w8[i]);
+        if (sc)
+            tpu_expect_initial_read(k->obj, k->e->ops[3].space, k->e->ops[3].value,
+                                    (uint8_t *)s, (size_t)sb);
+    }
+    for (uint64_t r0 = 0; rc == 0 && r0 < b; r0 += rows) {
+        uint64_t nr = b - r0 < rows ? b - r0 : rows;
+        tpu_expect_initial_read(k->obj, k->e->ops[1].space, k->e->ops[1].value + r0 * d * 2,
+                                (uint8_t *)x, (size_t)(nr * d * 2));
+        if (tpu_ref_matmul(x, w, want, nr, d, f, k->t->tile) < 0) {
+            rc = check_error(k, "out of memory computing the reference");
+            break;
+        }
+        if (sc)
+            for (uint64_t i = 0; i < nr; i++)
+                tpu_ref_pointwise(TPU_REF_MUL, want + i * f, s, want + i * f, (size_t)f);
+        rc = read_output(k, 0, "Y", r0 * f * 4, got, (size_t)(nr * f * 4));
+        for (uint64_t i = 0; rc == 0 && i < nr * f; i++)
+            if (want[i] != got[i]) {
+                char at[64];
+                snprintf(at, sizeof at, "[%llu][%llu]", (unsigned long long)(r0 + i / f),
+                         (unsigned long long)(i % f));
+                rc = mismatch_f32(k, "Y", &k->e->ops[0], at, want[i], got[i]);
+            }
+    }
+    free(w8); free(w); free(s); free(x); free(want); free(got);
+    return rc;
+}
+
 static enum tpu_ref_op ref_op(uint32_t op)
 {
     switch (op) {
@@ -401,6 +531,8 @@ static int check_one(checker *k)
                            TPU_OBJ_MAX_EXPECT_OPS);
     switch (k->e->op) {
     case TPU_EXPECT_MATMUL: return check_matmul(k);
+    case TPU_EXPECT_MATMUL_I8: return check_matmul_i8(k);
+    case TPU_EXPECT_MATMUL_W8: case TPU_EXPECT_MATMUL_W8S: return check_matmul_w8(k);
     case TPU_EXPECT_ADD: case TPU_EXPECT_SUB: case TPU_EXPECT_MUL:
     case TPU_EXPECT_MAX: case TPU_EXPECT_MIN: case TPU_EXPECT_RELU:
         return check_pointwise(k);

@@ -283,6 +283,27 @@ uint32_t tpu_mac(uint32_t psum, uint16_t x, uint16_t w)
     return tpu_f32_add(psum, tpu_f32_mul(tpu_f32_from_bf16(x), tpu_f32_from_bf16(w)));
 }
 
+uint32_t tpu_mac_i8(uint32_t psum, uint16_t x, uint16_t w)
+{
+    int32_t p0 = (int32_t)(int8_t)(uint8_t)(x & 0xff) * (int8_t)(uint8_t)(w & 0xff);
+    int32_t p1 = (int32_t)(int8_t)(uint8_t)(x >> 8) * (int8_t)(uint8_t)(w >> 8);
+    return psum + (uint32_t)p0 + (uint32_t)p1;      /* unsigned: wraps mod 2^32 */
+}
+
+uint16_t tpu_bf16_from_i8(uint8_t v)
+{
+    int32_t i = (int8_t)v;
+    if (i == 0)
+        return 0;
+    uint16_t sign = i < 0 ? 0x8000 : 0;
+    uint32_t m = (uint32_t)(i < 0 ? -i : i);        /* 1 .. 128 */
+    unsigned e = 0;
+    while ((m >> e) > 1)
+        e++;                                        /* m = 1.f x 2^e, e <= 7 */
+    uint32_t frac = (m << (7 - e)) & 0x7f;          /* the 7 fraction bits: exact */
+    return (uint16_t)(sign | (127 + e) << 7 | frac);
+}
+
 float tpu_f32_to_float(uint32_t bits)
 {
     float f;

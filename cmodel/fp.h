@@ -34,6 +34,13 @@ int      tpu_f32_is_zero(uint32_t a);          /* +0, -0 or a subnormal */
  * unless it overflows or is tiny). */
 uint32_t tpu_mac(uint32_t psum, uint16_t x, uint16_t w);
 
+/* One MXU cell in int8 mode (numerics.md section 9): x and w each hold two
+ * int8 values, element 0 in the low byte; the result is
+ * psum + x0*w0 + x1*w1 as a 32-bit two's-complement integer (mod 2^32). */
+uint32_t tpu_mac_i8(uint32_t psum, uint16_t x, uint16_t w);
+/* bf16 of an int8 (exact: |v| <= 128 needs 8 significant bits); dma.h2v.i8. */
+uint16_t tpu_bf16_from_i8(uint8_t v);
+
 /* Host conversions, for printing and for tests. */
 float    tpu_f32_to_float(uint32_t bits);
 uint32_t tpu_f32_from_float(float f);          /* raw bits, no rounding rule applied */

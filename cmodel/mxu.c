@@ -227,7 +227,18 @@ static void finish_row(tpu_mxu *m, uint64_t t)
     unsigned n = m->n;
     uint64_t slot = r & m->mask;
     uint32_t *y = m->ring_y + slot * n;
-    if (!row->has_y) {
+    if (!row->has_y && row->i8) {
+        /* int8 (numerics.md section 9): exact integer sums; the same
+         * batching as below. */
+        unsigned rows = 1;
+        while (rows < MXU_BATCH && slot + rows <= m->mask
+               && m->ring[slot + rows].read_at == r + rows
+               && m->ring[slot + rows].tile == row->tile && m->ring[slot + rows].i8)
+            rows++;
+        tpu_ref_rows_i8(m->ring_x + slot * n, n, rows, m->tile[row->tile], n, y, n);
+        for (unsigned i = 1; i < rows; i++)
+            m->ring[slot + i].has_y = 1;
+    } else if (!row->has_y) {
         /* The tile's exponent windows, once per tile after its last write
          * (every row using it comes after that: see mxu.h). */
         if (!m->scanned[row->tile]) {
@@ -242,7 +253,7 @@ static void finish_row(tpu_mxu *m, uint64_t t)
         unsigned rows = 1;
         while (rows < MXU_BATCH && slot + rows <= m->mask
                && m->ring[slot + rows].read_at == r + rows
-               && m->ring[slot + rows].tile == row->tile)
+               && m->ring[slot + rows].tile == row->tile && !m->ring[slot + rows].i8)
             rows++;
         tpu_ref_rows_tile(m->ring_x + slot * n, n, rows, m->tile[row->tile],
                           &m->scan[row->tile], n, y, n);
@@ -258,7 +269,11 @@ static void finish_row(tpu_mxu *m, uint64_t t)
     tpu_vmem_must(m->vmem, bytes);
     uint32_t old[256];                      /* mxu_n <= 256 (config.def) */
     memcpy(old, tpu_vmem_at(m->vmem, row->dst, bytes), bytes);
-    tpu_ref_pointwise(TPU_REF_ADD, old, y, y, m->n);   /* tpu_f32_add, element by element */
+    if (row->i8)                            /* int32 add, mod 2^32 */
+        for (unsigned c = 0; c < n; c++)
+            y[c] += old[c];
+    else
+        tpu_ref_pointwise(TPU_REF_ADD, old, y, y, m->n);   /* tpu_f32_add, element by element */
 }
 
 /* The slots of the loads still reading in cycle t (started before t,
@@ -327,8 +342,8 @@ static int start_next(tpu_mxu *m, uint64_t t)
     const tpu_qentry *e = tpu_queue_head(&m->q);
     uint64_t n = m->n;
 
-    if (e->op == TPU_OP_MXU_LW)
-        return start_load(m, t, e);
+    if (e->op == TPU_OP_MXU_LW || e->op == TPU_OP_MXU_LW_I8)
+        return start_load(m, t, e);         /* the same bytes; the mode is the stream's */
 
     /* mxu.mm / mxu.mma: no wait for the weights (T21) */
     if (t < m->stream_free)
@@ -361,7 +376,8 @@ static int start_next(tpu_mxu *m, uint64_t t)
     m->src = (uint64_t)e->v[2];
     m->sstride = e->v[4];
     m->dstride = e->v[5];
-    m->s_mma = e->op == TPU_OP_MXU_MMA;
+    m->s_mma = e->op == TPU_OP_MXU_MMA || e->op == TPU_OP_MXU_MMA_I8;
+    m->s_i8 = e->op == TPU_OP_MXU_MM_I8 || e->op == TPU_OP_MXU_MMA_I8;
     m->s_sem = (uint8_t)e->v[6];
     m->s_tile = m->active_tile;
     tile_ref(m, m->s_tile);
@@ -402,10 +418,12 @@ static void read_row(tpu_mxu *m, uint64_t t)
     row->rows = m->m;
     row->tile = m->s_tile;
     row->mma = (uint8_t)m->s_mma;
+    row->i8 = (uint8_t)m->s_i8;
     row->sem = m->s_sem;
     row->has_y = 0;
     tile_ref(m, m->s_tile);
     m->rows_streamed++;
+    m->rows_i8 += (uint64_t)m->s_i8;
     if (b + 1 == m->m) {
         m->streaming = 0;
         tile_unref(m, m->s_tile);
@@ -502,8 +520,10 @@ void tpu_mxu_cell_view(const tpu_mxu *m, uint64_t t, unsigned k, unsigned c, tpu
     const uint16_t *w = m->tile[row->tile];
     uint32_t psum = 0;
     for (unsigned i = 0; i <= k; i++)
-        psum = tpu_mac(psum, x[i], w[(size_t)i * n + c]);
+        psum = row->i8 ? tpu_mac_i8(psum, x[i], w[(size_t)i * n + c])
+                       : tpu_mac(psum, x[i], w[(size_t)i * n + c]);
     v->active = 1;
+    v->i8 = row->i8;
     v->row = (int64_t)row->b;
     v->x = x[k];
     v->psum = psum;

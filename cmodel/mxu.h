@@ -60,6 +60,7 @@ typedef struct tpu_mxu_row {
     uint64_t rows;          /* M of that stream */
     int      tile;          /* the weights it multiplies */
     uint8_t  mma;
+    uint8_t  i8;            /* int8 mode: int8 pairs, int32 results (numerics.md section 9) */
     uint8_t  sem;           /* semaphore bumped when the stream's last row is written */
     uint8_t  has_y;         /* its product is in ring_y already (computed with an older row's) */
 } tpu_mxu_row;
@@ -107,7 +108,7 @@ typedef struct tpu_mxu {
     int      streaming;
     uint64_t s, m, src, dst;
     int64_t  sstride, dstride;
-    int      s_tile, s_mma;
+    int      s_tile, s_mma, s_i8;
     uint8_t  s_sem;
     uint64_t s_pc, s_word;
     uint64_t stream_free;   /* s' + M': earliest start of the next stream */
@@ -134,6 +135,7 @@ typedef struct tpu_mxu {
 
     /* statistics */
     uint64_t rows_streamed;
+    uint64_t rows_i8;       /* of them, in int8 mode (2N x N MACs each) */
     int      oom;           /* out of host memory (an internal error) */
 } tpu_mxu;
 

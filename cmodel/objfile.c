@@ -102,6 +102,14 @@ static inline uint32_t fill_value(uint64_t seed, uint64_t i, double lo, double s
     return bits_of_f32((float)value);
 }
 
+uint8_t tpu_fill_random_i8(uint64_t seed, uint64_t i, uint32_t lo_bits, uint32_t hi_bits)
+{
+    int64_t lo = (int64_t)f32_of_bits(lo_bits), hi = (int64_t)f32_of_bits(hi_bits);
+    uint64_t r = splitmix64_mix(seed + i * 0x9E3779B97F4A7C15ull);
+    int64_t v = lo + (int64_t)(((r >> 40) * (uint64_t)(hi - lo)) >> 24);
+    return (uint8_t)(int8_t)v;
+}
+
 /* Element i of a random fill: the definition. */
 uint32_t tpu_fill_random_f32(uint64_t seed, uint64_t i, uint32_t lo_bits, uint32_t hi_bits,
                              int as_bf16)
@@ -238,6 +246,11 @@ void tpu_obj_chunk_read(const tpu_obj_chunk *c, uint64_t off, uint8_t *dst, size
         memcpy(dst, c->data + off, n);
         return;
     }
+    if (c->fill == TPU_FILL_RANDOM_I8) {
+        for (size_t k = 0; k < n; k++)
+            dst[k] = tpu_fill_random_i8(c->seed, off + k, c->lo_bits, c->hi_bits);
+        return;
+    }
     if (c->fill != TPU_FILL_RANDOM_BF16 && c->fill != TPU_FILL_RANDOM_F32) {
         memset(dst, 0, n);
         return;
@@ -271,7 +284,9 @@ void tpu_obj_chunk_read(const tpu_obj_chunk *c, uint64_t off, uint8_t *dst, size
 const char *tpu_expect_op_name(unsigned op)
 {
     static const char *names[TPU_EXPECT_OP_COUNT] = {
-        [TPU_EXPECT_MATMUL] = "matmul", [TPU_EXPECT_ADD] = "add", [TPU_EXPECT_SUB] = "sub",
+        [TPU_EXPECT_MATMUL] = "matmul", [TPU_EXPECT_MATMUL_I8] = "matmul_i8",
+        [TPU_EXPECT_MATMUL_W8] = "matmul_w8", [TPU_EXPECT_MATMUL_W8S] = "matmul_w8s",
+        [TPU_EXPECT_ADD] = "add", [TPU_EXPECT_SUB] = "sub",
         [TPU_EXPECT_MUL] = "mul",       [TPU_EXPECT_MAX] = "max", [TPU_EXPECT_MIN] = "min",
         [TPU_EXPECT_RELU] = "relu",     [TPU_EXPECT_COPY] = "copy", [TPU_EXPECT_F32] = "f32",
         [TPU_EXPECT_SUM] = "sum",
@@ -284,7 +299,9 @@ const char *tpu_expect_op_name(unsigned op)
 static void expect_shape(unsigned op, unsigned *min_ops, unsigned *max_ops, unsigned *naddr)
 {
     switch (op) {
-    case TPU_EXPECT_MATMUL: *min_ops = *max_ops = 6; *naddr = 3; break;
+    case TPU_EXPECT_MATMUL: case TPU_EXPECT_MATMUL_I8: case TPU_EXPECT_MATMUL_W8:
+                            *min_ops = *max_ops = 6; *naddr = 3; break;
+    case TPU_EXPECT_MATMUL_W8S: *min_ops = *max_ops = 7; *naddr = 4; break;
     case TPU_EXPECT_ADD: case TPU_EXPECT_SUB: case TPU_EXPECT_MUL:
     case TPU_EXPECT_MAX: case TPU_EXPECT_MIN:
                             *min_ops = *max_ops = 4; *naddr = 3; break;
@@ -851,9 +868,9 @@ static int parse_fill(parser *ps, const uint8_t *p, uint32_t len, tpu_object *o)
     tpu_obj_chunk c = { .rec = TPU_REC_FILL, .space = p[0], .fill = p[1], .addr = rd64(p + 8),
                         .size = rd64(p + 16), .seed = rd64(p + 24), .lo_bits = rd32(p + 32),
                         .hi_bits = rd32(p + 36) };
-    if (c.fill > TPU_FILL_RANDOM_F32)
-        return rec_fail(ps, "bad fill kind %u at offset 0x%zx (0 zero, 1 random bf16, 2 random f32)",
-                        c.fill, off + 1);
+    if (c.fill > TPU_FILL_RANDOM_I8)
+        return rec_fail(ps, "bad fill kind %u at offset 0x%zx (0 zero, 1 random bf16, 2 random f32, "
+                        "3 random int8)", c.fill, off + 1);
     if (c.size == 0)
         return rec_fail(ps, "FILL of 0 bytes");
     if (check_range(ps, "FILL", c.addr, c.size))
@@ -861,6 +878,14 @@ static int parse_fill(parser *ps, const uint8_t *p, uint32_t len, tpu_object *o)
     if (c.fill == TPU_FILL_ZERO) {
         if (c.seed || c.lo_bits || c.hi_bits)
             return rec_fail(ps, "zero FILL has a non-zero seed or range");
+    } else if (c.fill == TPU_FILL_RANDOM_I8) {
+        if (!is_finite_f32(c.lo_bits) || !is_finite_f32(c.hi_bits)
+            || f32_of_bits(c.lo_bits) != (double)(int)f32_of_bits(c.lo_bits)
+            || f32_of_bits(c.hi_bits) != (double)(int)f32_of_bits(c.hi_bits)
+            || f32_of_bits(c.lo_bits) < -128 || f32_of_bits(c.hi_bits) > 128
+            || f32_of_bits(c.lo_bits) >= f32_of_bits(c.hi_bits))
+            return rec_fail(ps, "random int8 FILL range [0x%08x, 0x%08x) is not integers "
+                            "-128 <= lo < hi <= 128", c.lo_bits, c.hi_bits);
     } else {
         unsigned esize = c.fill == TPU_FILL_RANDOM_BF16 ? 2 : 4;
         if (c.size % esize)

@@ -33,7 +33,8 @@ enum tpu_obj_record {
 };
 
 /* How a FILL chunk makes its bytes (see tpu_obj_chunk_read). */
-enum tpu_fill_kind { TPU_FILL_ZERO = 0, TPU_FILL_RANDOM_BF16 = 1, TPU_FILL_RANDOM_F32 = 2 };
+enum tpu_fill_kind { TPU_FILL_ZERO = 0, TPU_FILL_RANDOM_BF16 = 1, TPU_FILL_RANDOM_F32 = 2,
+                     TPU_FILL_RANDOM_I8 = 3 /* int8 in [lo, hi): lo, hi integral fp32 */ };
 
 /* The reference operation an EXPECT record asks the simulator to check. */
 enum tpu_expect_op {
@@ -45,6 +46,11 @@ enum tpu_expect_op {
     TPU_EXPECT_F32,        /* ADDR, v0, v1, ...: fp32 at ADDR are these bit patterns */
     TPU_EXPECT_SUM,        /* Z, X, STRIDE, K, n: fp32 Z[i] = X_0[i] + ... + X_{K-1}[i],
                             * X_j at X + j * STRIDE bytes, added left to right */
+    TPU_EXPECT_MATMUL_I8,  /* Y, X, W, B, D, F: int32 Y[B,F] = int8 X[B,D] . int8 W[D,F] mod
+                            * 2^32, W K-pair-interleaved (numerics.md section 9) */
+    TPU_EXPECT_MATMUL_W8,  /* Y, X, W, B, D, F: fp32 Y[B,F] = bf16 X[B,D] . bf16(int8 W[D,F])
+                            * (W row-major int8, widened exactly as dma.h2v.i8 does) */
+    TPU_EXPECT_MATMUL_W8S, /* Y, X, W, S, B, D, F: the same, then Y[b][c] *= fp32 S[c] */
     TPU_EXPECT_OP_COUNT
 };
 
@@ -136,6 +142,9 @@ int tpu_obj_read(const char *path, tpu_object *o, char *err, size_t errlen);
  * for the generator), so a 1 GiB fill costs nothing until it is read. */
 void tpu_obj_chunk_read(const tpu_obj_chunk *c, uint64_t off, uint8_t *dst, size_t n);
 
+/* Element i of a random int8 fill (its byte) with range [lo, hi) given as
+ * integral fp32 bits: lo + floor((r >> 40) * (hi - lo) / 2^24). */
+uint8_t tpu_fill_random_i8(uint64_t seed, uint64_t i, uint32_t lo_bits, uint32_t hi_bits);
 /* Element i of a random fill, as fp32 bits (for bf16: the bf16 value
  * widened, low 16 bits zero). */
 uint32_t tpu_fill_random_f32(uint64_t seed, uint64_t i, uint32_t lo_bits, uint32_t hi_bits,

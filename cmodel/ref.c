@@ -1374,3 +1374,45 @@ void tpu_ref_pointwise(enum tpu_ref_op op, const uint32_t *a, const uint32_t *b,
     case TPU_REF_RELU: for (size_t i = 0; i < n; i++) z[i] = tpu_f32_relu(a[i]); break;
     }
 }
+
+/* ---- int8 ---------------------------------------------------------------------- */
+
+void tpu_ref_rows_i8(const uint16_t *x, size_t ldx, unsigned rows, const uint16_t *w,
+                     unsigned n, uint32_t *y, size_t ldy)
+{
+    int32_t acc[TPU_REF_MAX_N];
+    for (unsigned r = 0; r < rows; r++) {
+        const uint16_t *xr = x + r * ldx;
+        for (unsigned c = 0; c < n; c++)
+            acc[c] = 0;
+        for (unsigned k = 0; k < n; k++) {
+            int32_t a0 = (int8_t)(uint8_t)(xr[k] & 0xff), a1 = (int8_t)(uint8_t)(xr[k] >> 8);
+            if (!a0 && !a1)
+                continue;
+            const uint16_t *wk = w + (size_t)k * n;
+            for (unsigned c = 0; c < n; c++)
+                acc[c] += a0 * (int8_t)(uint8_t)(wk[c] & 0xff) + a1 * (int8_t)(uint8_t)(wk[c] >> 8);
+        }
+        for (unsigned c = 0; c < n; c++)
+            y[r * ldy + c] = (uint32_t)acc[c];
+    }
+}
+
+int tpu_ref_matmul_i8(const uint8_t *x, const uint8_t *w, uint32_t *y,
+                      uint64_t b, uint64_t d, uint64_t f)
+{
+    if (d % 2)
+        return -1;
+    for (uint64_t i = 0; i < b; i++) {
+        uint32_t *yr = y + i * f;
+        for (uint64_t c = 0; c < f; c++)
+            yr[c] = 0;
+        for (uint64_t k = 0; k < d; k++) {
+            uint32_t a = (uint32_t)(int32_t)(int8_t)x[i * d + k];
+            const uint8_t *wk = w + (k / 2) * 2 * f + k % 2;
+            for (uint64_t c = 0; c < f; c++)
+                yr[c] += a * (uint32_t)(int32_t)(int8_t)wk[2 * c];   /* mod 2^32 */
+        }
+    }
+    return 0;
+}

@@ -79,6 +79,12 @@ void tpu_ref_row(const uint16_t *x, const uint16_t *w, unsigned n, uint32_t *y);
 void tpu_ref_rows_tile(const uint16_t *x, size_t ldx, unsigned rows, const uint16_t *w,
                        const tpu_ref_tile *t, unsigned n, uint32_t *y, size_t ldy);
 
+/* int8 mode (numerics.md section 9): `rows` rows through an N x N tile of
+ * int8 pairs, y[c] = sum over k < N of tpu_mac_i8 terms, exactly (a tile's
+ * sum cannot overflow int32: |sum| <= 2N * 2^14 <= 2^23). */
+void tpu_ref_rows_i8(const uint16_t *x, size_t ldx, unsigned rows, const uint16_t *w,
+                     unsigned n, uint32_t *y, size_t ldy);
+
 /* ---- matmul, pointwise ------------------------------------------------------- */
 
 /* Y[B,F] = X[B,D] . W[D,F] the way the MXU does it with K-tiles of `tile`
@@ -88,6 +94,13 @@ void tpu_ref_rows_tile(const uint16_t *x, size_t ldx, unsigned rows, const uint1
  * tile) sums only its rows.  Row-major operands; returns -1 if out of memory. */
 int tpu_ref_matmul(const uint16_t *x, const uint16_t *w, uint32_t *y,
                    uint64_t b, uint64_t d, uint64_t f, unsigned tile);
+
+/* int8: Y[B,F] = X[B,D] . W[D,F] mod 2^32 (int32 bits), X int8 row-major,
+ * W int8 in the K-pair-interleaved layout of mxu.lw.i8 (element (k, c) at
+ * byte (k/2)*2F + 2c + k%2; D even).  Integer sums do not depend on the
+ * order, so there is no tile argument.  Returns -1 if d is odd. */
+int tpu_ref_matmul_i8(const uint8_t *x, const uint8_t *w, uint32_t *y,
+                      uint64_t b, uint64_t d, uint64_t f);
 
 enum tpu_ref_op { TPU_REF_ADD, TPU_REF_SUB, TPU_REF_MUL, TPU_REF_MAX, TPU_REF_MIN, TPU_REF_RELU };
 /* z[i] = a[i] op b[i] (b unused for RELU) with the fp.c rules. */

@@ -159,16 +159,24 @@ static int check_align(tpu_seq *s, const char *what, int64_t value, unsigned ali
 static int check_dma(tpu_seq *s, const tpu_seq_env *env, const tpu_qentry *e)
 {
     /* dma.h2v vdst, hsrc, rows, rowbytes, sstride, dstride, sem (v2h: hdst, vsrc) */
-    int h2v = e->op == TPU_OP_DMA_H2V;
+    /* dma.h2v.i8: rowbytes int8 bytes of HBM become 2 x rowbytes bytes of VMEM */
+    int wide = e->op == TPU_OP_DMA_H2V_I8;
+    int h2v = e->op == TPU_OP_DMA_H2V || wide;
     const int64_t *v = e->v;
-    if (v[2] > 0 && v[3] > 0 && (i128)v[2] * v[3] > (i128)INT64_MAX) {
+    if (v[2] > 0 && v[3] > 0 && (i128)v[2] * v[3] * (wide ? 2 : 1) > (i128)INT64_MAX) {
         fail(s, "DMA of %" PRId64 " rows of %" PRId64 " bytes: more than 2^63 bytes", v[2], v[3]);
+        return -1;
+    }
+    if (wide && v[3] > INT64_MAX / 2) {
+        fail(s, "dma.h2v.i8 rows of %" PRId64 " bytes: more than 2^62", v[3]);
         return -1;
     }
     return check_region(s, h2v ? "HBM" : "VMEM", h2v ? env->hbm_bytes : env->vmem_bytes,
                         "DMA source", v[1], v[2], v[3], v[4])
+        || (wide && check_align(s, "bf16 destination rows", v[0], 2, "VMEM address"))
+        || (wide && check_align(s, "the destination row stride", v[5], 2, "stride"))
         || check_region(s, h2v ? "VMEM" : "HBM", h2v ? env->vmem_bytes : env->hbm_bytes,
-                        "DMA destination", v[0], v[2], v[3], v[5]);
+                        "DMA destination", v[0], v[2], wide && v[3] > 0 ? 2 * v[3] : v[3], v[5]);
 }
 
 static int check_mxu(tpu_seq *s, const tpu_seq_env *env, const tpu_qentry *e)
@@ -180,14 +188,34 @@ static int check_mxu(tpu_seq *s, const tpu_seq_env *env, const tpu_qentry *e)
              env->num_mxu == 1 ? "" : "s");
         return -1;
     }
-    if (e->op == TPU_OP_MXU_LW)     /* mxu.lw mxu, addr, stride */
-        return check_align(s, "bf16 weight rows", v[1], 2, "VMEM address")
+    /* T5b: the machine's modes, and a stream's mode against its weights' */
+    int i8 = e->op == TPU_OP_MXU_LW_I8 || e->op == TPU_OP_MXU_MM_I8 || e->op == TPU_OP_MXU_MMA_I8;
+    if (i8 && env->mxu_int8 == 0) {
+        fail(s, "this machine's MXUs have no int8 mode (config mxu_int8 = 0)");
+        return -1;
+    }
+    if (!i8 && env->mxu_int8 == 2) {
+        fail(s, "this machine's MXUs are int8 only (config mxu_int8 = 2): bf16 MXU instructions "
+             "cannot run");
+        return -1;
+    }
+    int lw = e->op == TPU_OP_MXU_LW || e->op == TPU_OP_MXU_LW_I8;
+    if (!lw && i8 != s->w_i8[v[0]]) {
+        fail(s, "%s stream against %s weights (the last weight load of mxu %" PRId64
+             " was %s)", i8 ? "an int8" : "a bf16", i8 ? "bf16" : "int8", v[0],
+             s->w_i8[v[0]] ? "mxu.lw.i8" : "mxu.lw, or none since reset");
+        return -1;
+    }
+    if (lw)                         /* mxu.lw mxu, addr, stride */
+        return check_align(s, i8 ? "int8 weight row pairs" : "bf16 weight rows", v[1], 2,
+                           "VMEM address")
             || check_align(s, "the weight row stride", v[2], 2, "stride")
             || check_region(s, "VMEM", env->vmem_bytes, "weight tile", v[1], n, 2 * n, v[2]);
     /* mxu.mm mxu, dst, src, rows, sstride, dstride */
-    return check_align(s, "bf16 LHS rows", v[2], 2, "VMEM address")
+    return check_align(s, i8 ? "int8 LHS rows" : "bf16 LHS rows", v[2], 2, "VMEM address")
         || check_align(s, "the LHS row stride", v[4], 2, "stride")
-        || check_align(s, "fp32 result rows", v[1], 4, "VMEM address")
+        || check_align(s, i8 ? "int32 result rows" : "fp32 result rows", v[1], 4,
+                       "VMEM address")
         || check_align(s, "the result row stride", v[5], 4, "stride")
         || check_region(s, "VMEM", env->vmem_bytes, "LHS rows", v[2], v[3], 2 * n, v[4])
         || check_region(s, "VMEM", env->vmem_bytes, "result rows", v[1], v[3], 4 * n, v[5]);
@@ -299,6 +327,8 @@ static void dispatch(tpu_seq *s, const tpu_seq_env *env, const tpu_insn *in)
     }
     if (bad)
         return;
+    if (d->opcode == TPU_OP_MXU_LW || d->opcode == TPU_OP_MXU_LW_I8)
+        s->w_i8[e->v[0]] = d->opcode == TPU_OP_MXU_LW_I8;
     s->push_q = q;
     s->push_unit = u;
     s->issued = 1;

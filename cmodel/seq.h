@@ -33,6 +33,7 @@ typedef struct tpu_seq_env {
     uint64_t vmem_bytes, hbm_bytes;
     uint64_t vpu_elems;     /* S * Lanes */
     uint32_t ports;         /* bit p: ICI port p has a neighbour */
+    unsigned mxu_int8;      /* config mxu_int8: 0 bf16 only, 1 bf16 and int8, 2 int8 only */
 } tpu_seq_env;
 
 /* One decoded IMEM word (the decode cache). */
@@ -69,6 +70,9 @@ typedef struct tpu_seq {
     tpu_queue *push_q;      /* staged dispatch, or NULL */
     tpu_qentry push_e;
     enum tpu_unit_id push_unit;
+    /* T5b: per MXU, the mode of the last mxu.lw / mxu.lw.i8 issued to it
+     * (1 = int8; 0 = bf16, also after reset): the weights its next stream uses */
+    uint8_t  w_i8[TPU_MAX_MXUS];
 
     /* a run-time error stops the core: reason and the instruction at pc */
     int      error;

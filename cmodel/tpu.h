@@ -166,6 +166,8 @@ typedef struct tpu_cell_view {
     int64_t  row;           /* the LHS row index in its stream, when active */
     uint16_t x;             /* activation that passed through (bf16), when active */
     uint32_t psum;          /* partial sum it produced (fp32), when active */
+    int      i8;            /* that row is int8 mode: x, the weights and psum hold two int8,
+                               two int8 and an int32 (numerics.md section 9) */
 } tpu_cell_view;
 int tpu_core_mxu_cell(const tpu_core *c, unsigned mxu, unsigned k, unsigned col,
                       tpu_cell_view *v);
@@ -183,8 +185,9 @@ typedef struct tpu_unit_stats {
 typedef struct tpu_stats {
     uint64_t cycles;
     uint64_t instructions;  /* issued */
-    uint64_t flops;         /* MXU: 2*N*N per streamed row; plus the VPU's */
-    uint64_t macs;          /* MXU multiply-adds */
+    uint64_t flops;         /* MXU: 2*N*N per streamed row (int8: 4*N*N OPs); plus the VPU's */
+    uint64_t macs;          /* MXU multiply-adds, bf16 and int8 (an int8 row: 2*N*N) */
+    uint64_t int8_macs;     /* of them, int8 (counted in flops as 2 OPs each) */
     uint64_t vpu_flops;     /* one per element of a VPU arithmetic instruction */
     uint64_t hbm_read_bytes, hbm_write_bytes;   /* by DMA */
     uint64_t vmem_read_bytes, vmem_write_bytes;

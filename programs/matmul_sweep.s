@@ -10,6 +10,18 @@
 #   W bf16 in HBM, streamed         (default)
 #   W bf16 in VMEM from the start   (-D WVMEM=1: the object places it there,
 #                                    so only X and Y cross HBM)
+#   X and Y in VMEM from the start  (-D XYVMEM=1: only W crosses HBM, the
+#                                    way TPU v1 kept activations on chip)
+#
+# and the numbers (docs/numerics.md section 9, docs/roofline.md "int8"):
+#   MODE=0  bf16 X and W, fp32 Y    (default)
+#   MODE=1  int8 X and W, int32 Y   (mxu.*.i8: twice the MAC rate).  W is
+#           K-pair-interleaved as mxu.lw.i8 reads it; a K-tile is 2N of D,
+#           and X's rows of D int8 and W's pair-rows are the bytes of D/2
+#           bf16, so every address below uses DL = D/2 where MODE 0 uses D
+#   MODE=2  int8 W in HBM (row-major D x F), widened to bf16 on the way in
+#           by dma.h2v.i8; bf16 X, fp32 Y, the bf16 matmul
+#   (WVMEM=1 only with MODE=0)
 #
 # e.g. tpu-as --config v5e -D B=512 -D D=1024 -D F=1024 -D REPS=4 programs/matmul_sweep.s
 # D must be a multiple of N = MXU_N, F of N * NUM_MXU.
@@ -68,6 +80,8 @@
         .equ    F, 2 * MXU_N * NUM_MXU  # columns of W and Y
         .equ    REPS, 2                 # matmuls back to back
         .equ    WVMEM, 0                # 1: W in VMEM from the start
+        .equ    XYVMEM, 0               # 1: X and Y in VMEM from the start
+        .equ    MODE, 0                 # 0 bf16, 1 int8, 2 int8 W widened to bf16
         .equ    DMAB, VMEM_BYTES / 1024 # about this many bytes per DMA
         .equ    R, 8                    # slots in the ring of W
         .equ    DMAQ, 8                 # DMAs the prologue may issue (engines + queue)
@@ -85,6 +99,11 @@
         .assert F > 0 && F <= MAXDIM && F % NF == 0, "F must be a multiple of MXU_N * NUM_MXU (%d) from %d to %d, got %d", NF, NF, MAXDIM, F
         .assert REPS >= 1 && REPS <= 65536, "REPS (matmuls back to back) must be 1 to 65536, got %d", REPS
         .assert WVMEM == 0 || WVMEM == 1, "WVMEM must be 0 (W streamed from HBM) or 1 (W in VMEM), got %d", WVMEM
+        .assert XYVMEM == 0 || XYVMEM == 1 && !WVMEM, "XYVMEM must be 0 or 1 (X and Y in VMEM, W streamed: not with WVMEM), got %d", XYVMEM
+        .assert MODE >= 0 && MODE <= 2 && !(MODE != 0 && WVMEM), "MODE must be 0 (bf16), 1 (int8) or 2 (int8 W widened to bf16), and 0 with WVMEM, got %d", MODE
+        .assert MODE != 1 || D % (2*MXU_N) == 0, "MODE=1: D must be a multiple of 2*MXU_N (%d), got %d", 2*MXU_N, D
+        .equ    I8, MODE == 1           # the MXUs in int8
+        .equ    DL, I8 ? D / 2 : D      # D in 2-byte lanes: X's row is 2*DL bytes
         .assert DMAB >= 1 && DMAB <= 1 << 30, "DMAB (bytes per DMA) must be 1 to %d, got %d", 1 << 30, DMAB
         .assert R >= 2 && R <= 11, "R (slots in the W ring) must be 2 to 11, got %d", R
         .assert DMAQ >= 1 && FR >= 1, "DMAQ and FR must be at least 1, got %d and %d", DMAQ, FR
@@ -94,11 +113,11 @@
 
         .equ    N, MXU_N
         .equ    NM, NUM_MXU
-        .equ    KT, D / N               # K-tiles
+        .equ    KT, DL / N              # K-tiles (int8: of 2N)
         .equ    GROUPS, F / (N * NM)    # groups of NM column tiles
         .equ    STEPS, GROUPS * KT      # steps of one matmul
         .equ    TOTAL, REPS * STEPS     # steps of the run
-        .equ    BLOCK, 2 * N * N * NM   # bytes of one block of W
+        .equ    BLOCK, (MODE == 2 ? 1 : 2) * N * N * NM  # HBM bytes of one block of W
 
         .set    WK, 1                   # blocks per W fetch: the largest divisor
         .set    d, 1                    # of KT with WK * BLOCK <= about DMAB
@@ -118,7 +137,15 @@
         .equ    YPR0, (DMAB + YROW - 1) / YROW
         .equ    YPR, YPR0 > B ? B : YPR0          # rows per write-back piece
         .equ    YP, (B + YPR - 1) / YPR           # pieces per group
-        .equ    YOFF, KT < 3 ? KT : 3             # group H's pieces from step (H+1)*KT + YOFF
+# Group H's pieces go back from step (H+1)*KT + YOFF, after a wait for its
+# last rows (T24a: B + 2N cycles after its last stream starts) that holds
+# back the steps behind it: 3 steps are enough when a step takes about N
+# cycles or more, but with fewer rows the MXUs run dry (bf16 at B = 48 on
+# v5e1 with twice its HBM bandwidth: 121% of T_math).  MODE 1 and 2, whose
+# crossovers lie at B < N on the presets, wait 1 + (B + 2N) / B steps; MODE
+# 0 keeps the 3 its measured numbers (docs/roofline.md) came from.
+        .equ    YOFF0, MODE == 0 ? 3 : 1 + (B + 2*N + B - 1) / B
+        .equ    YOFF, KT < YOFF0 ? KT : YOFF0     # group H's pieces from step (H+1)*KT + YOFF
         .equ    FP0, B / (2*N + 2)                # passes over the rows in the last group:
         .equ    FP1, FP0 < 1 ? 1 : (FP0 > 4 ? 4 : FP0)    # 1 to 4, each of 2N + 2 rows
         .equ    FP, WVMEM || KT <= R*WK ? FP1 : 1 # or more; its W blocks must all fit
@@ -145,7 +172,7 @@
         .equ    NW, (N + WL - 1) / WL   # cycles per weight tile at best
         .equ    TS, B > NW ? B : NW     # cycles per step at best
         .equ    RUNC, STEPS * TS        # cycles per run at best
-        .equ    XA0, 1 + (LAT + 2*B*D / HBMB + 2*TS + 64 + RUNC - 1) / RUNC
+        .equ    XA0, 1 + (LAT + 2*B*DL / HBMB + 2*TS + 64 + RUNC - 1) / RUNC
         .equ    XA, XA0 <= 29 - NM ? XA0 : (30 - NM) / 2  # a slow HBM: X and Y share
                                         # the semaphores, and the run waits for HBM
         .equ    XS, XA + 2              # X buffers: run r's is r % XS
@@ -162,34 +189,58 @@
         .equ    VYP, (B + VYPR - 1) / VYPR        # pieces per run
 
 # ---- VMEM layout -------------------------------------------------------------------
-        .equ    XBYTES, (2 * B * D + 63) / 64 * 64
+        .equ    XBYTES, (2 * B * DL + 63) / 64 * 64
         .equ    XV, 0                   # X of run r at XV + (r%3)*XBYTES
         .equ    SLOT_ROW, 2 * N * NM    # bytes in a row of a slot
         .equ    SLOT_BYTES, WK * N * SLOT_ROW
-        .equ    SLOTS, XV + (REPS < 3 ? REPS : 3) * XBYTES
+        .equ    SLOTS, XV + (REPS < 3 && !XYVMEM ? REPS : (XYVMEM ? 1 : 3)) * XBYTES
         .equ    YSET, SLOTS + (WVMEM ? 0 : R * SLOT_BYTES)
         .equ    YSET_BYTES, B * YROW    # set s at YSET + s*YSET_BYTES, Y_m at + m*4N
         .equ    VYV, XS * XBYTES        # W in VMEM: Y set s at VYV + s*YRUNB
-        .equ    WV, WVMEM ? VYV + YS * YRUNB : YSET + 3 * YSET_BYTES
+        .equ    YV, YSET                # XYVMEM: Y, row-major B x F, in place of the sets
+        .equ    YSTRIDE, XYVMEM ? 4*F : YROW      # row stride of where the streams write
+        .equ    WV, WVMEM ? VYV + YS * YRUNB : YSET + (XYVMEM ? B*4*F : 3 * YSET_BYTES)
         .assert !WVMEM || YS >= 1, "WVMEM=1: X must come %d runs ahead (LAT, HBMB), too many for the 32 semaphores", XA
-        .equ    VMEM_NEED, WVMEM ? WV + 2*D*F : WV
+        .equ    VMEM_NEED, WVMEM ? WV + 2*DL*F : WV
         .assert VMEM_NEED <= VMEM_BYTES, "B, D, F, REPS and WVMEM need %d bytes of VMEM, the machine has %d", VMEM_NEED, VMEM_BYTES
-        .equ    HBM_NEED, ((2*B*D + 63) / 64 * 64 + 4*B*F + 63) / 64 * 64 + (WVMEM ? 0 : 2*D*F)
+        .equ    WBYTES, MODE == 2 ? D*F : 2*DL*F  # W in HBM
+        .equ    HBM_NEED, ((2*B*DL + 63) / 64 * 64 + 4*B*F + 63) / 64 * 64 + (WVMEM ? 0 : WBYTES)
         .assert HBM_NEED <= HBM_BYTES, "B, D and F need %d bytes of HBM (X, Y and W), the machine has %d", HBM_NEED, HBM_BYTES
         .assert HBM_NEED < 1 << 31 && VMEM_NEED < 1 << 31, "B, D and F need addresses beyond 2 GiB, which li cannot load"
 
 # ---- the operands -------------------------------------------------------------------
-        .hbm    0
-X:      .random bf16, B*D, 1            # row-major B x D, uniform in [-1, 1)
-        .align  64
-Y:      .zero   B*F*4                   # row-major B x F fp32
-        .align  64
-        .rept   !WVMEM
-W:      .random bf16, D*F, 2            # row-major D x F
+        .rept   XYVMEM
+        .vmem   XV
         .endr
+        .rept   !XYVMEM
+        .hbm    0
+        .endr
+        .rept   !I8
+X:      .random bf16, B*D, 1            # row-major B x D, uniform in [-1, 1)
+        .endr
+        .rept   I8
+X:      .random i8, B*D, 1              # row-major B x D, every int8 value
+        .endr
+        .rept   XYVMEM
+        .vmem   YV
+        .endr
+        .align  64
+Y:      .zero   B*F*4                   # row-major B x F fp32 (MODE 1: int32)
+        .rept   XYVMEM
+        .hbm    0
+        .endr
+        .align  64
         .rept   WVMEM
         .vmem   WV
-W:      .random bf16, D*F, 2
+        .endr
+        .rept   MODE == 0
+W:      .random bf16, D*F, 2            # row-major D x F
+        .endr
+        .rept   MODE == 1
+W:      .random i8, D*F, 2              # D x F, K-pair-interleaved
+        .endr
+        .rept   MODE == 2
+W:      .random i8, D*F, 2              # row-major D x F int8
         .endr
 
 # ---- code ------------------------------------------------------------------------------
@@ -197,28 +248,36 @@ W:      .random bf16, D*F, 2
         .rept   !WVMEM                  # ==== W streamed from HBM
         li      s20, B                  # rows of every stream and of X's DMAs
         li      s21, SLOT_ROW           # row stride of a slot (and its DMA row size)
-        li      s22, 2*D                # row stride of X, in HBM and in VMEM
-        li      s23, YROW               # row stride of a Y set
+        li      s22, 2*DL               # row stride of X, in HBM and in VMEM
+        li      s23, YSTRIDE            # row stride of a Y set (XYVMEM: of Y)
         li      s24, 2*F                # row stride of W (HBM, or VMEM with WVMEM)
         li      s25, 4*F                # row stride of Y in HBM
         li      s26, WK*N               # rows of a W fetch
         li      s27, YPR                # rows of a write-back piece
         li      s28, B - (YP-1)*YPR     # rows of the last piece
         li      s29, FPR                # rows of a pass of the last group (pass 0 in the loop)
+        li      s19, SLOT_ROW / 2       # MODE 2: HBM bytes of a row of a W fetch
+        li      s18, F                  # MODE 2: row stride of W in HBM
 
         .set    q, 0                    # ---- prologue: the first fetches, as many
         .set    ndma, 0                 # as the DMA queue and engines hold (DMAQ)
         .rept   LOOK + 1 < TOTAL ? LOOK + 1 : TOTAL
           .set    qk, (q % STEPS) % KT
           .set    qg, (q % STEPS) / KT
-          .set    ndma, ndma + (!WVMEM && q % WK == 0) + (q < KT && qk % XC == 0)
+          .set    ndma, ndma + (!WVMEM && q % WK == 0) + (!XYVMEM && q < KT && qk % XC == 0)
           .rept   q == 0 || ndma <= DMAQ
           .rept   !WVMEM && q % WK == 0     # W blocks (qg, qk .. qk+WK-1)
             li      s1, SLOTS + ((q/WK) % R)*SLOT_BYTES
+            .rept   MODE != 2
             li      s2, W + qk*N*2*F + qg*NM*N*2
             dma.h2v s1, s2, s26, s21, s24, s21, SEM_SLOT + (q/WK) % R
+            .endr
+            .rept   MODE == 2               # int8 rows widened to the slot's bf16
+            li      s2, W + qk*N*F + qg*NM*N
+            dma.h2v.i8 s1, s2, s26, s19, s18, s21, SEM_SLOT + (q/WK) % R
+            .endr
           .endr
-          .rept   q < KT && qk % XC == 0    # run 0's X: K-tiles qk .. qk+XC-1
+          .rept   !XYVMEM && q < KT && qk % XC == 0    # run 0's X: K-tiles qk .. qk+XC-1
             li      s1, XV + qk*2*N
             li      s2, X + qk*2*N
             li      s3, ((qk + XC > KT ? KT : qk + XC) - qk) * 2*N
@@ -236,34 +295,53 @@ W:      .random bf16, D*F, 2
           .set    g, (j % STEPS) / KT
           .set    k, (j % STEPS) % KT
           .set    G, r * GROUPS + g
-          .set    XB, XV + (r % 3)*XBYTES
-          .rept   g == 0 && k % XC == 0
+          .set    XB, XV + (XYVMEM ? 0 : (r % 3)*XBYTES)
+          .rept   !XYVMEM && g == 0 && k % XC == 0
             sem.wait SEM_X + r%2, 1     # X's K-tiles k .. k+XC-1 are in VMEM
           .endr
           .rept   !WVMEM && j % WK == 0
             sem.wait SEM_SLOT + (j/WK) % R, 1   # the blocks of this slot have landed
           .endr
-          .rept   k == 0 && G >= 3
+          .rept   !XYVMEM && k == 0 && G >= 3
             sem.wait SEM_YWB + G%3, YP  # set G%3 is back in HBM: reuse it
           .endr
 
           .set    m, 0
           .rept   NM                    # ---- the step: every MXU m
             li      s1, SLOTS + ((j/WK) % R)*SLOT_BYTES + (j % WK)*N*SLOT_ROW + m*2*N
+            .rept   !I8
             mxu.lw  m, s1, s21, SEM_READ + (j/WK) % R
-            li      s2, YSET + (G%3)*YSET_BYTES + m*4*N
+            .endr
+            .rept   I8
+            mxu.lw.i8 m, s1, s21, SEM_READ + (j/WK) % R
+            .endr
+            li      s2, (XYVMEM ? YV + (G % GROUPS)*NM*N*4 : YSET + (G%3)*YSET_BYTES) + m*4*N
             li      s3, XB + k*2*N
-            .rept   k == 0 && j < TOTAL - KT
-              mxu.mm  m, s2, s3, s20, s22, s23, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
+            .set    ss, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
+            .set    last, j >= TOTAL - KT           # rows: s20 (B), or s29 (FPR) in the last group
+            .rept   k == 0 && !I8 && !last
+              mxu.mm  m, s2, s3, s20, s22, s23, ss
             .endr
-            .rept   k != 0 && j < TOTAL - KT
-              mxu.mma m, s2, s3, s20, s22, s23, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
+            .rept   k != 0 && !I8 && !last
+              mxu.mma m, s2, s3, s20, s22, s23, ss
             .endr
-            .rept   k == 0 && j >= TOTAL - KT
-              mxu.mm  m, s2, s3, s29, s22, s23, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
+            .rept   k == 0 && !I8 && last
+              mxu.mm  m, s2, s3, s29, s22, s23, ss
             .endr
-            .rept   k != 0 && j >= TOTAL - KT
-              mxu.mma m, s2, s3, s29, s22, s23, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
+            .rept   k != 0 && !I8 && last
+              mxu.mma m, s2, s3, s29, s22, s23, ss
+            .endr
+            .rept   k == 0 && I8 && !last
+              mxu.mm.i8 m, s2, s3, s20, s22, s23, ss
+            .endr
+            .rept   k != 0 && I8 && !last
+              mxu.mma.i8 m, s2, s3, s20, s22, s23, ss
+            .endr
+            .rept   k == 0 && I8 && last
+              mxu.mm.i8 m, s2, s3, s29, s22, s23, ss
+            .endr
+            .rept   k != 0 && I8 && last
+              mxu.mma.i8 m, s2, s3, s29, s22, s23, ss
             .endr
             .set    m, m + 1
           .endr
@@ -272,7 +350,7 @@ W:      .random bf16, D*F, 2
           .rept   2                     # group H goes in step (H+1)*KT + YOFF + p*KT/YP
             .set    H, j / KT - h
             .set    p, 0
-            .rept   H >= 0 ? YP : 0
+            .rept   H >= 0 && !XYVMEM ? YP : 0
               .rept   (H+1)*KT + YOFF + p*KT/YP == j
                 .rept   p == 0                  # group H's last rows are in VMEM
                   .set    m, 0
@@ -296,7 +374,7 @@ W:      .random bf16, D*F, 2
           .endr
 
           .set    c, 0                  # ---- run r+1's X: chunk c in step (2c+1)*STEPS/(2*XCH)
-          .rept   r + 1 < REPS ? XCH : 0
+          .rept   r + 1 < REPS && !XYVMEM ? XCH : 0
             .rept   (2*c + 1)*STEPS/(2*XCH) == j % STEPS
               li      s1, XV + ((r+1) % 3)*XBYTES + c*XC*2*N
               li      s2, X + c*XC*2*N
@@ -317,10 +395,16 @@ W:      .random bf16, D*F, 2
                 sem.wait SEM_READ + (q/WK) % R, NM*WK   # that slot has been read
               .endr
               li      s1, SLOTS + ((q/WK) % R)*SLOT_BYTES
+              .rept   MODE != 2
               li      s2, W + qk*N*2*F + qg*NM*N*2
               dma.h2v s1, s2, s26, s21, s24, s21, SEM_SLOT + (q/WK) % R
+              .endr
+              .rept   MODE == 2
+              li      s2, W + qk*N*F + qg*NM*N
+              dma.h2v.i8 s1, s2, s26, s19, s18, s21, SEM_SLOT + (q/WK) % R
+              .endr
             .endr
-            .rept   q < KT && qk % XC == 0
+            .rept   !XYVMEM && q < KT && qk % XC == 0
               li      s1, XV + qk*2*N
               li      s2, X + qk*2*N
               li      s3, ((qk + XC > KT ? KT : qk + XC) - qk) * 2*N
@@ -333,7 +417,7 @@ W:      .random bf16, D*F, 2
 
         .set    H, G - 1                # ==== group G-1's pieces not yet written
         .set    p, 0
-        .rept   H >= 0 ? YP : 0
+        .rept   H >= 0 && !XYVMEM ? YP : 0
           .rept   (H+1)*KT + YOFF + p*KT/YP >= TOTAL
             .rept   p == 0
               .set    m, 0
@@ -364,18 +448,30 @@ W:      .random bf16, D*F, 2
             .set    m, 0
             .rept   NM
               li      s1, SLOTS + ((j/WK) % R)*SLOT_BYTES + (j % WK)*N*SLOT_ROW + m*2*N
+              .rept   !I8
               mxu.lw  m, s1, s21, SEM_NONE
-              li      s2, YSET + (G%3)*YSET_BYTES + row*YROW + m*4*N
-              li      s3, XB + row*2*D + k*2*N
-              .rept   k == 0
-                mxu.mm  m, s2, s3, s29, s22, s23, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
               .endr
-              .rept   k != 0
-                mxu.mma m, s2, s3, s29, s22, s23, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
+              .rept   I8
+              mxu.lw.i8 m, s1, s21, SEM_NONE
+              .endr
+              li      s2, (XYVMEM ? YV + (G % GROUPS)*NM*N*4 : YSET + (G%3)*YSET_BYTES) + row*YSTRIDE + m*4*N
+              li      s3, XB + row*2*DL + k*2*N
+              .set    ss, (k == KT-1) ? SEM_YDONE + m : SEM_NONE
+              .rept   k == 0 && !I8
+                mxu.mm  m, s2, s3, s29, s22, s23, ss
+              .endr
+              .rept   k != 0 && !I8
+                mxu.mma m, s2, s3, s29, s22, s23, ss
+              .endr
+              .rept   k == 0 && I8
+                mxu.mm.i8 m, s2, s3, s29, s22, s23, ss
+              .endr
+              .rept   k != 0 && I8
+                mxu.mma.i8 m, s2, s3, s29, s22, s23, ss
               .endr
               .set    m, m + 1
             .endr
-            .rept   k == (KT > 1 ? 1 : 0)  # the previous pass's rows go back to HBM
+            .rept   !XYVMEM && k == (KT > 1 ? 1 : 0)  # the previous pass's rows go back to HBM
               .set    m, 0
               .rept   NM
                 sem.wait SEM_YDONE + m, 1
@@ -392,6 +488,7 @@ W:      .random bf16, D*F, 2
         .endr
 
         .set    row, (FP-1)*FPR         # ==== the last pass's rows
+        .rept   !XYVMEM
         .set    m, 0
         .rept   NM
           sem.wait SEM_YDONE + m, 1
@@ -401,12 +498,13 @@ W:      .random bf16, D*F, 2
         li      s2, YSET + (G%3)*YSET_BYTES + row*YROW
         li      s3, B - row
         dma.v2h s1, s2, s3, s23, s23, s25, SEM_YWB + G%3
+        .endr
         halt                            # waits for the DMA engines to finish
         .endr
 
         .rept   WVMEM                   # ==== W in VMEM
         li      s20, B                  # rows of every stream and of X's DMAs
-        li      s22, 2*D                # row stride of X, in HBM and in VMEM
+        li      s22, 2*DL               # row stride of X, in HBM and in VMEM
         li      s24, 2*F                # row stride of W in VMEM
         li      s25, 4*F                # row stride of Y, in VMEM and in HBM
         .set    t, 0
@@ -531,4 +629,12 @@ W:      .random bf16, D*F, 2
         .endr
 
 # ---- check --------------------------------------------------------------------------------
+        .rept   MODE == 0
         .expect matmul Y, X, W, B, D, F
+        .endr
+        .rept   MODE == 1
+        .expect matmul_i8 Y, X, W, B, D, F
+        .endr
+        .rept   MODE == 2
+        .expect matmul_w8 Y, X, W, B, D, F
+        .endr

@@ -3,7 +3,8 @@
  *
  *   tpu-roofline [--config NAME|FILE] [--set KEY=VALUE]... [--out DIR]
  *                [--img DIR] [--d D] [--f F] [--batches LIST]
- *                [--vmem-batches LIST] [--chunks N] [--reps N] [--jobs N]
+ *                [--vmem-batches LIST] [--mode bf16|int8|w8] [--xy-vmem]
+ *                [--chunks N] [--reps N] [--jobs N]
  *                [--programs DIR] [--no-plot] [--quiet]
  *
  * Runs three sweeps in-process (assembler library + C model, sim/roofline/):
@@ -42,8 +43,8 @@ static void usage(FILE *f)
           "the measured crossover batch and ridge (docs/roofline.md).\n"
           "\n"
           "options:\n"
-          "  --config NAME|FILE   machine: a preset (tiny, mid, v5e, v4p, v5p, v6e) or a\n"
-          "                       .cfg file (default v5e)\n"
+          "  --config NAME|FILE   machine: a preset (tiny, mid, v5e, tpuv1, v4p, v5p,\n"
+          "                       v6e) or a .cfg file (default v5e)\n"
           "  --set KEY=VALUE      override one config key (repeatable), e.g. hbm_bw=4.1e11\n"
           "  --out DIR            where roofline-NAME.csv, .txt and .gp go (default .)\n"
           "  --img DIR            where roofline-NAME.png and .svg go (default: --out)\n"
@@ -54,6 +55,11 @@ static void usage(FILE *f)
           "                       (default: 1/16 to 4 times the predicted crossover)\n"
           "  --vmem-batches LIST  batches of the matmul with W in VMEM (default: N/W/8 to\n"
           "                       16 N/W, W = mxu_wloads; none: leave that sweep out)\n"
+          "  --mode bf16|int8|w8  the matmul's numbers: bf16 (default), int8 X and W with\n"
+          "                       int32 Y at the int8 peak, or int8 W widened to bf16 on\n"
+          "                       the way in (w8); an int8-only machine defaults to int8\n"
+          "  --xy-vmem            X and Y stay in VMEM: only W crosses HBM (TPU v1's\n"
+          "                       activations on chip); the ridge is per weight byte\n"
           "  --chunks N           chunks of the pointwise runs (default: enough that their\n"
           "                       start and end cost under 3%)\n"
           "  --reps N             matmuls per run (default: per point, enough that the\n"
@@ -97,6 +103,7 @@ static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
 static int parse_args(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
+    o->mode = -1;
     o->config = "v5e";
     o->out = ".";
     o->programs = NULL;
@@ -133,6 +140,15 @@ static int parse_args(int argc, char **argv, options *o)
             o->f = n;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--batches", &missing))) {
             o->batches = v;
+        } else if (!strcmp(a, "--xy-vmem")) {
+            o->xy = 1;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--mode", &missing))) {
+            o->mode = -1;
+            for (int k = 0; k < 3; k++)
+                if (!strcmp(v, rl_mode_name[k]))
+                    o->mode = k;
+            if (o->mode < 0)
+                return bad_usage("--mode wants bf16, int8 or w8, not '%s'", v);
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--vmem-batches", &missing))) {
             o->vmem_batches = v;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--chunks", &missing))) {
@@ -260,8 +276,8 @@ static int plan(sweep *sw)
     for (size_t i = 0; i < n; i++)
         if (rl_matmul_vmem_need(sw, (double)list[i], 0, 1) <= (double)sw->cfg.vmem_bytes)
             add_point(sw, S_HBM, list[i], 0);
-    if (o->vmem_batches && !strcmp(o->vmem_batches, "none")) {
-        n = 0;
+    if ((o->vmem_batches && !strcmp(o->vmem_batches, "none")) || sw->mode != RL_BF16 || sw->xy) {
+        n = 0;                          /* W in VMEM: bf16 only, not with --xy-vmem */
     } else if (o->vmem_batches) {
         if (parse_list(o->vmem_batches, list, 24, &n, "--vmem-batches"))
             return EXIT_USAGE;
@@ -339,6 +355,25 @@ int main(int argc, char **argv)
     sw->o = &o;
     if ((rc = load_config(&o, &sw->cfg)))
         goto done;
+    /* the matmul's numbers: the machine's own when not given (int8 on an
+     * int8-only machine), and only what its MXUs have */
+    sw->mode = o.mode >= 0 ? o.mode : sw->cfg.mxu_int8 == 2 ? RL_INT8 : RL_BF16;
+    sw->xy = o.xy;
+    if ((sw->mode == RL_INT8 && sw->cfg.mxu_int8 == 0)
+        || (sw->mode != RL_INT8 && sw->cfg.mxu_int8 == 2)) {
+        fprintf(stderr, "tpu-roofline: error: --mode %s: the machine '%s' has %s (mxu_int8 = "
+                "%llu)\n", rl_mode_name[sw->mode], sw->cfg.name,
+                sw->cfg.mxu_int8 == 0 ? "no int8 MXU mode" : "int8 MXUs only",
+                (unsigned long long)sw->cfg.mxu_int8);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (o.vmem_batches && strcmp(o.vmem_batches, "none") && (sw->mode != RL_BF16 || sw->xy)) {
+        fprintf(stderr, "tpu-roofline: error: --vmem-batches: the matmul with W in VMEM is "
+                "bf16 only, without --xy-vmem\n");
+        rc = EXIT_USAGE;
+        goto done;
+    }
     rl_machine(sw);
     if (o.d) {
         sw->d = o.d;
@@ -346,10 +381,10 @@ int main(int argc, char **argv)
     } else {
         rl_default_dim(sw);
     }
-    if (sw->d % (int64_t)sw->n || sw->f % ((int64_t)sw->n * (int64_t)sw->nm)) {
-        fprintf(stderr, "tpu-roofline: error: --d %lld --f %lld: D must be a multiple of mxu_n "
+    if (sw->d % (int64_t)sw->kt || sw->f % ((int64_t)sw->n * (int64_t)sw->nm)) {
+        fprintf(stderr, "tpu-roofline: error: --d %lld --f %lld: D must be a multiple of %s "
                 "(%.0f) and F of mxu_n * num_mxu (%.0f)\n", (long long)sw->d, (long long)sw->f,
-                sw->n, sw->n * sw->nm);
+                sw->mode == RL_INT8 ? "2 * mxu_n in int8" : "mxu_n", sw->kt, sw->n * sw->nm);
         rc = EXIT_USAGE;
         goto done;
     }
@@ -380,11 +415,15 @@ int main(int argc, char **argv)
     fflush(stdout);
 
     char csv[1200], txt[1200], gp[1200], png[1200], svg[1200];
-    snprintf(csv, sizeof csv, "%s/roofline-%s.csv", o.out, sw->cfg.name);
-    snprintf(txt, sizeof txt, "%s/roofline-%s.txt", o.out, sw->cfg.name);
-    snprintf(gp, sizeof gp, "%s/roofline-%s.gp", o.out, sw->cfg.name);
-    snprintf(png, sizeof png, "%s/roofline-%s.png", o.img, sw->cfg.name);
-    snprintf(svg, sizeof svg, "%s/roofline-%s.svg", o.img, sw->cfg.name);
+    /* the files of a bf16 sweep are roofline-NAME.*; others add the mode */
+    char name[80];
+    snprintf(name, sizeof name, "%s%s%s%s", sw->cfg.name, sw->mode ? "-" : "",
+             sw->mode ? rl_mode_name[sw->mode] : "", sw->xy ? "-xy" : "");
+    snprintf(csv, sizeof csv, "%s/roofline-%s.csv", o.out, name);
+    snprintf(txt, sizeof txt, "%s/roofline-%s.txt", o.out, name);
+    snprintf(gp, sizeof gp, "%s/roofline-%s.gp", o.out, name);
+    snprintf(png, sizeof png, "%s/roofline-%s.png", o.img, name);
+    snprintf(svg, sizeof svg, "%s/roofline-%s.svg", o.img, name);
     if (interrupted) {
         /* no plot: the images (docs/ for make roofline) stay as they were */
         rc = make_dir(o.out) || rl_write_csv(sw, csv) || rl_write_summary(sw, &s, txt)

@@ -67,6 +67,7 @@ static const char *const tiny_pins[] = {
     "clock_hz=1e9", "mxu_n=8", "num_mxu=1", "mxu_wloads=1", "vpu_sublanes=8", "vpu_lanes=8",
     "vpu_latency=2", "imem_words=4096", "vmem_bytes=256Ki", "vmem_bw=512", "hbm_bytes=16Mi", "hbm_bw=16e9",
     "hbm_latency=20", "dma_engines=2", "ici_bw=4e9", "ici_latency=10", "seq_queue_depth=4",
+    "mxu_int8=1",
 };
 
 /* A harness on a preset, with `key=value` overrides (NULL-terminated). */

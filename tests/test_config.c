@@ -653,7 +653,7 @@ static void test_load_files(void **state)
 
     /* Unknown preset names list the presets. */
     assert_int_equal(tpu_config_load(&c, "v7x", err, sizeof err), -1);
-    assert_string_equal(err, "config: error: unknown preset 'v7x' (presets: tiny, mid, v5e, v4p, v5p, v6e); "
+    assert_string_equal(err, "config: error: unknown preset 'v7x' (presets: tiny, mid, v5e, tpuv1, v4p, v5p, v6e); "
                              "a file name needs a '/' or a .cfg ending");
     assert_int_equal(tpu_config_load(&c, "", err, sizeof err), -1);
     assert_string_equal(err, "config: error: empty config name");
@@ -694,7 +694,8 @@ static void test_print_parse_round_trip(void **state)
     tpu_config_defaults(&c);
     tpu_config_print(&c, text, sizeof text);
     assert_string_equal(text,
-        "name = custom\nclock_hz = 1e9\nmxu_n = 8\nnum_mxu = 1\nmxu_wloads = 1\nvpu_sublanes = 8\n"
+        "name = custom\nclock_hz = 1e9\nmxu_n = 8\nnum_mxu = 1\nmxu_int8 = 1\nmxu_wloads = 1\n"
+        "vpu_sublanes = 8\n"
         "vpu_lanes = 8\nvpu_latency = 2\nimem_words = 4096\nvmem_bytes = 262144\n"
         "vmem_bw = 512\nhbm_bytes = 16777216\nhbm_bw = 1.6e10\nhbm_latency = 20\n"
         "dma_engines = 2\nici_bw = 4e9\nici_latency = 10\nseq_queue_depth = 4\n");

@@ -565,8 +565,20 @@ static void test_chunk_errors(void **state)
     expect_raw_ok(&r);
 
     raw_init(&r);
+    raw_fill(&r, TPU_SPACE_HBM, 4, 0, 8, 0, 0, 0);
+    expect_raw_reject(&r, "bad fill kind 4 at offset 0x29");
+    raw_init(&r);                                   /* int8: integers -128 <= lo < hi <= 128 */
     raw_fill(&r, TPU_SPACE_HBM, 3, 0, 8, 0, 0, 0);
-    expect_raw_reject(&r, "bad fill kind 3 at offset 0x29");
+    expect_raw_reject(&r, "random int8 FILL range [0x00000000, 0x00000000) is not integers");
+    raw_init(&r);
+    raw_fill(&r, TPU_SPACE_HBM, 3, 0, 8, 1, 0xc3000000u, 0x43010000u);    /* -128, 129 */
+    expect_raw_reject(&r, "random int8 FILL range [0xc3000000, 0x43010000)");
+    raw_init(&r);
+    raw_fill(&r, TPU_SPACE_HBM, 3, 0, 8, 1, 0xbfc00000u, 0x40000000u);    /* -1.5, 2 */
+    expect_raw_reject(&r, "is not integers");
+    raw_init(&r);
+    raw_fill(&r, TPU_SPACE_HBM, 3, 0, 7, 1, 0xc3000000u, 0x43000000u);    /* 7 bytes: fine */
+    expect_raw_ok(&r);
     raw_init(&r);
     at = raw_fill(&r, TPU_SPACE_HBM, TPU_FILL_ZERO, 0, 8, 0, 0, 0);
     r.buf[at + 7] = 0x80;
@@ -767,7 +779,7 @@ static void test_expect_errors(void **state)
     expect_raw_reject(&r, "unknown expect op 0");
     raw_init(&r);
     raw_expect(&r, TPU_EXPECT_OP_COUNT, -1, 3, sp, v);
-    expect_raw_reject(&r, "unknown expect op 11");
+    expect_raw_reject(&r, "unknown expect op 14");
     raw_init(&r);
     raw_expect(&r, TPU_EXPECT_COPY, -2, 3, sp, v);
     expect_raw_reject(&r, "expect core -2 is negative");

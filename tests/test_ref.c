@@ -774,6 +774,93 @@ static void pointwise_once(void)
     free(a); free(b); free(z); free(z2);
 }
 
+/* ---- int8 (numerics.md section 9) --------------------------------------------- */
+
+/* tpu_mac_i8 by its definition, one value at a time: psum + x0*w0 + x1*w1
+ * mod 2^32, element 0 in the low byte. */
+static uint32_t mac_i8_plain(uint32_t psum, uint16_t x, uint16_t w)
+{
+    int64_t x0 = (int8_t)(x & 0xff), x1 = (int8_t)(x >> 8);
+    int64_t w0 = (int8_t)(w & 0xff), w1 = (int8_t)(w >> 8);
+    int64_t sum = (int64_t)psum + x0 * w0 + x1 * w1;
+    return (uint32_t)((uint64_t)sum & 0xffffffffu);
+}
+
+static void test_int8_mac_and_widening(void **state)
+{
+    (void)state;
+    rng r = { 99 };
+    for (int i = 0; i < 200000; i++) {
+        uint32_t p = (uint32_t)rng_next(&r);
+        uint16_t x = (uint16_t)rng_next(&r), w = (uint16_t)rng_next(&r);
+        if (i < 4)                                   /* the extremes: (-128)^2 twice, wrap */
+            x = w = 0x8080, p = i % 2 ? 0x7fffffffu : 0x80000000u;
+        assert_int_equal(tpu_mac_i8(p, x, w), mac_i8_plain(p, x, w));
+    }
+    assert_int_equal(tpu_mac_i8(0x7fffffffu, 0x0101, 0x0101), 0x80000001u);   /* wraps */
+    for (int v = -128; v < 128; v++) {               /* every int8 is a bf16, exactly */
+        uint16_t b = tpu_bf16_from_i8((uint8_t)(int8_t)v);
+        assert_true(tpu_f32_to_float(tpu_f32_from_bf16(b)) == (float)v);
+        assert_int_equal(b, tpu_bf16_from_f32(tpu_f32_from_float((float)v)));
+    }
+}
+
+/* tpu_ref_rows_i8 (the MXU's row kernel) and tpu_ref_matmul_i8 (the
+ * .expect reference) against the plain loop over tpu_mac_i8, on sizes up
+ * to 256 and random int8 data with many -128s. */
+static void test_int8_rows_and_matmul(void **state)
+{
+    (void)state;
+    rng r = { 7 };
+    static const unsigned ns[] = { 1, 2, 3, 8, 16, 37, 128, 256 };
+    for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
+        unsigned n = ns[t], rows = 5;
+        uint16_t *w = malloc((size_t)n * n * 2), *x = malloc((size_t)rows * n * 2);
+        uint32_t *y = malloc((size_t)rows * n * 4);
+        assert_non_null(w); assert_non_null(x); assert_non_null(y);
+        for (size_t i = 0; i < (size_t)n * n; i++)
+            w[i] = rng_next(&r) % 4 ? (uint16_t)rng_next(&r) : 0x8080;
+        for (size_t i = 0; i < (size_t)rows * n; i++)
+            x[i] = rng_next(&r) % 4 ? (uint16_t)rng_next(&r) : 0x8080;
+        tpu_ref_rows_i8(x, n, rows, w, n, y, n);
+        for (unsigned b = 0; b < rows; b++)
+            for (unsigned c = 0; c < n; c++) {
+                uint32_t p = 0;
+                for (unsigned k = 0; k < n; k++)
+                    p = mac_i8_plain(p, x[b * n + k], w[(size_t)k * n + c]);
+                assert_int_equal(y[b * n + c], p);
+            }
+        free(w); free(x); free(y);
+    }
+    /* the matmul: X[B,D] int8, W K-pair-interleaved (k, c) at (k/2)*2F + 2c + k%2 */
+    static const struct { uint64_t b, d, f; } sh[] = { { 1, 2, 1 }, { 3, 16, 8 }, { 7, 130, 33 },
+                                                       { 2, 512, 40 } };
+    for (size_t t = 0; t < sizeof sh / sizeof sh[0]; t++) {
+        uint64_t b = sh[t].b, d = sh[t].d, f = sh[t].f;
+        uint8_t *x = malloc(b * d), *w = malloc(d * f);
+        uint32_t *y = malloc(b * f * 4);
+        assert_non_null(x); assert_non_null(w); assert_non_null(y);
+        for (uint64_t i = 0; i < b * d; i++)
+            x[i] = (uint8_t)rng_next(&r);
+        for (uint64_t i = 0; i < d * f; i++)
+            w[i] = (uint8_t)rng_next(&r);
+        assert_int_equal(tpu_ref_matmul_i8(x, w, y, b, d, f), 0);
+        for (uint64_t i = 0; i < b; i++)
+            for (uint64_t c = 0; c < f; c++) {
+                uint32_t p = 0;
+                for (uint64_t k = 0; k < d; k += 2) {
+                    uint16_t xx = (uint16_t)(x[i * d + k] | x[i * d + k + 1] << 8);
+                    uint16_t ww = (uint16_t)(w[(k / 2) * 2 * f + 2 * c]
+                                             | w[(k / 2) * 2 * f + 2 * c + 1] << 8);
+                    p = mac_i8_plain(p, xx, ww);
+                }
+                assert_int_equal(y[i * f + c], p);
+            }
+        free(x); free(w); free(y);
+    }
+    assert_int_equal(tpu_ref_matmul_i8(NULL, NULL, NULL, 1, 3, 1), -1);   /* odd D */
+}
+
 static void test_pointwise(void **state)
 {
     (void)state;
@@ -796,6 +883,8 @@ int main(void)
         cmocka_unit_test(test_matmul_worked_example),
         cmocka_unit_test(test_matmul_fma_hazards),
         cmocka_unit_test(test_pointwise),
+        cmocka_unit_test(test_int8_mac_and_widening),
+        cmocka_unit_test(test_int8_rows_and_matmul),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

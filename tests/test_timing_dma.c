@@ -132,6 +132,55 @@ static void test_t17_zero_byte_copy(void **state)
     h_free(h);
 }
 
+/* dma.h2v.i8: T13-T18 with the HBM bytes (the credit counts them), two
+ * bytes of VMEM written per byte (bf16 of the int8, exact), and the VMEM
+ * budget of class 4 spent two bytes a byte: on tiny (16 B/cycle of HBM,
+ * vmem_bw 512) a lone copy of S bytes takes L + ceil(S / 16) cycles, as a
+ * plain one; with VMEM left for only 20 bytes a cycle it moves 10. */
+static void test_t18_widening_dma(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    int8_t src[100];
+    for (int i = 0; i < 100; i++)
+        src[i] = (int8_t)(i * 37 - 128);
+    h_data(h, TPU_SPACE_HBM, 0x500, src, sizeof src);
+    REGS(h, 1, 0x1000, 2, 0x500, 3, 2, 4, 50, 5, 200);
+    uint64_t pc = I(h, "dma.h2v.i8", 1, 2, 3, 4, 4, 5, 2);   /* 2 rows of 50, dstride 200 */
+    I(h, "sem.wait", 2, 1);
+    I0(h, "halt");
+    h_run_ok(h);
+    uint64_t t = issue_cycle(h, pc);
+    assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, pc, 0)->cycle, t + 20 + ceil_div(100, 16));
+    assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, pc, 0)->len, 100);
+    uint16_t got[2][100];
+    h_peek(h, 0, TPU_SPACE_VMEM, 0x1000, got[0], 200);
+    h_peek(h, 0, TPU_SPACE_VMEM, 0x1000 + 200, got[1], 200);
+    for (int r = 0; r < 2; r++)
+        for (int j = 0; j < 50; j++)
+            assert_true(tpu_f32_to_float(tpu_f32_from_bf16(got[r][j])) == (float)src[r * 50 + j]);
+    tpu_stats st;
+    tpu_core_stats(tpu_system_core(h->sys, 0), &st);
+    assert_int_equal(st.hbm_read_bytes, 100);
+    h_free(h);
+
+    /* 256 B/cycle of HBM, 128 of VMEM: a widening copy moves 64 a cycle,
+     * a plain one 128 */
+    h = h_new("tiny", "hbm_bw=256e9", "vmem_bw=128", "vpu_sublanes=1", "vpu_lanes=4", NULL);
+    REGS(h, 1, 0x1000, 2, 0x500, 3, 1, 4, 1000);
+    pc = I(h, "dma.h2v.i8", 1, 2, 3, 4, 4, 4, 2);
+    I(h, "sem.wait", 2, 1);
+    uint64_t pc2 = I(h, "dma.h2v", 1, 2, 3, 4, 4, 4, 2);
+    I(h, "sem.wait", 2, 1);
+    I0(h, "halt");
+    h_run_ok(h);
+    t = issue_cycle(h, pc);
+    assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, pc, 0)->cycle, t + 20 + ceil_div(1000, 64));
+    t = issue_cycle(h, pc2);
+    assert_int_equal(h_find(h, TPU_EV_DMA_DONE, 0, pc2, 0)->cycle, t + 20 + ceil_div(1000, 128));
+    h_free(h);
+}
+
 static void test_t18_lone_dma_latency_plus_bytes_over_bandwidth_v5e(void **state)
 {
     (void)state;
@@ -170,6 +219,7 @@ int main(void)
         cmocka_unit_test(test_t17_engine_free_the_cycle_after_its_last_byte),
         cmocka_unit_test(test_t17_zero_byte_copy),
         cmocka_unit_test(test_t18_lone_dma_latency_plus_bytes_over_bandwidth_v5e),
+        cmocka_unit_test(test_t18_widening_dma),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,6 +88,62 @@ static void test_t5_errors_mxu(void **state)
     ERR(r, "mxu.mma", mm7, "mxu 3 does not exist (the config has 1 MXU)");
 }
 
+/* T5b: the MXU's modes at issue: int8 on a machine without it, bf16 on an
+ * int8-only one, a stream against weights of the other mode; and the
+ * widening DMA's destination (2 bytes of VMEM per HBM byte, bf16-aligned). */
+static void test_t5b_errors_int8(void **state)
+{
+    (void)state;
+    static const int64_t r[] = { 1, 0x1000, 2, 16, 3, 0x2000, 4, 4, 5, 32, 6, 0x3ff00, 7, 0x81,
+                                 8, 0x90, 9, 1 };
+    static const int64_t mm[] = { 0, 3, 1, 4, 2, 5, 31 };
+    ERR(r, "mxu.mm.i8", mm, "core 0: cycle 9: pc 9 (mxu.mm.i8 0, s3, s1, s4, s2, s5, 31): an "
+                            "int8 stream against bf16 weights (the last weight load of mxu 0 "
+                            "was mxu.lw, or none since reset)");
+    static const int64_t lw[] = { 0, 7, 2, 31 };
+    ERR(r, "mxu.lw.i8", lw, "misaligned VMEM address 0x81: int8 weight row pairs must be "
+                            "2-byte aligned");
+    /* a row of 0x90 int8 -> 0x120 bytes of VMEM from 0x3ff00: past the end
+     * (as bf16 copy the same row would fit) */
+    static const int64_t d1[] = { 6, 0, 9, 8, 8, 8, 0 };
+    ERR(r, "dma.h2v.i8", d1, "VMEM address 0x40000 out of range (VMEM is 0x40000 bytes): DMA "
+                             "destination");
+    static const int64_t d2[] = { 7, 0, 4, 5, 5, 5, 0 };
+    ERR(r, "dma.h2v.i8", d2, "misaligned VMEM address 0x81: bf16 destination rows must be "
+                             "2-byte aligned");
+
+    harness *h = h_new("tiny", NULL);                    /* a bf16 stream after int8 weights */
+    REGS(h, 1, 0x1000, 2, 16, 3, 0x2000, 4, 4, 5, 32);
+    I(h, "mxu.lw.i8", 0, 1, 2, 31);
+    I(h, "mxu.mm.i8", 0, 3, 1, 4, 2, 5, 31);             /* fine */
+    I(h, "mxu.mma", 0, 3, 1, 4, 2, 5, 31);
+    h_expect_error(h, "pc 7 (mxu.mma 0, s3, s1, s4, s2, s5, 31): a bf16 stream against int8 "
+                      "weights (the last weight load of mxu 0 was mxu.lw.i8)");
+    h_free(h);
+    /* each MXU remembers its own: int8 weights on mxu 1 do not make mxu 0's int8 */
+    h = h_new("mid", NULL);
+    REGS(h, 1, 0x1000, 2, 32, 3, 0x2000, 4, 4, 5, 64);
+    I(h, "mxu.lw.i8", 1, 1, 2, 31);
+    I(h, "mxu.mm.i8", 1, 3, 1, 4, 2, 5, 31);
+    I(h, "mxu.mm.i8", 0, 3, 1, 4, 2, 5, 31);
+    h_expect_error(h, "pc 7 (mxu.mm.i8 0, s3, s1, s4, s2, s5, 31): an int8 stream against bf16 "
+                      "weights");
+    h_free(h);
+    /* a machine without int8, and an int8-only one */
+    h = h_new("tiny", "mxu_int8=0", NULL);
+    REGS(h, 1, 0x1000, 2, 16);
+    I(h, "mxu.lw.i8", 0, 1, 2, 31);
+    h_expect_error(h, "pc 2 (mxu.lw.i8 0, s1, s2, 31): this machine's MXUs have no int8 mode "
+                      "(config mxu_int8 = 0)");
+    h_free(h);
+    h = h_new("tiny", "mxu_int8=2", NULL);
+    REGS(h, 1, 0x1000, 2, 16);
+    I(h, "mxu.lw", 0, 1, 2, 31);
+    h_expect_error(h, "pc 2 (mxu.lw 0, s1, s2, 31): this machine's MXUs are int8 only (config "
+                      "mxu_int8 = 2): bf16 MXU instructions cannot run");
+    h_free(h);
+}
+
 static void test_t5_errors_vpu_ici_and_illegal(void **state)
 {
     (void)state;
@@ -149,6 +205,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_t5_errors_dma),
         cmocka_unit_test(test_t5_errors_mxu),
+        cmocka_unit_test(test_t5b_errors_int8),
         cmocka_unit_test(test_t5_errors_vpu_ici_and_illegal),
         cmocka_unit_test(test_t5_ici_destination_checked_against_neighbour),
     };

@@ -464,6 +464,53 @@ static void test_t24_mma_reads_old_row_one_cycle_before_write(void **state)
     h_free(h);
 }
 
+/* int8 (numerics.md section 9): the same timing as bf16 (T19-T26) - a row
+ * of 2N int8 in s + b, its int32 result row in s + b + 2N - and the values:
+ * each cell adds a0*w0 + a1*w1, mxu.mma.i8 adds to the old row mod 2^32. */
+static void test_t19_t26_int8_same_timing_exact_values(void **state)
+{
+    (void)state;
+    harness *h = h_new("tiny", NULL);
+    int8_t w[128], x[2][16];
+    for (int i = 0; i < 128; i++)                /* weight pair-row r, byte 2c + j: W[2r+j][c] */
+        w[i] = (int8_t)(i % 2 ? -128 : 127 - i);
+    for (int k = 0; k < 16; k++) {
+        x[0][k] = (int8_t)(k % 3 ? -128 : 100 - k);
+        x[1][k] = (int8_t)(k - 8);
+    }
+    uint32_t old[16];
+    for (int i = 0; i < 16; i++)
+        old[i] = i < 8 ? 0x7fffff00u : 0x80000000u;    /* near the ends of int32: wraps */
+    h_data(h, TPU_SPACE_VMEM, 0x1000, w, sizeof w);
+    h_data(h, TPU_SPACE_VMEM, 0x2000, x, sizeof x);
+    h_data(h, TPU_SPACE_VMEM, 0x3000, old, sizeof old);
+    REGS(h, 1, 0x1000, 2, 16, 3, 0x3000, 4, 0x2000, 5, 2, 6, 32);
+    uint64_t lw = I(h, "mxu.lw.i8", 0, 1, 2, 31);
+    uint64_t mm = I(h, "mxu.mma.i8", 0, 3, 4, 5, 2, 6, 31);
+    I0(h, "halt");
+    h_run_ok(h);
+    uint64_t l = issue_cycle(h, lw) + 1;
+    uint64_t s = h_find(h, TPU_EV_MXU_TILE_START, 0, mm, 0)->cycle;
+    assert_int_equal(s, l + 1);                          /* T21 */
+    for (unsigned b = 0; b < 2; b++)
+        assert_int_equal(h_find(h, TPU_EV_MXU_ROW_OUT, 0, mm, b)->cycle, s + b + 16);   /* T24 */
+    uint32_t out[16];
+    h_peek(h, 0, TPU_SPACE_VMEM, 0x3000, out, sizeof out);
+    for (int b = 0; b < 2; b++)
+        for (int c = 0; c < 8; c++) {
+            uint32_t want = old[b * 8 + c];                /* plain: mod 2^32 */
+            for (int k = 0; k < 16; k++)
+                want += (uint32_t)((int32_t)x[b][k] * (int32_t)w[(k / 2) * 16 + 2 * c + k % 2]);
+            assert_int_equal(out[b * 8 + c], want);
+        }
+    tpu_stats st;
+    tpu_core_stats(tpu_system_core(h->sys, 0), &st);
+    assert_int_equal(st.int8_macs, 2 * 2 * 64);          /* 2 rows of 2N x N MACs */
+    assert_int_equal(st.macs, st.int8_macs);
+    assert_int_equal(st.flops, 2 * st.int8_macs);
+    h_free(h);
+}
+
 static void test_t25_lone_stream_occupies_M_plus_2N(void **state)
 {
     (void)state;
@@ -615,6 +662,7 @@ int main(void)
         cmocka_unit_test(test_t22_t23_cells_see_rows_on_the_diagonal),
         cmocka_unit_test(test_t24_result_row_b_written_at_s_plus_b_plus_2N),
         cmocka_unit_test(test_t24_mma_reads_old_row_one_cycle_before_write),
+        cmocka_unit_test(test_t19_t26_int8_same_timing_exact_values),
         cmocka_unit_test(test_t25_lone_stream_occupies_M_plus_2N),
         cmocka_unit_test(test_t25_back_to_back_tiles_no_bubble),
         cmocka_unit_test(test_t25_lw_mm_with_N_over_W_rows_keeps_array_busy),

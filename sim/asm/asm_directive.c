@@ -60,7 +60,7 @@ static const struct directive {
     { ".bf16", d_float, 1, -1, DATA, "" },
     { ".f32", d_float, 1, -1, DATA, "" },
     { ".zero", d_zero, 1, 1, DATA, "N" },
-    { ".random", d_random, 3, 5, DATA, "bf16|f32, COUNT, SEED [, LO, HI]" },
+    { ".random", d_random, 3, 5, DATA, "bf16|f32|i8, COUNT, SEED [, LO, HI]" },
     { ".align", d_align, 1, 1, DATA, "N" },
     { ".insn", d_insn, 1, 1, TEXT, "EXPR" },
     { ".target", d_target, 4, 4, ANY, "MXU_N, NUM_MXU, SUBLANES, LANES" },
@@ -258,7 +258,7 @@ static void d_random(dctx *d)
     uint8_t kind = 0;
     if (d->n == 4) {
         asm_error(a, d->dir->col, "'.random' takes 3 or 5 operands (%s), got 4",
-                  "bf16|f32, COUNT, SEED [, LO, HI]");
+                  "bf16|f32|i8, COUNT, SEED [, LO, HI]");
         asm_data_close(a);
         return;
     }
@@ -266,8 +266,10 @@ static void d_random(dctx *d)
         kind = TPU_FILL_RANDOM_BF16;
     else if (d->en[0] == d->st[0] + 1 && asm_tok_is(t, "f32"))
         kind = TPU_FILL_RANDOM_F32;
+    else if (d->en[0] == d->st[0] + 1 && asm_tok_is(t, "i8"))
+        kind = TPU_FILL_RANDOM_I8;
     else {
-        asm_error(a, t->col, "'.random' element type must be bf16 or f32, got '%s'",
+        asm_error(a, t->col, "'.random' element type must be bf16, f32 or i8, got '%s'",
                   asm_tok_text(t, b, sizeof b));
         asm_data_close(a);
         return;
@@ -276,10 +278,12 @@ static void d_random(dctx *d)
         asm_data_close(a);
         return;
     }
-    unsigned el = kind == TPU_FILL_RANDOM_BF16 ? 2 : 4;
+    unsigned el = kind == TPU_FILL_RANDOM_BF16 ? 2 : kind == TPU_FILL_RANDOM_I8 ? 1 : 4;
     uint64_t size = count > UINT64_MAX / el ? UINT64_MAX : count * el;
     asm_val seed = { 0, 0 };
     uint32_t lo = 0xbf800000u, hi = 0x3f800000u;          /* -1.0, 1.0 */
+    if (kind == TPU_FILL_RANDOM_I8)
+        lo = 0xc3000000u, hi = 0x43000000u;               /* -128, 128: every int8 */
     if (a->pass == 2) {
         if (asm_expr_operand(a, d->st[2], d->en[2], 0, &seed))
             seed.v = 0;
@@ -289,6 +293,14 @@ static void d_random(dctx *d)
             if (!finite || f32_key(lo) >= f32_key(hi))
                 asm_error(a, a->toks[d->st[3]].col,
                           "'.random' range [LO, HI) must be finite and not empty");
+            else if (kind == TPU_FILL_RANDOM_I8) {
+                float fl, fh;
+                memcpy(&fl, &lo, 4);
+                memcpy(&fh, &hi, 4);
+                if (fl != (float)(int)fl || fh != (float)(int)fh || fl < -128 || fh > 128)
+                    asm_error(a, a->toks[d->st[3]].col, "'.random i8' range [LO, HI) must be "
+                              "integers with -128 <= LO < HI <= 128");
+            }
         }
     }
     if (asm_data_fill(a, kind, size, (uint64_t)seed.v, lo, hi, d->dir->col) == 0 && size)
@@ -385,18 +397,22 @@ static void d_expect(dctx *d)
         [TPU_EXPECT_MAX] = "Z, X, Y, N", [TPU_EXPECT_MIN] = "Z, X, Y, N",
         [TPU_EXPECT_RELU] = "Z, X, N", [TPU_EXPECT_COPY] = "DST, SRC, NBYTES",
         [TPU_EXPECT_F32] = "ADDR, F, ...", [TPU_EXPECT_SUM] = "Z, X, STRIDE, K, N",
+        [TPU_EXPECT_MATMUL_I8] = "Y, X, W, B, D, F", [TPU_EXPECT_MATMUL_W8] = "Y, X, W, B, D, F",
+        [TPU_EXPECT_MATMUL_W8S] = "Y, X, W, S, B, D, F",
     };
     static const uint8_t naddr[TPU_EXPECT_OP_COUNT] = {
         [TPU_EXPECT_MATMUL] = 3, [TPU_EXPECT_ADD] = 3, [TPU_EXPECT_SUB] = 3,
         [TPU_EXPECT_MUL] = 3, [TPU_EXPECT_MAX] = 3, [TPU_EXPECT_MIN] = 3,
         [TPU_EXPECT_RELU] = 2, [TPU_EXPECT_COPY] = 2, [TPU_EXPECT_F32] = 1,
-        [TPU_EXPECT_SUM] = 2,
+        [TPU_EXPECT_SUM] = 2, [TPU_EXPECT_MATMUL_I8] = 3, [TPU_EXPECT_MATMUL_W8] = 3,
+        [TPU_EXPECT_MATMUL_W8S] = 4,
     };
     static const uint8_t nops[TPU_EXPECT_OP_COUNT] = {
         [TPU_EXPECT_MATMUL] = 6, [TPU_EXPECT_ADD] = 4, [TPU_EXPECT_SUB] = 4,
         [TPU_EXPECT_MUL] = 4, [TPU_EXPECT_MAX] = 4, [TPU_EXPECT_MIN] = 4,
         [TPU_EXPECT_RELU] = 3, [TPU_EXPECT_COPY] = 3, [TPU_EXPECT_F32] = 0,
-        [TPU_EXPECT_SUM] = 5,
+        [TPU_EXPECT_SUM] = 5, [TPU_EXPECT_MATMUL_I8] = 6, [TPU_EXPECT_MATMUL_W8] = 6,
+        [TPU_EXPECT_MATMUL_W8S] = 7,
     };
     if (a->pass != 2)
         return;
@@ -414,8 +430,8 @@ static void d_expect(dctx *d)
                 op = k;
         }
     if (!op) {
-        asm_error(a, t->col, "unknown check '%s' after '.expect' (expected matmul, add, sub, "
-                  "mul, max, min, relu, copy, f32 or sum)", asm_tok_text(t, b, sizeof b));
+        asm_error(a, t->col, "unknown check '%s' after '.expect' (expected matmul, matmul_i8, "
+                  "matmul_w8, matmul_w8s, add, sub, mul, max, min, relu, copy, f32 or sum)", asm_tok_text(t, b, sizeof b));
         return;
     }
     const char *opname = tpu_expect_op_name(op);

@@ -160,6 +160,22 @@ static int encode(asm_ctx *a, size_t i, uint64_t *word)
         unknown_mnemonic(a, t);
         return -1;
     }
+    /* The machine's MXU modes, when the config is known (timing.md T5b). */
+    if (d->unit == TPU_UNIT_MXU && a->opt->config) {
+        int i8 = d->opcode == TPU_OP_MXU_LW_I8 || d->opcode == TPU_OP_MXU_MM_I8
+              || d->opcode == TPU_OP_MXU_MMA_I8;
+        uint64_t mode = a->opt->config->mxu_int8;
+        if (i8 && mode == 0) {
+            asm_error(a, t->col, "'%s': the machine '%s' has no int8 MXU mode (mxu_int8 = 0)",
+                      d->mnemonic, a->opt->config->name);
+            return -1;
+        }
+        if (!i8 && mode == 2) {
+            asm_error(a, t->col, "'%s': the machine '%s' has int8 MXUs only (mxu_int8 = 2): "
+                      "use '%s.i8'", d->mnemonic, a->opt->config->name, d->mnemonic);
+            return -1;
+        }
+    }
     size_t starts[TPU_MAX_OPERANDS], ends[TPU_MAX_OPERANDS];
     int n = asm_split_operands(a, i + 1, starts, ends, TPU_MAX_OPERANDS);
     if (n < 0)

@@ -232,7 +232,16 @@ static void put_chunk(dis *d, size_t ci)
     fprintf(d->out, "\n.%s 0x%llx\n", space_name(c->space), (unsigned long long)c->addr);
     if (c->rec == TPU_REC_FILL) {
         put_labels_at(d, ci, c->space, c->addr);
-        if (c->fill == TPU_FILL_RANDOM_BF16 || c->fill == TPU_FILL_RANDOM_F32) {
+        if (c->fill == TPU_FILL_RANDOM_I8) {
+            char lo[32], hi[32];
+            tpu_dis_f32(c->lo_bits, lo, sizeof lo);
+            tpu_dis_f32(c->hi_bits, hi, sizeof hi);
+            fprintf(d->out, "    .random i8, ");
+            put_num(d->out, c->size);
+            fprintf(d->out, ", ");
+            put_num(d->out, c->seed);
+            fprintf(d->out, ", %s, %s\n", lo, hi);
+        } else if (c->fill == TPU_FILL_RANDOM_BF16 || c->fill == TPU_FILL_RANDOM_F32) {
             int bf16 = c->fill == TPU_FILL_RANDOM_BF16;
             char lo[32], hi[32];
             tpu_dis_f32(c->lo_bits, lo, sizeof lo);

@@ -37,11 +37,18 @@ static const struct {
       "Targets are instruction indices; in assembly, usually a label." },
     { 0x40, 0x4f, "DMA and ICI",
       "Copies run on the DMA engines, ICI sends on the ICI unit.  Each signals its "
-      "completion by incrementing a semaphore (`sem.wait` waits for it)." },
+      "completion by incrementing a semaphore (`sem.wait` waits for it).  `dma.h2v.i8` "
+      "widens int8 to bf16 on the way in (docs/numerics.md section 9)." },
     { 0x50, 0x5f, "Matrix units (MXU)",
       "Weight-stationary N x N systolic arrays: bf16 inputs, fp32 results "
       "(docs/numerics.md).  `mxu.lw` loads weights into a shadow buffer; `mxu.mm` and "
-      "`mxu.mma` use the latest weights loaded." },
+      "`mxu.mma` use the latest weights loaded.  On machines with `mxu_int8` (docs/config.md) "
+      "the `.i8` forms run the same array in int8 (docs/numerics.md section 9): each 16-bit "
+      "weight slot holds two int8 weights of consecutive k (the K-pair-interleaved layout) and "
+      "each 16-bit activation lane two int8 activations, so a pass contracts 2N at twice the "
+      "bf16 MAC rate, with int32 results that wrap; the timing is the bf16 one (docs/timing.md "
+      "T26a).  The weights remember their mode: a stream of the other mode is a run-time "
+      "error at issue (T5b)." },
     { 0x60, 0x77, "Vector unit (VPU)",
       "Vector registers hold sublanes x lanes fp32 elements (S x L).  Arithmetic is "
       "elementwise fp32 as docs/numerics.md specifies." },

@@ -3,7 +3,7 @@
  * co-simulation of the C model and the RTL (docs/cosim.md).
  *
  *   tpu-randprog [--config NAME|FILE] [--seed N] [--length N] [--errors]
- *                [--cores N] [-o OUT.s] [--coverage]
+ *                [--cores N] [--int8] [-o OUT.s] [--coverage]
  *
  * One seed makes one program, printed as assembly text for tpu-as.  The
  * program is a weighted mix of every instruction class the config has
@@ -29,6 +29,13 @@
  * one run-time error on purpose (out-of-range or misaligned access,
  * illegal word, deadlock, bad pc, no such MXU, an ICI port without a
  * neighbour); the C model and the RTL must then stop at the same cycle.
+ * --int8 (off by default: the RTL has no int8 yet, docs/timing.md "int8 in
+ * the RTL") makes about half the weight loads mxu.lw.i8, every stream
+ * after one of them an int8 stream (the generator keeps each MXU's mode as
+ * the sequencer does, T5b, so no stream meets weights of the other mode),
+ * and one DMA from HBM in four a widening dma.h2v.i8; without it the
+ * generator draws no random number more than it did before int8 (the
+ * programs of a seed did change with the table, which gen_alu draws from).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -69,6 +76,8 @@ typedef struct gen {
     long budget;              /* instructions still to emit */
     long emitted;
     unsigned loop_depth;
+    int int8;                 /* --int8 */
+    uint8_t w_i8[TPU_MAX_MXUS];   /* each MXU's weights: int8 (T5b) */
 } gen;
 
 /* ---- random numbers (splitmix64: small and the same everywhere) ---------- */
@@ -223,6 +232,24 @@ static void region(gen *g, uint64_t rows, uint64_t width, uint64_t align, uint64
 
 /* ---- instruction classes ------------------------------------------------ */
 
+/* The mnemonic of a weight load on MXU m, padded to 9: with --int8 int8
+ * half the time (the MXU's weights remember it); else mxu.lw. */
+static const char *lw_op(gen *g, unsigned m)
+{
+    if (!g->int8)
+        return "mxu.lw   ";
+    g->w_i8[m] = (uint8_t)one_in(g, 2);
+    return g->w_i8[m] ? "mxu.lw.i8" : "mxu.lw   ";
+}
+
+/* A stream on MXU m in the mode of its weights. */
+static const char *mm_op(const gen *g, unsigned m, int mma)
+{
+    if (g->int8 && g->w_i8[m])
+        return mma ? "mxu.mma.i8" : "mxu.mm.i8";
+    return mma ? "mxu.mma" : "mxu.mm ";
+}
+
 /* An instruction of the sequencer that writes a register from registers
  * and numbers only (so "jr", which reads one and writes none, is not). */
 static int is_alu(const tpu_insn_desc *d)
@@ -351,9 +378,10 @@ static void gen_dma(gen *g)
     int to_hbm = one_in(g, 2);
     uint64_t rows = one_in(g, 8) ? 0 : (uint64_t)range(g, 1, 12);
     uint64_t width = one_in(g, 8) ? 0 : (uint64_t)(one_in(g, 3) ? range(g, 1, 8) : range(g, 1, 160));
+    int wide = g->int8 && !to_hbm && one_in(g, 4);          /* dma.h2v.i8: 2 bytes of VMEM a byte */
     int64_t vs, hs;
     uint64_t vb, hb;
-    region(g, rows, width, 1, g->vwin, g->cfg.vmem_bytes, &vs, &vb);
+    region(g, rows, wide ? 2 * width : width, wide ? 2 : 1, g->vwin, g->cfg.vmem_bytes, &vs, &vb);
     region(g, rows, width, 1, g->hwin, g->cfg.hbm_bytes, &hs, &hb);
     unsigned sem = pick_sem(g);
     li(g, 1, (int64_t)(to_hbm ? hb : vb));
@@ -362,7 +390,8 @@ static void gen_dma(gen *g)
     li(g, 4, (int64_t)width);
     li(g, 5, to_hbm ? vs : hs);
     li(g, 6, to_hbm ? hs : vs);
-    insn(g, "%s s1, s2, s3, s4, s5, s6, %u", to_hbm ? "dma.v2h" : "dma.h2v", sem);
+    insn(g, "%s s1, s2, s3, s4, s5, s6, %u", to_hbm ? "dma.v2h" : wide ? "dma.h2v.i8" : "dma.h2v",
+         sem);
     g->pending[sem]++;
 }
 
@@ -378,7 +407,7 @@ static void gen_mxu_lw(gen *g, unsigned m)
     unsigned sem = pick_sem(g);
     li(g, 1, (int64_t)b);
     li(g, 2, st);
-    insn(g, "mxu.lw  %u, s1, s2, %u", m, sem);
+    insn(g, "%s %u, s1, s2, %u", lw_op(g, m), m, sem);
     g->pending[sem]++;
 }
 
@@ -395,7 +424,7 @@ static void gen_mxu_mm(gen *g, unsigned m)
     li(g, 3, (int64_t)rows);
     li(g, 4, ss);
     li(g, 5, ds);
-    insn(g, "%s %u, s1, s2, s3, s4, s5, %u", one_in(g, 3) ? "mxu.mma" : "mxu.mm ", m, sem);
+    insn(g, "%s %u, s1, s2, s3, s4, s5, %u", mm_op(g, m, one_in(g, 3)), m, sem);
     g->pending[sem]++;
 }
 
@@ -514,8 +543,8 @@ static void hazard_weight_swaps(gen *g)
     li(g, 7, 4 * (int64_t)n);
     unsigned sem = pick_sem(g), k = (unsigned)range(g, 2, 5);
     for (unsigned i = 0; i < k; i++) {
-        insn(g, "mxu.lw  %u, s%u, s2, %u", m, i % 2 ? 3 : 1, sem);
-        insn(g, "%s %u, s4, s5, s6, s2, s7, %u", i % 2 ? "mxu.mma" : "mxu.mm ", m, sem);
+        insn(g, "%s %u, s%u, s2, %u", lw_op(g, m), m, i % 2 ? 3 : 1, sem);
+        insn(g, "%s %u, s4, s5, s6, s2, s7, %u", mm_op(g, m, i % 2), m, sem);
         g->pending[sem] += 2;
     }
 }
@@ -535,12 +564,12 @@ static void hazard_dma_into_mxu(gen *g)
     li(g, 7, DATA_F32 + (int64_t)below(g, 2048));
     li(g, 8, (int64_t)range(g, 1, 4 * n * n));
     li(g, 9, 1);
-    insn(g, "mxu.lw  %u, s1, s2, %u", m, sem);
+    insn(g, "%s %u, s1, s2, %u", lw_op(g, m), m, sem);
     if (one_in(g, 2))
         insn(g, "dma.h2v s1, s7, s9, s8, zero, zero, %u", sem);   /* into the weights */
     else
         insn(g, "dma.h2v s4, s7, s9, s8, zero, zero, %u", sem);   /* into the activations */
-    insn(g, "mxu.mm  %u, s3, s4, s5, s2, s6, %u", m, sem);
+    insn(g, "%s %u, s3, s4, s5, s2, s6, %u", mm_op(g, m, 0), m, sem);
     if (one_in(g, 2))
         insn(g, "vst     v%u, s4, 0", (unsigned)below(g, 4));
     insn(g, "dma.v2h s7, s3, s9, s8, zero, zero, %u", sem);      /* out of the results */
@@ -574,7 +603,7 @@ static void hazard_full_queue(gen *g)
         li(g, 3, 0x6000);
         li(g, 4, 1);
         for (unsigned i = 0; i < k; i++)
-            insn(g, "%s %u, s3, s1, s4, s2, zero, %u", i % 2 ? "mxu.mma" : "mxu.mm ", m, sem);
+            insn(g, "%s %u, s3, s1, s4, s2, zero, %u", mm_op(g, m, i % 2), m, sem);
         g->pending[sem] += k;
         break;
     }
@@ -635,8 +664,8 @@ static void hazard_ici_into_busy(gen *g)
     li(g, 7, (int64_t)x);
     li(g, 8, (int64_t)rows);
     li(g, 9, 4 * (int64_t)n);
-    insn(g, "mxu.lw  %u, s4, s5, %u", m, sem);
-    insn(g, "mxu.mm  %u, s6, s7, s8, s5, s9, %u", m, sem);
+    insn(g, "%s %u, s4, s5, %u", lw_op(g, m), m, sem);
+    insn(g, "%s %u, s6, s7, s8, s5, s9, %u", mm_op(g, m, 0), m, sem);
     g->pending[sem] += 2;
     emit_ici(g, (unsigned)below(g, 2), t, DATA_F32 + below(g, 1024), bytes, one_in(g, 2),
              pick_sem(g), pick_sem(g));
@@ -689,7 +718,7 @@ static void hazard_ici_budget(gen *g)
         li(g, 6, (int64_t)range(g, 1, 2 * g->n));
         li(g, 7, 2 * (int64_t)g->n);
         li(g, 8, 4 * (int64_t)g->n);
-        insn(g, "mxu.mm  %u, s4, s5, s6, s7, s8, %u", m, sem);
+        insn(g, "%s %u, s4, s5, s6, s7, s8, %u", mm_op(g, m, 0), m, sem);
         g->pending[sem]++;
     }
     li(g, 8, 0x7000);
@@ -757,7 +786,7 @@ static void gen_error(gen *g)
         li(g, 2, 0);
         li(g, 3, 2);
         li(g, 4, 2 * (int64_t)g->n);
-        insn(g, "mxu.mm  0, s1, s2, s3, s4, s4, 0");
+        insn(g, "%s 0, s1, s2, s3, s4, s4, 0", mm_op(g, 0, 0));
         break;
     case 2:
         what = "VPU load past the end of VMEM";
@@ -870,8 +899,9 @@ static void generate(gen *g, uint64_t seed, long length)
 {
     g->rng = seed * 0x2545f4914f6cdd1dull + 1;
     g->budget = length;
-    fprintf(g->out, "# randprog seed %" PRIu64 "%s%s\n", seed, g->errors ? " (--errors)" : "",
-            g->cores > 1 ? " (--cores 2: a ring of two, rtl-bench2, tpu-sim --cores 2)" : "");
+    fprintf(g->out, "# randprog seed %" PRIu64 "%s%s%s\n", seed, g->errors ? " (--errors)" : "",
+            g->cores > 1 ? " (--cores 2: a ring of two, rtl-bench2, tpu-sim --cores 2)" : "",
+            g->int8 ? " (--int8)" : "");
     fprintf(g->out, "# tpu-as: --config %s\n", g->cfgname);
     gen_data(g);
     /* Scratch registers start with a mix of values. */
@@ -890,7 +920,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: tpu-randprog [--config NAME|FILE] [--seed N] [--length N] [--errors]\n"
-            "                    [--cores N] [-o OUT.s] [--coverage]\n"
+            "                    [--cores N] [--int8] [-o OUT.s] [--coverage]\n"
             "\n"
             "Print a constrained-random test program (assembly for tpu-as) made from\n"
             "one seed: every instruction class of the config plus directed hazard\n"
@@ -907,6 +937,8 @@ static void usage(FILE *f)
             "  --cores N           1 (default) or 2: a program for a ring of two cores\n"
             "                      (rtl-bench2, tpu-sim --cores 2) with dma.ici; both\n"
             "                      cores run it and its control flow is the same on both\n"
+            "  --int8              int8 MXU work too (mxu.*.i8, dma.h2v.i8; the C model\n"
+            "                      only: the RTL has no int8 yet)\n"
             "  -o OUT.s            write to OUT.s (default standard output)\n"
             "  --coverage          list the instructions of the table and whether\n"
             "                      the generator makes them (with --cores), then exit\n"
@@ -914,10 +946,13 @@ static void usage(FILE *f)
 }
 
 /* Which table entries the generator emits for `cores` cores (--coverage). */
-static int covered(const tpu_insn_desc *d, unsigned cores)
+static int covered(const tpu_insn_desc *d, unsigned cores, int int8)
 {
     if (d->unit == TPU_UNIT_VPU)
         return 1;
+    size_t len = strlen(d->mnemonic);
+    if (len > 3 && !strcmp(d->mnemonic + len - 3, ".i8"))
+        return int8 && (!strcmp(d->mnemonic, "dma.h2v.i8") || !strncmp(d->mnemonic, "mxu.", 4));
     if (d->unit == TPU_UNIT_DMA || d->unit == TPU_UNIT_MXU)
         return !strcmp(d->mnemonic, "dma.h2v") || !strcmp(d->mnemonic, "dma.v2h") ||
                !strncmp(d->mnemonic, "mxu.", 4);
@@ -947,7 +982,7 @@ int main(int argc, char **argv)
 {
     const char *cfgname = "tiny", *outname = NULL;
     uint64_t seed = 1, length = 300, cores = 1;
-    int errors = 0, coverage = 0;
+    int errors = 0, coverage = 0, int8 = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -957,6 +992,8 @@ int main(int argc, char **argv)
             errors = 1;
         } else if (!strcmp(a, "--coverage")) {
             coverage = 1;
+        } else if (!strcmp(a, "--int8")) {
+            int8 = 1;
         } else if ((!strcmp(a, "--config") || !strcmp(a, "--seed") || !strcmp(a, "--length") ||
                     !strcmp(a, "--cores") || !strcmp(a, "-o")) && i + 1 < argc) {
             const char *v = argv[++i];
@@ -981,7 +1018,8 @@ int main(int argc, char **argv)
     if (coverage) {
         for (size_t i = 0; i < tpu_isa_count; i++)
             printf("%-10s %s\n", tpu_isa_table[i].mnemonic,
-                   covered(&tpu_isa_table[i], (unsigned)cores) ? "generated" : "not generated");
+                   covered(&tpu_isa_table[i], (unsigned)cores, int8) ? "generated"
+                                                                      : "not generated");
         return 0;
     }
     gen *g = calloc(1, sizeof *g);
@@ -1004,6 +1042,14 @@ int main(int argc, char **argv)
     g->hwin = g->cfg.hbm_bytes < 0x8000 ? g->cfg.hbm_bytes : 0x8000;
     g->errors = errors;
     g->cores = (unsigned)cores;
+    g->int8 = int8;
+    if (int8 && g->cfg.mxu_int8 != 1) {
+        fprintf(stderr, "tpu-randprog: error: --int8: config '%s' has mxu_int8 = %llu (the "
+                "generator needs bf16 and int8: 1)\n", cfgname,
+                (unsigned long long)g->cfg.mxu_int8);
+        free(g);
+        return 2;
+    }
     if (cores > 1 && g->cfg.ici_latency == 0) {
         fprintf(stderr, "tpu-randprog: error: config '%s' has ici_latency 0: no system of two "
                 "cores\n", cfgname);

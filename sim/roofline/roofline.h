@@ -51,6 +51,9 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_FILES = 3 };
 #define SIDE_MARGIN 1.1
 
 enum series { S_HBM, S_VMEM, S_ADD, S_MUL, S_RELU, S_COUNT };
+/* The matmul's numbers (matmul_sweep.s MODE, docs/roofline.md "int8"). */
+enum rl_mode { RL_BF16, RL_INT8, RL_W8 };
+extern const char *const rl_mode_name[3];         /* "bf16", "int8", "w8" */
 extern const char *const series_key[S_COUNT];    /* roofline_output.c */
 extern const char *const series_title[S_COUNT];
 
@@ -84,6 +87,8 @@ typedef struct options {
     const char *out, *img, *programs;
     int64_t d, f, reps, chunks;
     const char *batches, *vmem_batches;
+    int mode;                           /* --mode: -1 the machine's default, else enum rl_mode */
+    int xy;                             /* --xy-vmem: X and Y in VMEM, only W crosses HBM */
     unsigned jobs;
     int no_plot, quiet;
 } options;
@@ -97,7 +102,10 @@ typedef struct sweep {
     char path[2][1024];
     point pts[MAX_POINTS];
     size_t npts;
-    /* machine numbers */
+    /* the matmul: its numbers (enum rl_mode), X and Y in VMEM (--xy-vmem) */
+    int mode, xy;
+    double ex, ew, kt;                  /* HBM bytes of an X and of a W element; K per tile */
+    /* machine numbers (peak: of the mode, OPs per cycle; int8 is twice bf16) */
     double n, nm, wl, peak, bw, vmem_bw, wl_bw, lat;
     int64_t dmab;                       /* bytes per DMA the matmul aims at */
 } sweep;

@@ -27,9 +27,11 @@ static void derive(const sweep *sw, point *p)
     p->t_w = 0;
     p->wbytes = 0;
     if (p->series == S_HBM || p->series == S_VMEM) {
-        double tiles = (double)sw->d / sw->n * (double)sw->f / (sw->n * sw->nm);
+        double tiles = (double)sw->d / sw->kt * (double)sw->f / (sw->n * sw->nm);
         p->t_w = (double)p->reps * tiles * sw->n / sw->wl;
-        p->wbytes = 2.0 * (double)sw->d * (double)sw->f * (double)p->reps;
+        /* the weight bytes the MXUs read from VMEM: int8 1 an element */
+        p->wbytes = (sw->mode == RL_INT8 ? 1.0 : 2.0) * (double)sw->d * (double)sw->f
+                  * (double)p->reps;
     }
     p->bound = fmax(p->t_math, fmax(p->t_hbm, p->t_w));
     p->bound_name = p->bound == p->t_math ? "compute" : p->bound == p->t_hbm ? "hbm" : "weights";

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+const char *const rl_mode_name[3] = { "bf16", "int8", "w8" };
 const char *const series_key[S_COUNT] = { "matmul_hbm", "matmul_vmem", "add", "mul",
                                                  "relu" };
 const char *const series_title[S_COUNT] = {
@@ -58,6 +59,7 @@ int rl_write_summary(const sweep *sw, const summary *s, const char *path)
     }
     fprintf(f, "config = %s\nd = %lld\nf = %lld\n", sw->cfg.name, (long long)sw->d,
             (long long)sw->f);
+    fprintf(f, "mode = %s\nxy_vmem = %d\n", rl_mode_name[sw->mode], sw->xy);
     fprintf(f, "peak_flops_per_cycle = %.10g\nhbm_bytes_per_cycle = %.10g\n"
             "vmem_bytes_per_cycle = %.10g\nweight_load_bytes_per_cycle = %.10g\n", sw->peak,
             sw->bw, sw->vmem_bw, sw->wl_bw);
@@ -234,11 +236,18 @@ void rl_print_report(const sweep *sw, const summary *s, FILE *out, int quiet)
 {
     const tpu_config *c = &sw->cfg;
     if (!quiet) {
-        fprintf(out, "machine   %s: %llu MXU%s of %llux%llu at %.4g GHz: peak %.0f FLOP/cycle; "
+        fprintf(out, "machine   %s: %llu MXU%s of %llux%llu at %.4g GHz: peak %.0f %s/cycle; "
                 "HBM %.3g B/cycle (latency %llu); VMEM %.0f B/cycle\n", c->name,
                 (unsigned long long)c->num_mxu, c->num_mxu == 1 ? "" : "s",
                 (unsigned long long)c->mxu_n, (unsigned long long)c->mxu_n, c->clock_hz / 1e9,
-                sw->peak, sw->bw, (unsigned long long)c->hbm_latency, sw->vmem_bw);
+                sw->peak, sw->mode == RL_INT8 ? "OP" : "FLOP", sw->bw,
+                (unsigned long long)c->hbm_latency, sw->vmem_bw);
+        if (sw->mode != RL_BF16 || sw->xy)
+            fprintf(out, "matmul    %s%s (docs/roofline.md, \"int8\")\n",
+                    sw->mode == RL_INT8 ? "int8 X and W, int32 Y: OPs at the int8 peak"
+                    : sw->mode == RL_W8 ? "int8 W in HBM widened to bf16 (dma.h2v.i8), bf16 X, "
+                                          "fp32 Y" : "bf16",
+                    sw->xy ? "; X and Y in VMEM, only W crosses HBM" : "");
         fprintf(out, "%-12s %6s %5s %11s %13s %10s %9s %8s  %s\n", "series", "B", "reps",
                 "cycles", "FLOP/cycle", "intensity", "bound", "% bound", "result");
         for (size_t i = 0; i < sw->npts; i++) {
@@ -269,7 +278,7 @@ void rl_print_report(const sweep *sw, const summary *s, FILE *out, int quiet)
     if (s->cross_pred > 0)
         fprintf(out, "crossover    W streamed (D = %lld, F = %lld): predicted B = %.1f by the exact "
                 "byte count (the book's %.4g for D, F >> B)\n", (long long)sw->d,
-                (long long)sw->f, s->cross_pred, sw->peak / sw->bw);
+                (long long)sw->f, s->cross_pred, sw->peak / sw->bw * sw->ew / 2);
     else
         fprintf(out, "crossover    W streamed (D = %lld, F = %lld): none predicted (the intensity "
                 "never reaches the ridge)\n", (long long)sw->d, (long long)sw->f);

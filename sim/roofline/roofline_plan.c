@@ -20,7 +20,12 @@ void rl_machine(sweep *sw)
     sw->n = (double)c->mxu_n;
     sw->nm = (double)c->num_mxu;
     sw->wl = (double)c->mxu_wloads;
-    sw->peak = 2.0 * sw->n * sw->n * sw->nm;
+    /* int8 (mxu.*.i8): two int8 MACs per cell and cycle, a K-tile of 2N;
+     * w8: int8 W in HBM widened to bf16 by dma.h2v.i8, bf16 compute */
+    sw->ex = sw->mode == RL_INT8 ? 1 : 2;
+    sw->ew = sw->mode == RL_BF16 ? 2 : 1;
+    sw->kt = sw->mode == RL_INT8 ? 2 * sw->n : sw->n;
+    sw->peak = 2.0 * sw->n * sw->n * sw->nm * (sw->mode == RL_INT8 ? 2 : 1);
     sw->bw = c->hbm_bw / c->clock_hz;
     sw->vmem_bw = (double)c->vmem_bw;
     /* W loads in flight per MXU, each reading a weight row of 2N bytes per
@@ -38,13 +43,18 @@ void rl_machine(sweep *sw)
 }
 
 /* The batch where the streamed matmul turns compute-bound, from the exact
- * byte count 2BD + 2DF + 4BF against 2BDF FLOPs: B = R D F / (D F - R D
- * - 2 R F) with R = peak / bandwidth; -1 when it never does. */
+ * byte count ex BD + ew DF + 4BF against 2BDF FLOPs (or OPs), ex and ew
+ * the HBM bytes of an X and a W element (bf16: 2 and 2, so B = R D F /
+ * (D F - R D - 2 R F); int8: 1 and 1; w8: 2 and 1): B = R ew D F / (2 D F
+ * - R ex D - 4 R F) with R = peak / bandwidth; -1 when it never does.
+ * With X and Y in VMEM only W crosses HBM: B = R ew / 2. */
 double rl_predicted_crossover(const sweep *sw)
 {
     double r = sw->peak / sw->bw, d = (double)sw->d, f = (double)sw->f;
-    double den = d * f - r * d - 2.0 * r * f;
-    return den > 0 ? r * d * f / den : -1;
+    if (sw->xy)
+        return r * sw->ew / 2.0;
+    double den = 2.0 * d * f - r * sw->ex * d - 4.0 * r * f;
+    return den > 0 ? r * sw->ew * d * f / den : -1;
 }
 
 /* X buffers and Y sets of matmul_sweep.s with W in VMEM (its XS and YS,
@@ -69,7 +79,9 @@ static void vmem_buffers(const sweep *sw, int64_t b, int64_t *xs, int64_t *ys)
 /* Bytes of VMEM a matmul_sweep.s run needs (its layout). */
 double rl_matmul_vmem_need(const sweep *sw, double b, int wvmem, double reps)
 {
-    double xb = ceil(2.0 * b * (double)sw->d / 64.0) * 64.0;
+    double xb = ceil(sw->ex * b * (double)sw->d / 64.0) * 64.0;
+    if (sw->xy)                         /* X, the W ring, Y whole */
+        return xb + 8.0 * 2.0 * sw->n * sw->n * sw->nm * 8.0 + b * 4.0 * (double)sw->f + 4096;
     if (wvmem) {
         int64_t xs, ys;
         vmem_buffers(sw, (int64_t)b, &xs, &ys);
@@ -88,14 +100,15 @@ double rl_matmul_vmem_need(const sweep *sw, double b, int wvmem, double reps)
 double rl_matmul_cost(const sweep *sw, double b, int wvmem, double *over)
 {
     double d = (double)sw->d, f = (double)sw->f, dmab = (double)sw->dmab;
-    double tiles = d / sw->n * f / (sw->n * sw->nm);
+    double tiles = d / sw->kt * f / (sw->n * sw->nm);
     double t_math = 2.0 * b * d * f / sw->peak;
-    double t_hbm = (2.0 * b * d + (wvmem ? 0 : 2.0 * d * f) + 4.0 * b * f) / sw->bw;
+    double xy = sw->xy ? 0 : 1;
+    double t_hbm = (xy * (sw->ex * b * d + 4.0 * b * f) + (wvmem ? 0 : sw->ew * d * f)) / sw->bw;
     double t_w = tiles * sw->n / sw->wl;
-    double xt = 2.0 * b * sw->n;
+    double xt = sw->ex * b * sw->kt;
     if (over)
         *over = 2.0 * sw->lat + 4.0 * sw->n
-              + (2.0 * dmab + xt + b * 4.0 * (wvmem ? f : sw->n * sw->nm)) / sw->bw;
+              + (2.0 * dmab + xy * (xt + b * 4.0 * (wvmem ? f : sw->n * sw->nm))) / sw->bw;
     return fmax(t_math, fmax(t_hbm, t_w));
 }
 

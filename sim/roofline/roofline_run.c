@@ -21,10 +21,10 @@
 static void run_point(const sweep *sw, point *p, outcome *out,
                       void (*progress)(void *ctx, uint64_t cycle), void *ctx, int interruptible)
 {
-    tpu_asm_define defs[10];
+    tpu_asm_define defs[12];
     size_t nd = 0;
     char err[256];
-    char text[10][48];
+    char text[12][48];
     int k = p->series == S_HBM || p->series == S_VMEM ? 0 : 1;
     for (;;) {
         nd = 0;
@@ -39,6 +39,8 @@ static void run_point(const sweep *sw, point *p, outcome *out,
             snprintf(text[nd++], sizeof text[0], "LAT=%lld", (long long)sw->lat);
             snprintf(text[nd++], sizeof text[0], "HBMB=%lld",
                      (long long)(sw->bw < 1 ? 1 : sw->bw));
+            snprintf(text[nd++], sizeof text[0], "MODE=%d", sw->mode);
+            snprintf(text[nd++], sizeof text[0], "XYVMEM=%d", sw->xy);
         } else {
             snprintf(text[nd++], sizeof text[0], "OP=%d", p->series - S_ADD);
             snprintf(text[nd++], sizeof text[0], "NCHUNK=%lld", (long long)p->nchunk);

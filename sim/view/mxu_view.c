@@ -54,11 +54,29 @@ void tpu_fmt_bf16(uint16_t bits, char *buf, size_t len)
     tpu_fmt_f32((uint32_t)bits << 16, buf, len);
 }
 
-/* The text of one line of a cell: 'w', 's', 'l', 'x' or 'y'. */
+/* An int8 pair (numerics.md section 9): "lo,hi". */
+static void fmt_i8_pair(uint16_t bits, char *buf, size_t len)
+{
+    snprintf(buf, len, "%d,%d", (int)(int8_t)(uint8_t)(bits & 0xff),
+             (int)(int8_t)(uint8_t)(bits >> 8));
+}
+
+/* The text of one line of a cell: 'w', 's', 'l', 'x' or 'y'.  A cell that
+ * an int8 row passes shows its weight and activation as int8 pairs and its
+ * partial sum as an int32 (the shadow and the weight in transit as bf16:
+ * their mode is the next stream's). */
 static void cell_text(const tpu_cell_view *v, char what, char *buf, size_t len)
 {
     char num[32];
     buf[0] = 0;
+    if (v->active && v->i8 && (what == 'w' || what == 'x' || what == 'y')) {
+        if (what == 'y')
+            snprintf(num, sizeof num, "%d", (int)(int32_t)v->psum);
+        else
+            fmt_i8_pair(what == 'w' ? v->weight : v->x, num, sizeof num);
+        snprintf(buf, len, "%c %s", what, num);
+        return;
+    }
     switch (what) {
     case 'w': tpu_fmt_bf16(v->weight, num, sizeof num); break;
     case 's':                   /* only where a new weight waits in the shadow */

@@ -34,6 +34,21 @@ static double peak_flops(const tpu_config *cfg)
     return (double)cfg->num_mxu * 2.0 * (double)cfg->mxu_n * (double)cfg->mxu_n;
 }
 
+/* The MXUs' time and peak for a run's MXU work (numerics.md section 9): bf16
+ * FLOPs at peak_flops, int8 OPs (2 per int8 MAC) at twice that (two int8
+ * MACs per cell).  The peak is the one the run's mix sees: mxu_ops /
+ * t_math, that of the machine's main mode when the MXUs did nothing. */
+static void mxu_math(const tpu_config *cfg, double bf16_peak, uint64_t mxu_ops,
+                     uint64_t int8_macs, double *t_math, double *peak)
+{
+    uint64_t i8 = 2 * int8_macs <= mxu_ops ? 2 * int8_macs : mxu_ops;
+    *t_math = ratio((double)(mxu_ops - i8), bf16_peak) + ratio((double)i8, 2 * bf16_peak);
+    if (mxu_ops && *t_math > 0)
+        *peak = (double)mxu_ops / *t_math;
+    else
+        *peak = cfg->mxu_int8 == 2 ? 2 * bf16_peak : bf16_peak;
+}
+
 static double vpu_peak(const tpu_config *cfg)
 {
     return (double)cfg->vpu_sublanes * (double)cfg->vpu_lanes;
@@ -95,16 +110,18 @@ void tpu_roofline_core(const tpu_config *cfg, const tpu_stats *st, tpu_roofline 
 {
     memset(r, 0, sizeof *r);
     uint64_t hbm = st->hbm_read_bytes + st->hbm_write_bytes;
-    r->peak_flops_per_cycle = peak_flops(cfg);
     r->hbm_bw_per_cycle = hbm_bw(cfg);
     uint64_t vpu = st->vpu_flops <= st->flops ? st->vpu_flops : st->flops;
+    double t_mxu;
+    mxu_math(cfg, peak_flops(cfg), st->flops - vpu, st->int8_macs, &t_mxu,
+             &r->peak_flops_per_cycle);
     r->vpu_peak_per_cycle = vpu_peak(cfg);
     r->flops_per_cycle = ratio((double)(st->flops - vpu), (double)st->cycles);
     r->vpu_flops_per_cycle = ratio((double)vpu, (double)st->cycles);
     r->hbm_bytes_per_cycle = ratio((double)hbm, (double)st->cycles);
     r->intensity = hbm ? (double)st->flops / (double)hbm : -1;
     r->ridge = ratio(r->peak_flops_per_cycle, r->hbm_bw_per_cycle);
-    r->t_math_mxu = ratio((double)(st->flops - vpu), r->peak_flops_per_cycle);
+    r->t_math_mxu = t_mxu;
     r->t_math_vpu = ratio((double)vpu, vpu_peak(cfg));
     r->t_math = r->t_math_mxu > r->t_math_vpu ? r->t_math_mxu : r->t_math_vpu;
     r->t_memory = ratio((double)hbm, r->hbm_bw_per_cycle);
@@ -126,9 +143,11 @@ void tpu_roofline_system(const tpu_config *cfg, const tpu_stats *core, unsigned 
     tpu_stats total;
     tpu_report_total(core, ncores, cycles, &total);
     uint64_t hbm = total.hbm_read_bytes + total.hbm_write_bytes;
-    r->peak_flops_per_cycle = peak_flops(cfg) * ncores;
     r->hbm_bw_per_cycle = hbm_bw(cfg) * ncores;
     uint64_t vpu = total.vpu_flops <= total.flops ? total.vpu_flops : total.flops;
+    double t_mxu;
+    mxu_math(cfg, peak_flops(cfg) * ncores, total.flops - vpu, total.int8_macs, &t_mxu,
+             &r->peak_flops_per_cycle);
     r->vpu_peak_per_cycle = vpu_peak(cfg) * ncores;
     r->flops_per_cycle = ratio((double)(total.flops - vpu), (double)cycles);
     r->vpu_flops_per_cycle = ratio((double)vpu, (double)cycles);
@@ -171,6 +190,7 @@ void tpu_report_total(const tpu_stats *core, unsigned ncores, uint64_t cycles, t
         t->instructions += c->instructions;
         t->flops += c->flops;
         t->macs += c->macs;
+        t->int8_macs += c->int8_macs;
         t->vpu_flops += c->vpu_flops;
         t->hbm_read_bytes += c->hbm_read_bytes;
         t->hbm_write_bytes += c->hbm_write_bytes;
@@ -354,9 +374,17 @@ static void text_section(FILE *out, const tpu_report *r, const tpu_stats *st,
     fmt_hz(cfg->clock_hz, hz, sizeof hz);
     fprintf(out, "cycles        %llu  (%s at %s)\n", (unsigned long long)st->cycles, t, hz);
     fprintf(out, "instructions  %llu\n", (unsigned long long)st->instructions);
-    fprintf(out, "flops         %llu  (%.4g; MXU %llu MACs, VPU %llu FLOPs)\n",
-            (unsigned long long)st->flops, (double)st->flops, (unsigned long long)st->macs,
-            (unsigned long long)st->vpu_flops);
+    /* int8 MXU work counts 2 OPs per MAC, as FLOPs do: the words say OP then */
+    const char *op = st->int8_macs ? "OP" : "FLOP";
+    if (st->int8_macs)
+        fprintf(out, "ops           %llu  (%.4g; MXU %llu MACs, %llu of them int8; VPU %llu "
+                "FLOPs)\n", (unsigned long long)st->flops, (double)st->flops,
+                (unsigned long long)st->macs, (unsigned long long)st->int8_macs,
+                (unsigned long long)st->vpu_flops);
+    else
+        fprintf(out, "flops         %llu  (%.4g; MXU %llu MACs, VPU %llu FLOPs)\n",
+                (unsigned long long)st->flops, (double)st->flops, (unsigned long long)st->macs,
+                (unsigned long long)st->vpu_flops);
     fprintf(out, "hbm bytes     %llu  (read %llu, write %llu)\n",
             (unsigned long long)(st->hbm_read_bytes + st->hbm_write_bytes),
             (unsigned long long)st->hbm_read_bytes, (unsigned long long)st->hbm_write_bytes);
@@ -372,12 +400,12 @@ static void text_section(FILE *out, const tpu_report *r, const tpu_stats *st,
     else
         fprintf(out, "ici bytes     %llu  (sent)\n", (unsigned long long)st->ici_bytes);
     if (rl->intensity >= 0)
-        fprintf(out, "intensity     %.4g FLOP/byte of HBM  (ridge %.4g)\n", rl->intensity,
+        fprintf(out, "intensity     %.4g %s/byte of HBM  (ridge %.4g)\n", rl->intensity, op,
                 rl->ridge);
     else
         fprintf(out, "intensity     - (no HBM bytes)  (ridge %.4g)\n", rl->ridge);
-    fprintf(out, "compute       MXU %.1f FLOP/cycle of %.0f peak  (%.1f%%); VPU %.1f of %.0f  "
-            "(%.1f%%)\n", rl->flops_per_cycle, rl->peak_flops_per_cycle,
+    fprintf(out, "compute       MXU %.1f %s/cycle of %.0f peak  (%.1f%%); VPU %.1f of %.0f  "
+            "(%.1f%%)\n", rl->flops_per_cycle, op, rl->peak_flops_per_cycle,
             pct(rl->flops_per_cycle, rl->peak_flops_per_cycle), rl->vpu_flops_per_cycle,
             rl->vpu_peak_per_cycle, pct(rl->vpu_flops_per_cycle, rl->vpu_peak_per_cycle));
     fprintf(out, "hbm bandwidth %.2f B/cycle of %.2f  (%.1f%%)\n", rl->hbm_bytes_per_cycle,
@@ -528,6 +556,7 @@ static void json_section(json *j, const tpu_report *r, const tpu_stats *st,
     json_u64(j, "instructions", st->instructions);
     json_u64(j, "flops", st->flops);
     json_u64(j, "macs", st->macs);
+    json_u64(j, "int8_macs", st->int8_macs);
     json_u64(j, "vpu_flops", st->vpu_flops);
     json_u64(j, "hbm_bytes", st->hbm_read_bytes + st->hbm_write_bytes);
     json_u64(j, "hbm_read_bytes", st->hbm_read_bytes);

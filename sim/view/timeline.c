@@ -67,7 +67,7 @@ typedef struct core_track {
     open_xfer port[TPU_NUM_PORTS];
     uint64_t wfree[4][MAX_WLOADS];  /* cycle from which a weights track is free */
     uint8_t connected[TPU_NUM_PORTS];
-    uint64_t hbm, vmem, macs;       /* totals at the last counter sample */
+    uint64_t hbm, vmem, macs;       /* totals at the last counter sample (macs: cell-cycles) */
 } core_track;
 
 struct tpu_timeline {
@@ -369,11 +369,13 @@ static void sample_counters(tpu_timeline *t, uint64_t cycle)
                 (double)(hbm - ct->hbm) / (double)win);
         counter(t, c, "VMEM bytes/cycle", "bytes/cycle", t->last_sample,
                 (double)(vmem - ct->vmem) / (double)win);
+        /* cell-cycles: an int8 cell does two multiply-adds a cycle */
+        uint64_t work = st.macs - st.int8_macs / 2;
         counter(t, c, "MXU utilisation", "%", t->last_sample,
-                100.0 * (double)(st.macs - ct->macs) / ((double)win * cells));
+                100.0 * (double)(work - ct->macs) / ((double)win * cells));
         ct->hbm = hbm;
         ct->vmem = vmem;
-        ct->macs = st.macs;
+        ct->macs = work;
     }
     t->last_sample = cycle;
     if (++t->samples_at_every >= t->max_samples) {   /* a long run: halve the sample rate */
@@ -480,7 +482,7 @@ tpu_timeline *tpu_timeline_open(const char *path, tpu_system *s, const tpu_timel
         tpu_core_stats(tpu_system_core(s, c), &st);
         t->core[c].hbm = st.hbm_read_bytes + st.hbm_write_bytes;
         t->core[c].vmem = st.vmem_read_bytes + st.vmem_write_bytes;
-        t->core[c].macs = st.macs;
+        t->core[c].macs = st.macs - st.int8_macs / 2;
     }
     fputs("{\"traceEvents\":[", t->f);
     name_tracks(t);

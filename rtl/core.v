@@ -113,7 +113,8 @@ module core (
     .HbmBytes   (CFG_HBM_BYTES),
     .VecElems   (CFG_SUBLANES * CFG_LANES),
     .QueueDepth (CFG_QUEUE_DEPTH),
-    .NumInc     (NumInc)
+    .NumInc     (NumInc),
+    .MxuInt8    (CFG_MXU_INT8)
   ) u_seq (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
@@ -164,10 +165,14 @@ module core (
   // ---- VMEM and its arbiter ----------------------------------------------------------
   logic                    vpu_grant;
   logic [63:0]             dma_left, dma_used, ici_left;
-  logic [DmaPorts-1:0]     dma_vmem_we, dma_hbm_we;
-  logic [DmaPorts*VAW-1:0] dma_vmem_waddr, dma_vmem_raddr;
+  logic [DmaPorts-1:0]     dma_hbm_we;
+  logic [DmaPorts*VAW-1:0] dma_vmem_raddr;
   logic [DmaPorts*HAW-1:0] dma_hbm_waddr, dma_hbm_raddr;
-  logic [DmaPorts*8-1:0]   dma_vmem_wdata, dma_vmem_rdata, dma_hbm_wdata, dma_hbm_rdata;
+  logic [DmaPorts*8-1:0]   dma_vmem_rdata, dma_hbm_wdata, dma_hbm_rdata;
+  // VMEM write ports: two per HBM byte port (dma.h2v.i8 writes a bf16 a byte)
+  logic [2*DmaPorts-1:0]     dma_vmem_we;
+  logic [2*DmaPorts*VAW-1:0] dma_vmem_waddr;
+  logic [2*DmaPorts*8-1:0]   dma_vmem_wdata;
 
   logic [CFG_NUM_MXU*CFG_MXU_WLOADS*16*CFG_MXU_N-1:0] mxu_w_data;
   logic [CFG_NUM_MXU*CFG_MXU_WLOADS*VAW-1:0]         mxu_w_addr;
@@ -443,10 +448,12 @@ module core (
   always_comb begin
     tr_dma_vmem_addr_o = '0;
     tr_dma_hbm_addr_o  = '0;
-    for (int p = 0; p < DmaPorts; p++) begin
+    for (int p = 0; p < 2 * DmaPorts; p++) begin
       if (dma_vmem_we[p]) begin
         tr_dma_vmem_addr_o[64*p +: 64] = 64'(dma_vmem_waddr[p*VAW +: VAW]);
       end
+    end
+    for (int p = 0; p < DmaPorts; p++) begin
       if (dma_hbm_we[p]) begin
         tr_dma_hbm_addr_o[64*p +: 64] = 64'(dma_hbm_waddr[p*HAW +: HAW]);
       end

@@ -14,6 +14,13 @@
 //   T17  an engine that moved its last byte (a copy of 0 bytes: at the end
 //        of its WAIT) increments its semaphore at the end of the cycle and
 //        is IDLE from the next one.
+//   T18a dma.h2v.i8 (a "wide" engine) moves HBM bytes as dma.h2v does, but
+//        each costs two bytes of the VMEM budget (it takes min(credit,
+//        left / 2)) and lands as the bf16 of its int8 value, two bytes at
+//        vdst + row*dstride + 2*col.
+// VMEM write ports: 2*MaxB per start-order position, port k*2*MaxB + j is
+// VMEM byte j of the engine at position k: HBM byte j of a plain copy, the
+// low (j even) or high byte of HBM byte j/2's bf16 for a wide one.
 // Registers per engine: state, direction, semaphore, the WAIT count, the
 // copy cursor (address of the current source and destination row, column
 // in the row), the row geometry, bytes left and in all; and the start
@@ -44,9 +51,9 @@ module dma #(
   input  logic [63:0]            vmem_left_i,
   output logic [63:0]            vmem_used_o,
   // byte ports, port k*MaxB + i = byte i of the engine at start-order position k
-  output logic [Engines*MaxB-1:0]       vmem_we_o,
-  output logic [Engines*MaxB*VAW-1:0]   vmem_waddr_o,
-  output logic [Engines*MaxB*8-1:0]     vmem_wdata_o,
+  output logic [2*Engines*MaxB-1:0]     vmem_we_o,      // 2*MaxB write ports a position
+  output logic [2*Engines*MaxB*VAW-1:0] vmem_waddr_o,
+  output logic [2*Engines*MaxB*8-1:0]   vmem_wdata_o,
   output logic [Engines*MaxB*VAW-1:0]   vmem_raddr_o,
   input  logic [Engines*MaxB*8-1:0]     vmem_rdata_i,
   output logic [Engines*MaxB-1:0]       hbm_we_o,
@@ -76,6 +83,7 @@ module dma #(
   // ---- registers ------------------------------------------------------------
   logic [1:0]    state_q    [Engines];
   logic          to_vmem_q  [Engines];
+  logic          wide_q     [Engines];        // dma.h2v.i8
   logic [4:0]    sem_q      [Engines];
   logic [63:0]   wait_q     [Engines];
   logic [AW-1:0] srow_q     [Engines];
@@ -120,6 +128,7 @@ module dma #(
   // values (dma.c start() runs before the rest of the step).
   logic [1:0]    cur_state    [Engines];
   logic          cur_to_vmem  [Engines];
+  logic          cur_wide     [Engines];
   logic [4:0]    cur_sem      [Engines];
   logic [63:0]   cur_wait     [Engines];
   logic [AW-1:0] cur_srow     [Engines];
@@ -136,7 +145,8 @@ module dma #(
       if (start && start_e == EIW'(e)) begin
         // dma.h2v vdst, hsrc, ... / dma.v2h hdst, vsrc, ...: dst first
         cur_state[e]    = Wait;
-        cur_to_vmem[e]  = (h_op == OP_DMA_H2V);
+        cur_to_vmem[e]  = (h_op == OP_DMA_H2V || h_op == OP_DMA_H2V_I8);
+        cur_wide[e]     = (h_op == OP_DMA_H2V_I8);
         cur_sem[e]      = hv[6][4:0];
         cur_wait[e]     = Latency;
         cur_srow[e]     = hv[1][AW-1:0];
@@ -150,6 +160,7 @@ module dma #(
       end else begin
         cur_state[e]    = state_q[e];
         cur_to_vmem[e]  = to_vmem_q[e];
+        cur_wide[e]     = wide_q[e];
         cur_sem[e]      = sem_q[e];
         cur_wait[e]     = wait_q[e];
         cur_srow[e]     = srow_q[e];
@@ -187,25 +198,38 @@ module dma #(
   end
 
   // ---- T15: the bytes of this cycle, oldest engine first ---------------------
-  logic          any_xfer;
-  logic [63:0]   budget, rem;
+  // budget: the VMEM bytes on offer, min(left, avail), or min(left,
+  // 2*avail) while a wide engine moves (2 VMEM bytes an HBM byte); rem what
+  // is left of it, hrem of the HBM credit.  A plain engine takes
+  // min(its bytes, hrem, rem), a wide one min(its bytes, hrem, rem / 2)
+  // (dma.c: got = min(want, left / 2)).
+  logic          any_xfer, any_wide;
+  logic [63:0]   budget, rem, offer, hrem, cap;
   logic [GW-1:0] got [Engines];               // per start-order position
   always_comb begin
     any_xfer = 1'b0;
+    any_wide = 1'b0;
     for (int e = 0; e < Engines; e++) begin
       any_xfer = any_xfer || cur_state[e] == Xfer;
+      any_wide = any_wide || (cur_state[e] == Xfer && cur_wide[e]);
     end
-    budget = ({{(64 - AvW){1'b0}}, avail_i} < vmem_left_i) ? {{(64 - AvW){1'b0}}, avail_i}
-                                                            : vmem_left_i;
+    hrem   = {{(64 - AvW){1'b0}}, avail_i};
+    offer  = any_wide ? {hrem[62:0], 1'b0} : hrem;
+    budget = (offer < vmem_left_i) ? offer : vmem_left_i;
     if (!any_xfer) begin
       budget = 64'd0;
     end
     rem = budget;
+    cap = 64'd0;
     for (int k = 0; k < Engines; k++) begin
       got[k] = '0;
       if (OCW'(k) < ord_n && cur_state[ord[k]] == Xfer) begin
-        got[k] = GW'((cur_left[ord[k]] < rem) ? cur_left[ord[k]] : rem);
-        rem    = rem - {{(64 - GW){1'b0}}, got[k]};
+        cap    = cur_wide[ord[k]] ? {1'b0, rem[63:1]} : rem;
+        cap    = (hrem < cap) ? hrem : cap;
+        got[k] = GW'((cur_left[ord[k]] < cap) ? cur_left[ord[k]] : cap);
+        hrem   = hrem - {{(64 - GW){1'b0}}, got[k]};
+        rem    = rem - (cur_wide[ord[k]] ? {{(63 - GW){1'b0}}, got[k], 1'b0}
+                                          : {{(64 - GW){1'b0}}, got[k]});
       end
     end
   end
@@ -217,6 +241,7 @@ module dma #(
   logic [AW-1:0] fin_drow [Engines];
   logic [AW:0]   fin_col  [Engines];
   logic          pos_to_vmem [Engines];
+  logic          pos_wide [Engines];
   logic [AW-1:0] port_saddr [Ports];
   logic [AW-1:0] port_daddr [Ports];
   logic          port_valid [Ports];
@@ -231,10 +256,11 @@ module dma #(
       ss = cur_sstride[ord[k]];
       ds = cur_dstride[ord[k]];
       pos_to_vmem[k] = cur_to_vmem[ord[k]];
+      pos_wide[k]    = cur_wide[ord[k]];
       for (int i = 0; i < MaxB; i++) begin
         port_valid[k*MaxB + i] = (GW'(i) < got[k]);
         port_saddr[k*MaxB + i] = s + c[AW-1:0];
-        port_daddr[k*MaxB + i] = d + c[AW-1:0];
+        port_daddr[k*MaxB + i] = d + (pos_wide[k] ? {c[AW-2:0], 1'b0} : c[AW-1:0]);
         if (GW'(i) < got[k]) begin
           if (c + 1'b1 == rb) begin
             s = s + ss;
@@ -251,12 +277,65 @@ module dma #(
     end
   end
 
+  // T18a: the bf16 of an int8 (tpu_bf16_from_i8 in cmodel/fp.c): 0 for 0,
+  // else the sign, exponent 127 + floor(log2 |v|) and the bits of |v| below
+  // its leading one (|v| <= 128: exact).
+  function automatic logic [15:0] bf16_from_i8(input logic [7:0] b);
+    logic [7:0] m;
+    logic [6:0] f;                            // m's bits below its leading one
+    logic [2:0] lz;                           // floor(log2 m)
+    bf16_from_i8 = 16'd0;
+    if (b != 8'd0) begin
+      m  = b[7] ? (~b + 8'd1) : b;           // 1 .. 128 (128 is 8'h80)
+      lz = 3'd0;
+      for (int i = 1; i < 8; i++) begin
+        if (m[i]) begin
+          lz = 3'(i);
+        end
+      end
+      f = 7'(m << (3'd7 - lz));               // the leading one at bit 7, dropped
+      bf16_from_i8 = {b[7], 8'd127 + {5'd0, lz}, f};
+    end
+  endfunction
+
+  // The bf16 of each HBM byte a wide engine moves this cycle; computed only
+  // for those (docs/rtl.md, "Simulation speed").
+  logic [15:0] wide_h [Ports];
+  always_comb begin
+    for (int p = 0; p < Ports; p++) begin
+      wide_h[p] = 16'd0;
+      if (port_valid[p] && pos_wide[p / MaxB]) begin
+        wide_h[p] = bf16_from_i8(hbm_rdata_i[p*8 +: 8]);
+      end
+    end
+  end
+
+  for (genvar k = 0; k < Engines; k++) begin : g_vpos
+    for (genvar j = 0; j < 2 * MaxB; j++) begin : g_vbyte
+      localparam integer V = k * 2 * MaxB + j;  // the VMEM write port
+      localparam integer H = k * MaxB + j / 2;  // its HBM byte when wide
+      logic           plain_we;
+      logic [VAW-1:0] plain_addr;
+      logic [7:0]     plain_data;
+      if (j < MaxB) begin : g_plain           // HBM byte j of a plain copy
+        assign plain_we   = port_valid[k*MaxB + j] && pos_to_vmem[k];
+        assign plain_addr = port_daddr[k*MaxB + j][VAW-1:0];
+        assign plain_data = hbm_rdata_i[(k*MaxB + j)*8 +: 8];
+      end else begin : g_wide_only
+        assign plain_we   = 1'b0;
+        assign plain_addr = '0;
+        assign plain_data = 8'd0;
+      end
+      assign vmem_we_o[V]               = pos_wide[k] ? port_valid[H] : plain_we;
+      assign vmem_waddr_o[V*VAW +: VAW] = pos_wide[k] ? port_daddr[H][VAW-1:0] + VAW'(j % 2)
+                                                      : plain_addr;
+      assign vmem_wdata_o[V*8 +: 8]     = pos_wide[k] ? wide_h[H][8*(j%2) +: 8] : plain_data;
+    end
+  end
+
   for (genvar k = 0; k < Engines; k++) begin : g_pos
     for (genvar i = 0; i < MaxB; i++) begin : g_byte
       localparam integer P = k * MaxB + i;
-      assign vmem_we_o[P]               = port_valid[P] && pos_to_vmem[k];
-      assign vmem_waddr_o[P*VAW +: VAW] = port_daddr[P][VAW-1:0];
-      assign vmem_wdata_o[P*8 +: 8]     = hbm_rdata_i[P*8 +: 8];
       assign vmem_raddr_o[P*VAW +: VAW] = port_saddr[P][VAW-1:0];
       assign hbm_we_o[P]                = port_valid[P] && !pos_to_vmem[k];
       assign hbm_waddr_o[P*HAW +: HAW]  = port_daddr[P][HAW-1:0];
@@ -342,6 +421,7 @@ module dma #(
   always_ff @(posedge clk_i) begin
     for (int e = 0; e < Engines; e++) begin
       to_vmem_q[e]  <= cur_to_vmem[e];
+      wide_q[e]     <= cur_wide[e];
       sem_q[e]      <= cur_sem[e];
       wait_q[e]     <= wait_d[e];
       srow_q[e]     <= srow_d[e];

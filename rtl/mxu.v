@@ -25,7 +25,10 @@
 // complete at the end of s + b + 2N - 1 and is written in s + b + 2N.  For
 // mxu.mma the old row is read in s + b + 2N - 1 (old_q) and old + y is
 // written.  A row's destination and kind travel beside it in a 2N-stage
-// pipeline (md_*).  Semaphores: an mxu.lw's at the end of the cycle its
+// pipeline (md_*).  int8 (mxu.lw.i8, mxu.mm.i8, mxu.mma.i8; T26a) has
+// the same timing: the stream's mode (i8) travels with each row beside the
+// swap flag and selects the cells' int8 arithmetic, and in the metadata
+// pipeline, where it makes mxu.mma.i8's add an int32 one.  Semaphores: an mxu.lw's at the end of the cycle its
 // last weight row is read (T20a), a stream's with its last result row
 // (T24a).  The MXU is busy (T26) until 2N cycles after its last mxu.lw
 // started (cell (N-1, N-1) writes its shadow at the end of l + 2N - 1)
@@ -97,12 +100,13 @@ module mxu #(
   logic [VAW-1:0] src_q, src_d, dst_q, dst_d;
   logic [VAW-1:0] sstride_q, sstride_d, dstride_q, dstride_d;
   logic           mma_q, mma_d;
+  logic           i8_q, i8_d;                 // the stream is int8 (mxu.mm.i8, mxu.mma.i8)
   logic [4:0]     s_sem_q, s_sem_d;
 
   // ---- T19, T21: start the queue head if its rule allows ---------------------
   logic          start_lw, start_mm, drop_mm, is_lw, slot_free;
   logic [SW-1:0] new_slot;                    // the lowest free load slot
-  assign is_lw = (h_op == OP_MXU_LW);
+  assign is_lw = (h_op == OP_MXU_LW || h_op == OP_MXU_LW_I8);
   always_comb begin
     slot_free = 1'b0;
     new_slot  = '0;
@@ -175,14 +179,15 @@ module mxu #(
   end
 
   // ---- T22: LHS rows -----------------------------------------------------------------
-  logic           x_read, x_swap, x_mma, x_last;
+  logic           x_read, x_swap, x_mma, x_last, x_i8;
   logic [4:0]     x_sem;
   logic [VAW-1:0] x_row_addr, x_row_dst;
   assign x_read     = start_mm || streaming_q;
   assign x_row_addr = start_mm ? hv[2][VAW-1:0] : src_q;
   assign x_row_dst  = start_mm ? hv[1][VAW-1:0] : dst_q;
   assign x_swap     = start_mm && pending_q;
-  assign x_mma      = start_mm ? (h_op == OP_MXU_MMA) : mma_q;
+  assign x_mma      = start_mm ? (h_op == OP_MXU_MMA || h_op == OP_MXU_MMA_I8) : mma_q;
+  assign x_i8       = start_mm ? (h_op == OP_MXU_MM_I8 || h_op == OP_MXU_MMA_I8) : i8_q;
   assign x_last     = start_mm ? (hv[3] == 64'd1) : (s_left_q == 64'd1);
   assign x_sem      = start_mm ? hv[6][4:0] : s_sem_q;
   assign x_addr_o   = x_row_addr;
@@ -195,6 +200,7 @@ module mxu #(
     sstride_d   = sstride_q;
     dstride_d   = dstride_q;
     mma_d       = mma_q;
+    i8_d        = i8_q;
     s_sem_d     = s_sem_q;
     if (start_mm) begin                         // mxu.mm mxu, dst, src, rows, sstride, dstride, sem
       streaming_d = (hv[3] != 64'd1);
@@ -203,7 +209,8 @@ module mxu #(
       dst_d       = hv[1][VAW-1:0] + hv[5][VAW-1:0];
       sstride_d   = hv[4][VAW-1:0];
       dstride_d   = hv[5][VAW-1:0];
-      mma_d       = (h_op == OP_MXU_MMA);
+      mma_d       = x_mma;
+      i8_d        = x_i8;
       s_sem_d     = hv[6][4:0];
     end else if (streaming_q) begin
       streaming_d = (s_left_q != 64'd1);
@@ -216,24 +223,28 @@ module mxu #(
   // ---- skew registers in front of the array ---------------------------------------------
   // Activation row k: k + 1 stages, the last feeds cell (k, 0).
   logic [16*N-1:0] row_x;                     // per row k: input of cell (k, 0)
-  logic [N-1:0]    row_valid, row_swap;
+  logic [N-1:0]    row_valid, row_swap, row_i8;
 
   for (genvar k = 0; k < N; k++) begin : g_xskew
     logic [15:0] x_q [k + 1];
     logic        v_q [k + 1];
     logic        s_q [k + 1];
+    logic        i_q [k + 1];
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         for (int j = 0; j <= k; j++) begin
           v_q[j] <= 1'b0;
           s_q[j] <= 1'b0;
+          i_q[j] <= 1'b0;
         end
       end else begin
         v_q[0] <= x_read;
         s_q[0] <= x_swap;
+        i_q[0] <= x_i8;
         for (int j = 1; j <= k; j++) begin
           v_q[j] <= v_q[j-1];
           s_q[j] <= s_q[j-1];
+          i_q[j] <= i_q[j-1];
         end
       end
     end
@@ -246,6 +257,7 @@ module mxu #(
     assign row_x[16*k +: 16] = x_q[k];
     assign row_valid[k]      = v_q[k];
     assign row_swap[k]       = s_q[k];
+    assign row_i8[k]         = i_q[k];
   end
 
   // Weights (T20).  Column c's bus of slot j carries element c of the row
@@ -298,6 +310,7 @@ module mxu #(
   logic [31:0]   psum_out  [N*N];
   logic          valid_out [N*N];
   logic          swap_out  [N*N];
+  logic          i8_out    [N*N];
   logic          wv_out    [N*N];
   logic [SW-1:0] wslot_out [N*N];
 
@@ -305,19 +318,21 @@ module mxu #(
     for (genvar c = 0; c < N; c++) begin : g_col
       localparam integer I = k * N + c;
       logic [15:0]   x_in;
-      logic          valid_in, swap_in, wv_in;
+      logic          valid_in, swap_in, i8_in, wv_in;
       logic [SW-1:0] wslot_in;
       logic [31:0]   psum_in;
       if (c == 0) begin : g_left
         assign x_in     = row_x[16*k +: 16];
         assign valid_in = row_valid[k];
         assign swap_in  = row_swap[k];
+        assign i8_in    = row_i8[k];
         assign wv_in    = row_wv[k];
         assign wslot_in = row_wslot[k];
       end else begin : g_inner
         assign x_in     = x_out[I-1];
         assign valid_in = valid_out[I-1];
         assign swap_in  = swap_out[I-1];
+        assign i8_in    = i8_out[I-1];
         assign wv_in    = wv_out[I-1];
         assign wslot_in = wslot_out[I-1];
       end
@@ -335,9 +350,11 @@ module mxu #(
         .x_i           (x_in),
         .valid_i       (valid_in),
         .swap_i        (swap_in),
+        .i8_i          (i8_in),
         .x_o           (x_out[I]),
         .valid_o       (valid_out[I]),
         .swap_o        (swap_out[I]),
+        .i8_o          (i8_out[I]),
         .psum_i        (psum_in),
         .psum_o        (psum_out[I]),
         .wload_valid_i (wv_in),
@@ -373,6 +390,7 @@ module mxu #(
   logic           md_v_q   [MD];
   logic [VAW-1:0] md_dst_q [MD];
   logic           md_mma_q [MD];
+  logic           md_i8_q  [MD];
   logic           md_last_q [MD];
   logic [4:0]     md_sem_q [MD];
   logic           md_busy;
@@ -391,11 +409,13 @@ module mxu #(
   always_ff @(posedge clk_i) begin
     md_dst_q[0] <= x_row_dst;
     md_mma_q[0]  <= x_mma;
+    md_i8_q[0]   <= x_i8;
     md_last_q[0] <= x_last;
     md_sem_q[0]  <= x_sem;
     for (int j = 1; j < MD; j++) begin
       md_dst_q[j]  <= md_dst_q[j-1];
       md_mma_q[j]  <= md_mma_q[j-1];
+      md_i8_q[j]   <= md_i8_q[j-1];
       md_last_q[j] <= md_last_q[j-1];
       md_sem_q[j]  <= md_sem_q[j-1];
     end
@@ -415,13 +435,27 @@ module mxu #(
   always_ff @(posedge clk_i) begin
     old_q <= acc_data_i;
   end
+  logic acc_f, acc_i;                         // an mxu.mma row, bf16 / int8
+  assign acc_f = md_v_q[MD-1] && md_mma_q[MD-1] && !md_i8_q[MD-1];
+  assign acc_i = md_v_q[MD-1] && md_mma_q[MD-1] && md_i8_q[MD-1];
   for (genvar c = 0; c < N; c++) begin : g_acc
+    logic [31:0] old, fsum, isum;
+    assign old = old_q[32*c +: 32];
     fp32_add u_add (
-      .en_i  (md_v_q[MD-1] && md_mma_q[MD-1]),  // computed only for mxu.mma's rows
-      .a_i   (old_q[32*c +: 32]),
+      .en_i  (acc_f),                         // computed only for mxu.mma's rows
+      .a_i   (old),
       .b_i   (y[32*c +: 32]),
-      .sum_o (sum[32*c +: 32])
+      .sum_o (fsum)
     );
+    // mxu.mma.i8: int32 + int32 modulo 2^32 (numerics.md 9.2), enabled
+    // the same way
+    always_comb begin
+      isum = 32'd0;
+      if (acc_i) begin
+        isum = old + y[32*c +: 32];
+      end
+    end
+    assign sum[32*c +: 32] = md_i8_q[MD-1] ? isum : fsum;
   end
 
   assign we_o    = md_v_q[MD-1];
@@ -479,6 +513,7 @@ module mxu #(
     sstride_q   <= sstride_d;
     dstride_q   <= dstride_d;
     mma_q       <= mma_d;
+    i8_q        <= i8_d;
   end
 
   // Not traced, so that Verilator does not compute the sinks (as every
@@ -489,7 +524,7 @@ module mxu #(
     unused_cells = 1'b0;
     for (int i = 0; i < N * N; i++) begin
       unused_cells = unused_cells ^ (^{weight[i], shadow[i], wload[i], x_out[i], valid_out[i],
-                                       swap_out[i], wv_out[i], wslot_out[i]});
+                                       swap_out[i], i8_out[i], wv_out[i], wslot_out[i]});
     end
   end
   logic unused_mxu;

@@ -11,7 +11,10 @@
 // Each cycle:
 //   - T23: psum_o (next cycle) = mac(psum_i, x_i, w) when valid_i (0
 //     otherwise), with psum_i from cell
-//     (k-1, c) and +0.0 on the top row; w is the active weight, or the
+//     (k-1, c) and +0.0 on the top row; in int8 (i8_i, the stream's mode,
+//     travelling with the activation like the swap flag; T26a and
+//     docs/numerics.md section 9.1) psum_i + x0*w0 + x1*w1 on 32 bits
+//     instead, the bytes of x and w as signed int8; w is the active weight, or the
 //     shadow when the swap flag arrives with the activation (T22: the
 //     first row of a stream after mxu.lw copies shadow into active and
 //     uses it);
@@ -32,9 +35,11 @@ module mxu_cell #(
   input  logic [15:0]   x_i,
   input  logic          valid_i,
   input  logic          swap_i,
+  input  logic          i8_i,               // int8 stream row (mxu.mm.i8, mxu.mma.i8)
   output logic [15:0]   x_o,
   output logic          valid_o,
   output logic          swap_o,
+  output logic          i8_o,
   // partial sum, from above (registered output goes down)
   input  logic [31:0]   psum_i,
   output logic [31:0]   psum_o,
@@ -55,8 +60,8 @@ module mxu_cell #(
   logic          wload_valid_q;
   logic [SW-1:0] wslot_q;
   logic [15:0]   x_q;
-  logic          valid_q, swap_q, swap_now;
-  logic [31:0]   psum_q, psum_d;
+  logic          valid_q, swap_q, swap_now, i8_q;
+  logic [31:0]   psum_q, psum_d, psum_f, psum_n;
 
   assign swap_now = valid_i && swap_i;
   assign w        = swap_now ? shadow_q : active_q;
@@ -74,14 +79,33 @@ module mxu_cell #(
 
   // Only a valid activation makes a partial sum that anyone reads (the
   // row below takes it together with the same row's valid bit, T23):
-  // without one the mac computes nothing and psum_o is 0 next cycle.
+  // without one the mac computes nothing and psum_o is 0 next cycle.  A
+  // bf16 row enables the bf16 mac, an int8 row the int8 one (the other
+  // computes nothing: docs/rtl.md, "Simulation speed").
   mxu_mac u_mac (
-    .en_i   (valid_i),
+    .en_i   (valid_i && !i8_i),
     .psum_i (psum_i),
     .x_i    (x_i),
     .w_i    (w),
-    .psum_o (psum_d)
+    .psum_o (psum_f)
   );
+
+  // int8 (docs/numerics.md 9.1, tpu_mac_i8): two 8 x 8 signed products and
+  // a 3-input adder, modulo 2^32; no rounding.
+  function automatic logic [31:0] mac_i8(input logic [31:0] p, input logic [15:0] x,
+                                         input logic [15:0] wt);
+    logic signed [15:0] p0, p1;
+    p0 = $signed(x[7:0]) * $signed(wt[7:0]);
+    p1 = $signed(x[15:8]) * $signed(wt[15:8]);
+    mac_i8 = p + 32'($signed(p0)) + 32'($signed(p1));
+  endfunction
+  always_comb begin
+    psum_n = 32'd0;
+    if (valid_i && i8_i) begin
+      psum_n = mac_i8(psum_i, x_i, w);
+    end
+  end
+  assign psum_d = i8_i ? psum_n : psum_f;
 
   // Weights are zero after reset (the C model's tile 0).
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -92,6 +116,7 @@ module mxu_cell #(
       wload_valid_q <= 1'b0;
       valid_q       <= 1'b0;
       swap_q        <= 1'b0;
+      i8_q          <= 1'b0;
     end else begin
       active_q      <= active_d;
       shadow_q      <= shadow_d;
@@ -99,6 +124,7 @@ module mxu_cell #(
       wload_valid_q <= wload_valid_i;
       valid_q       <= valid_i;
       swap_q        <= swap_now;
+      i8_q          <= i8_i;
     end
   end
 
@@ -111,6 +137,7 @@ module mxu_cell #(
   assign x_o           = x_q;
   assign valid_o       = valid_q;
   assign swap_o        = swap_q;
+  assign i8_o          = i8_q;
   assign psum_o        = psum_q;
   assign wload_valid_o = wload_valid_q;
   assign wslot_o       = wslot_q;

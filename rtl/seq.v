@@ -27,7 +27,8 @@ module seq #(
   parameter logic [63:0] HbmBytes   = 64'd16777216,
   parameter integer      VecElems   = 64,
   parameter integer      QueueDepth = 4,
-  parameter integer      NumInc     = 10
+  parameter integer      NumInc     = 10,
+  parameter integer      MxuInt8    = 1     // mxu_int8: 0 bf16 only, 1 both, 2 int8 only
 ) (
   input  logic                     clk_i,
   input  logic                     rst_ni,
@@ -86,6 +87,7 @@ module seq #(
   localparam logic [2:0] ErrNoMxu   = 3'd3;   // MXU number beyond num_mxu
   localparam logic [2:0] ErrAddress = 3'd4;   // T5: range or alignment
   localparam logic [2:0] ErrPort    = 3'd5;   // ICI port without a neighbour
+  localparam logic [2:0] ErrMode    = 3'd6;   // T5b: int8/bf16 mode of the machine or the weights
 
   // Stall reasons + 1 (TPU_SEQ_STALL_* of cmodel/seq.h).
   localparam logic [2:0] StallNone  = 3'd0;
@@ -222,9 +224,13 @@ module seq #(
       OP_DMA_H2V:  begin used = USED_DMA_H2V; unit = OPUNIT_DMA_H2V; end
       OP_DMA_V2H:  begin used = USED_DMA_V2H; unit = OPUNIT_DMA_V2H; end
       OP_DMA_ICI:  begin used = USED_DMA_ICI; unit = OPUNIT_DMA_ICI; end
+      OP_DMA_H2V_I8: begin used = USED_DMA_H2V_I8; unit = OPUNIT_DMA_H2V_I8; end
       OP_MXU_LW:   begin used = USED_MXU_LW; unit = OPUNIT_MXU_LW; end
       OP_MXU_MM:   begin used = USED_MXU_MM; unit = OPUNIT_MXU_MM; end
       OP_MXU_MMA:  begin used = USED_MXU_MMA; unit = OPUNIT_MXU_MMA; end
+      OP_MXU_LW_I8:  begin used = USED_MXU_LW_I8; unit = OPUNIT_MXU_LW_I8; end
+      OP_MXU_MM_I8:  begin used = USED_MXU_MM_I8; unit = OPUNIT_MXU_MM_I8; end
+      OP_MXU_MMA_I8: begin used = USED_MXU_MMA_I8; unit = OPUNIT_MXU_MMA_I8; end
       OP_VLD:      begin used = USED_VLD; unit = OPUNIT_VLD; end
       OP_VST:      begin used = USED_VST; unit = OPUNIT_VST; end
       OP_VLD_BF16: begin used = USED_VLD_BF16; unit = OPUNIT_VLD_BF16; end
@@ -247,10 +253,11 @@ module seq #(
   // Operand ranges the field width does not imply (cmodel/isa.c
   // tpu_kind_range): a written register is not cid, mxu and port are 0..3,
   // a shift is 0..63, a unit set is 1..0x7f.
-  logic op_sregw, op_mxu, op_shamt;
+  logic op_sregw, op_mxu, op_shamt, op_i8;
   assign op_sregw = (opcode >= OP_ADD && opcode <= OP_SLTU) ||
                     (opcode >= OP_ADDI && opcode <= OP_LI) || opcode == OP_JAL;
-  assign op_mxu   = (opcode == OP_MXU_LW || opcode == OP_MXU_MM || opcode == OP_MXU_MMA);
+  assign op_i8    = (opcode == OP_MXU_LW_I8 || opcode == OP_MXU_MM_I8 || opcode == OP_MXU_MMA_I8);
+  assign op_mxu   = (opcode == OP_MXU_LW || opcode == OP_MXU_MM || opcode == OP_MXU_MMA || op_i8);
   assign op_shamt = (opcode == OP_SLLI || opcode == OP_SRLI || opcode == OP_SRAI);
   assign bad_range = (op_sregw && fld[0] == 5'd31)
                   || ((op_mxu || opcode == OP_DMA_ICI) && fld[0] > 5'd3)
@@ -268,10 +275,10 @@ module seq #(
     sreg_fields = 7'b0000000;
     imm_form    = 1'b0;
     case (opcode)
-      OP_DMA_H2V, OP_DMA_V2H:  sreg_fields = 7'b0111111;
+      OP_DMA_H2V, OP_DMA_V2H, OP_DMA_H2V_I8: sreg_fields = 7'b0111111;
       OP_DMA_ICI:              sreg_fields = 7'b0001110;
-      OP_MXU_LW:               sreg_fields = 7'b0000110;
-      OP_MXU_MM, OP_MXU_MMA:   sreg_fields = 7'b0111110;
+      OP_MXU_LW, OP_MXU_LW_I8: sreg_fields = 7'b0000110;
+      OP_MXU_MM, OP_MXU_MMA, OP_MXU_MM_I8, OP_MXU_MMA_I8: sreg_fields = 7'b0111110;
       OP_VLD, OP_VST, OP_VLD_BF16, OP_VST_BF16: begin
         sreg_fields = 7'b0000010;
         imm_form    = 1'b1;
@@ -298,7 +305,7 @@ module seq #(
 
   // ---- T5: the checks of a dispatched instruction -----------------------
   // Up to two regions (A, B) and the alignments, per unit as in seq.c.
-  logic        is_h2v, is_lw, is_vmem_op, is_bf16_op;
+  logic        is_h2v, is_wide, is_lw, is_vmem_op, is_bf16_op;
   logic [63:0] vaddr, vbytes;
   logic [63:0] ra_base, ra_rows, ra_rowbytes, ra_stride, ra_size;
   logic [63:0] rb_base, rb_rows, rb_rowbytes, rb_stride, rb_size;
@@ -307,8 +314,9 @@ module seq #(
   localparam logic [63:0] VBytes2 = 2 * VecElems;
   localparam logic [63:0] VBytes4 = 4 * VecElems;
 
-  assign is_h2v     = (opcode == OP_DMA_H2V);
-  assign is_lw      = (opcode == OP_MXU_LW);
+  assign is_wide    = (opcode == OP_DMA_H2V_I8);   // rowbytes HBM bytes -> 2 x rowbytes of VMEM
+  assign is_h2v     = (opcode == OP_DMA_H2V) || is_wide;
+  assign is_lw      = (opcode == OP_MXU_LW || opcode == OP_MXU_LW_I8);
   assign is_bf16_op = (opcode == OP_VLD_BF16 || opcode == OP_VST_BF16);
   assign is_vmem_op = (opcode == OP_VLD || opcode == OP_VST || is_bf16_op);
   assign vaddr      = v[1] + v[2];
@@ -324,6 +332,10 @@ module seq #(
         ra_size = is_h2v ? HbmBytes : VmemBytes;
         rb_size = is_h2v ? VmemBytes : HbmBytes;
         rb_used = 1'b1;
+        if (is_wide) begin                // dma.h2v.i8: rows of 2 x rowbytes bf16 bytes
+          misaligned  = v[0][0] || v[5][0];
+          rb_rowbytes = v[3][63] ? v[3] : {v[3][62:0], 1'b0};
+        end
       end
       UNIT_MXU: begin
         if (is_lw) begin                  // mxu.lw mxu, addr, stride
@@ -350,11 +362,15 @@ module seq #(
     endcase
   end
 
-  // A DMA may move at most 2^63 - 1 bytes (seq.c check_dma).
+  // A DMA may move at most 2^63 - 1 bytes, dma.h2v.i8 write at most that
+  // many (2 x rows x rowbytes) with rows of at most 2^62 - 1 HBM bytes
+  // (seq.c check_dma).
   logic [127:0] dma_total;
   logic         dma_too_big;
   assign dma_total   = {64'd0, v[2]} * {64'd0, v[3]};
-  assign dma_too_big = unit == UNIT_DMA && !v[2][63] && !v[3][63] && dma_total > {65'd0, {63{1'b1}}};
+  assign dma_too_big = unit == UNIT_DMA && !v[2][63] && !v[3][63]
+                    && (is_wide ? (dma_total > {66'd0, {62{1'b1}}} || v[3][62])
+                                : dma_total > {65'd0, {63{1'b1}}});
 
   assign ra_ok = region_ok(ra_base, ra_rows, ra_rowbytes, ra_stride, ra_size);
   assign rb_ok = !rb_used || region_ok(rb_base, rb_rows, rb_rowbytes, rb_stride, rb_size);
@@ -390,6 +406,16 @@ module seq #(
   assign b = sregs[fld[2]];
   assign x = sregs[fld[0]];
   assign mxu_sel = fld[0][1:0];
+
+  // T5b: the machine's MXU modes, and a stream's mode against that of the
+  // last weight load issued to its MXU (w_i8_q: 1 after mxu.lw.i8, 0 after
+  // mxu.lw and reset).  Queue order makes it the mode of the weights the
+  // stream will multiply by (T21).
+  logic [3:0] w_i8_q, w_i8_d;
+  logic       mode_bad;
+  assign mode_bad = unit == UNIT_MXU
+                 && ((op_i8 && MxuInt8 == 0) || (!op_i8 && MxuInt8 == 2)
+                     || (!is_lw && op_i8 != w_i8_q[mxu_sel]));
 
   // Scalar ALU, branches and jumps (seq.c scalar()).  mul and muli share
   // one multiplier.
@@ -489,6 +515,9 @@ module seq #(
         end else if (unit == UNIT_ICI && !ici_ports_q[fld[0][1:0]]) begin
           error_d = 1'b1;
           error_code_d = ErrPort;
+        end else if (mode_bad) begin
+          error_d = 1'b1;
+          error_code_d = ErrMode;
         end else if (dma_too_big || misaligned || !ra_ok || !rb_ok) begin
           error_d = 1'b1;
           error_code_d = ErrAddress;
@@ -548,6 +577,21 @@ module seq #(
     for (int i = 0; i < 32; i++) begin
       sem_d[i]       = sem_q[i] + {{(32 - IncW){1'b0}}, inc[IncW*i +: IncW]} - dec[i];
       sem_touched[i] = (inc[IncW*i +: IncW] != '0) || (dec[i] != 32'd0);
+    end
+  end
+
+  // T5b: an issued weight load sets its MXU's mode bit.
+  always_comb begin
+    w_i8_d = w_i8_q;
+    if (issue && unit == UNIT_MXU && is_lw) begin
+      w_i8_d[mxu_sel] = op_i8;
+    end
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      w_i8_q <= 4'b0000;
+    end else begin
+      w_i8_q <= w_i8_d;
     end
   end
 

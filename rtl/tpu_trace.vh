@@ -23,9 +23,9 @@
 // tr_sem_mask_o [32]: the semaphores with an increment or a sem.wait decrement
 // tr_sem_val_o [32*32]: their new values, 32 bits each
 // tr_halt_o [1]: halt issued
-// tr_dma_vmem_we_o [DmaPorts]: DMA byte ports writing VMEM
-// tr_dma_vmem_addr_o [DmaPorts*64]: their addresses
-// tr_dma_vmem_data_o [DmaPorts*8]: their bytes
+// tr_dma_vmem_we_o [2*DmaPorts]: DMA byte ports writing VMEM (two per HBM byte: dma.h2v.i8)
+// tr_dma_vmem_addr_o [2*DmaPorts*64]: their addresses
+// tr_dma_vmem_data_o [2*DmaPorts*8]: their bytes
 // tr_dma_hbm_we_o [DmaPorts]: DMA byte ports writing HBM
 // tr_dma_hbm_addr_o [DmaPorts*64]: their addresses
 // tr_dma_hbm_data_o [DmaPorts*8]: their bytes
@@ -93,9 +93,9 @@
   output logic [(K)*(32)-1:0] tr_sem_mask_o; \
   output logic [(K)*(32*32)-1:0] tr_sem_val_o; \
   output logic [(K)*(1)-1:0] tr_halt_o; \
-  output logic [(K)*(DmaPorts)-1:0] tr_dma_vmem_we_o; \
-  output logic [(K)*(DmaPorts*64)-1:0] tr_dma_vmem_addr_o; \
-  output logic [(K)*(DmaPorts*8)-1:0] tr_dma_vmem_data_o; \
+  output logic [(K)*(2*DmaPorts)-1:0] tr_dma_vmem_we_o; \
+  output logic [(K)*(2*DmaPorts*64)-1:0] tr_dma_vmem_addr_o; \
+  output logic [(K)*(2*DmaPorts*8)-1:0] tr_dma_vmem_data_o; \
   output logic [(K)*(DmaPorts)-1:0] tr_dma_hbm_we_o; \
   output logic [(K)*(DmaPorts*64)-1:0] tr_dma_hbm_addr_o; \
   output logic [(K)*(DmaPorts*8)-1:0] tr_dma_hbm_data_o; \
@@ -128,9 +128,9 @@
   .tr_sem_mask_o (tr_sem_mask_o[(32)*(C) +: (32)]), \
   .tr_sem_val_o (tr_sem_val_o[(32*32)*(C) +: (32*32)]), \
   .tr_halt_o (tr_halt_o[(1)*(C) +: (1)]), \
-  .tr_dma_vmem_we_o (tr_dma_vmem_we_o[(DmaPorts)*(C) +: (DmaPorts)]), \
-  .tr_dma_vmem_addr_o (tr_dma_vmem_addr_o[(DmaPorts*64)*(C) +: (DmaPorts*64)]), \
-  .tr_dma_vmem_data_o (tr_dma_vmem_data_o[(DmaPorts*8)*(C) +: (DmaPorts*8)]), \
+  .tr_dma_vmem_we_o (tr_dma_vmem_we_o[(2*DmaPorts)*(C) +: (2*DmaPorts)]), \
+  .tr_dma_vmem_addr_o (tr_dma_vmem_addr_o[(2*DmaPorts*64)*(C) +: (2*DmaPorts*64)]), \
+  .tr_dma_vmem_data_o (tr_dma_vmem_data_o[(2*DmaPorts*8)*(C) +: (2*DmaPorts*8)]), \
   .tr_dma_hbm_we_o (tr_dma_hbm_we_o[(DmaPorts)*(C) +: (DmaPorts)]), \
   .tr_dma_hbm_addr_o (tr_dma_hbm_addr_o[(DmaPorts*64)*(C) +: (DmaPorts*64)]), \
   .tr_dma_hbm_data_o (tr_dma_hbm_data_o[(DmaPorts*8)*(C) +: (DmaPorts*8)]), \

@@ -74,9 +74,9 @@ module vmem #(
   input  logic [AW-1:0]                vpu_waddr_i,
   input  logic [VecB*8-1:0]            vpu_wdata_i,
   // ... DMA bytes (dma.h2v), ports in start order of their engines
-  input  logic [DmaPorts-1:0]          dma_we_i,
-  input  logic [DmaPorts*AW-1:0]       dma_waddr_i,
-  input  logic [DmaPorts*8-1:0]        dma_wdata_i
+  input  logic [2*DmaPorts-1:0]        dma_we_i,     // two write ports per DMA byte port
+  input  logic [2*DmaPorts*AW-1:0]     dma_waddr_i,
+  input  logic [2*DmaPorts*8-1:0]      dma_wdata_i
 );
   localparam integer RowB = 2 * MxuN;          // bytes of a bf16 row
   localparam integer AccB = 4 * MxuN;          // bytes of an fp32 row
@@ -179,7 +179,7 @@ module vmem #(
         end
       end
     end
-    for (int p = 0; p < DmaPorts; p++) begin
+    for (int p = 0; p < 2 * DmaPorts; p++) begin
       if (dma_we_i[p]) begin
         mem_q[dma_waddr_i[p*AW +: AW]] <= dma_wdata_i[8*p +: 8];
       end

@@ -123,12 +123,14 @@ void decode_trace(const Reader &r, const TraceLayout &L, const Shape &s, unsigne
         std::vector<uint8_t> v = bytes(P::vpu_data, 0, n);
         c.add_write(c.vmem, "vpu", get(P::vpu_addr), v.data(), n);
     }
-    // DMA: one byte per port, ports in landing order
-    for (unsigned p = 0; p < s.dma_ports; p++) {
+    // DMA: one byte per port, ports in landing order (VMEM has two write
+    // ports per HBM byte port: dma.h2v.i8 writes a bf16 for each byte)
+    for (unsigned p = 0; p < L.count[(unsigned)P::dma_vmem_we]; p++)
         if (get(P::dma_vmem_we, p)) {
             uint8_t b = (uint8_t)get(P::dma_vmem_data, p);
             c.add_write(c.vmem, "dma", get(P::dma_vmem_addr, p), &b, 1);
         }
+    for (unsigned p = 0; p < s.dma_ports; p++) {
         if (get(P::dma_hbm_we, p)) {
             uint8_t b = (uint8_t)get(P::dma_hbm_data, p);
             c.add_write(c.hbm, "dma", get(P::dma_hbm_addr, p), &b, 1);

@@ -51,6 +51,7 @@ static int header(const tpu_config *c, const char *src, char *buf, size_t len)
         "/* verilator lint_off UNUSEDPARAM */\n"
         "localparam integer        CFG_MXU_N       = %" PRIu64 ";  // mxu_n: N x N cells per MXU\n"
         "localparam integer        CFG_NUM_MXU     = %" PRIu64 ";  // num_mxu\n"
+        "localparam integer        CFG_MXU_INT8    = %" PRIu64 ";  // mxu_int8: 0 bf16, 1 bf16 and int8, 2 int8\n"
         "localparam integer        CFG_MXU_WLOADS  = %" PRIu64 ";  // mxu_wloads: weight loads in flight per MXU\n"
         "localparam integer        CFG_SUBLANES    = %" PRIu64 ";  // vpu_sublanes\n"
         "localparam integer        CFG_LANES       = %" PRIu64 ";  // vpu_lanes\n"
@@ -68,7 +69,7 @@ static int header(const tpu_config *c, const char *src, char *buf, size_t len)
         "localparam logic [63:0]   CFG_ICI_LATENCY = 64'd%" PRIu64 ";  // ici_latency, cycles per hop\n"
         "localparam integer        CFG_QUEUE_DEPTH = %" PRIu64 ";  // seq_queue_depth\n"
         "/* verilator lint_on UNUSEDPARAM */\n",
-        c->name, src, c->mxu_n, c->num_mxu, c->mxu_wloads, c->vpu_sublanes, c->vpu_lanes,
+        c->name, src, c->mxu_n, c->num_mxu, c->mxu_int8, c->mxu_wloads, c->vpu_sublanes, c->vpu_lanes,
         c->vpu_latency, c->imem_words, c->vmem_bytes, c->vmem_bw, c->hbm_bytes, hnum, hden, c->hbm_latency,
         c->dma_engines, inum, iden, c->ici_latency, c->seq_queue_depth);
     return n < 0 || (size_t)n >= len ? -1 : n;

@@ -336,6 +336,43 @@ struct Rtl {
     }
 };
 
+// ---- run-time errors ---------------------------------------------------------------
+
+// The RTL's error codes (rtl/seq.v error_code_o) and the C model's messages
+// for each (cmodel/seq.c fail()): a run that stops with an error on both
+// sides must stop with the same kind of error.
+struct ErrCode {
+    const char *name;
+    const char *texts[5];       // one of them is in the C model's message
+};
+static const ErrCode err_codes[] = {
+    { "none", { nullptr } },
+    { "ErrPc (pc outside IMEM)", { "is outside IMEM", nullptr } },
+    { "ErrIllegal (illegal instruction word)", { "illegal instruction", nullptr } },
+    { "ErrNoMxu (no such MXU)", { "does not exist", nullptr } },
+    { "ErrAddress (T5: range, alignment or size)",
+      { "out of range", "misaligned", "more than 2^", "negative", nullptr } },
+    { "ErrPort (ICI port without a neighbour)", { "is not connected", nullptr } },
+    { "ErrMode (T5b: the machine's or the weights' int8/bf16 mode)",
+      { "have no int8 mode", "are int8 only", "stream against", nullptr } },
+};
+
+// Does RTL error code `code` name the C model's error `msg`?
+static bool err_code_matches(unsigned code, const char *msg)
+{
+    if (code == 0 || code >= sizeof err_codes / sizeof err_codes[0] || !msg)
+        return false;
+    for (const char *const *t = err_codes[code].texts; *t; t++)
+        if (strstr(msg, *t))
+            return true;
+    return false;
+}
+
+static const char *err_code_name(unsigned code)
+{
+    return code < sizeof err_codes / sizeof err_codes[0] ? err_codes[code].name : "unknown";
+}
+
 // ---- loading -------------------------------------------------------------------
 
 // The object's chunks into every core of the RTL, in 64-byte aligned blocks
@@ -647,11 +684,25 @@ int main(int argc, char **argv)
                 prog, rend, t, mend, mcycles, mstop == TPU_STOP_ERROR ? ": " : "",
                 mstop == TPU_STOP_ERROR ? tpu_system_error(m.sys) : "");
         for (unsigned k = 0; k < RTL_CORES; k++)
-            if (r.error(k))
-                fprintf(stderr, RTL_NAME ": RTL core %u: error code %u at pc %" PRIu64 "\n", k,
-                        (unsigned)port_bits(r.top->error_code_o, 3 * k, 3),
-                        port_bits(r.top->tr_pc_o, 64 * k, 64));
+            if (r.error(k)) {
+                unsigned code = (unsigned)port_bits(r.top->error_code_o, 3 * k, 3);
+                fprintf(stderr, RTL_NAME ": RTL core %u: error code %u, %s, at pc %" PRIu64 "\n",
+                        k, code, err_code_name(code), port_bits(r.top->tr_pc_o, 64 * k, 64));
+            }
         bad = 1;
+    } else if (mstop == TPU_STOP_ERROR) {
+        // The same error: the RTL's code names the C model's message.
+        for (unsigned k = 0; k < RTL_CORES; k++) {
+            if (!r.error(k))
+                continue;
+            unsigned code = (unsigned)port_bits(r.top->error_code_o, 3 * k, 3);
+            if (!err_code_matches(code, tpu_system_error(m.sys))) {
+                fprintf(stderr, RTL_NAME ": %s: RTL core %u stopped with error code %u, %s; the "
+                        "C model with: %s\n", prog, k, code, err_code_name(code),
+                        tpu_system_error(m.sys));
+                bad = 1;
+            }
+        }
     }
     for (unsigned k = 0; k < RTL_CORES; k++) {
         tpu_core *core = tpu_system_core(m.sys, k);

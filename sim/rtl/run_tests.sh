@@ -68,13 +68,6 @@ one() {
     sed 's/^/      /' "$log" | head -n 10
     return
   fi
-  # int8 (mxu.*.i8, dma.h2v.i8; docs/numerics.md section 9) is in the C model
-  # only for now: the RTL's sequencer stops on those opcodes as on any
-  # unknown one.  docs/timing.md, "int8 in the RTL", says what it must do.
-  if "$bin/tpu-dis" "$obj" 2>/dev/null | grep -E '^ *(mxu|dma)\.[a-z0-9.]*\.i8 ' >/dev/null; then
-    echo "skip  $run (int8: not in the RTL yet)"
-    return
-  fi
   if "$bench" --lockstep "$obj" >"$log" 2>&1; then
     echo "ok    $run: $(tail -n 1 "$log" | sed 's/^rtl-bench[0-9]*: [^:]*: //')"
   else

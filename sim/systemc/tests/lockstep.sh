@@ -44,13 +44,6 @@ for run in "${runs[@]}"; do
     fail=$((fail + 1))
     continue
   fi
-  # int8 is in the C model only for now (sim/rtl/run_tests.sh says why);
-  # grep reads all of tpu-dis's output (see below)
-  if "$bin/tpu-dis" "$obj" 2>/dev/null | grep -E '^ *(mxu|dma)\.[a-z0-9.]*\.i8 ' >/dev/null; then
-    echo "skip  $run (int8: not in the RTL yet)"
-    skip=$((skip + 1))
-    continue
-  fi
   cores=1
   # (grep reads all of tpu-dis's output: with pipefail, grep -q's early exit
   # would fail the pipeline on tpu-dis's SIGPIPE and run a long one on one core)

@@ -162,9 +162,9 @@ if grep -q '^result: MISMATCH in matmul_i8 Y (hbm 0x[0-9a-f]*) at \[0\]\[' <<<"$
   ok "a wrong reference is caught: $(grep -m1 -o 'MISMATCH.*' <<<"$out" | cut -c1-90)"
 else bad "a wrong reference: $(grep -m1 'result' <<<"$out") $(cat "$work/swap2.err")"; fi
 
-# random programs with --int8 (off by default: the RTL has none yet): each
-# halts on the C model (or stops at its one --errors error), and together
-# they use every int8 instruction
+# random programs with --int8 (the default on tiny and mid, mxu_int8 = 1):
+# each halts on the C model (or stops at its one --errors error), and
+# together they use every int8 instruction
 used=$work/rp_used; : >"$used"; rpbad=
 for s in $(seq 1 24); do
   opt=""; [ $((s % 8)) -eq 7 ] && opt=--errors; [ $((s % 5)) -eq 4 ] && opt="$opt --cores 2"
@@ -184,8 +184,14 @@ nu=$(sort -u "$used" | wc -l)
 if [ -z "$rpbad" ] && [ "$nu" -eq 4 ]; then
   ok "tpu-randprog --int8: 24 seeds on tiny and mid run as they should, using all 4 int8 instructions"
 else bad "tpu-randprog --int8:${rpbad:- } int8 instructions used: $(sort -u "$used" | tr '\n' ' ')"; fi
-if "$bin/tpu-randprog" --seed 3 | grep -qE '\.i8 '; then bad "tpu-randprog without --int8 makes int8"
-else ok "tpu-randprog without --int8 makes no int8 (the RTL's lockstep programs)"; fi
+if "$bin/tpu-randprog" --seed 3 --no-int8 | grep -qE '\.i8 '; then bad "tpu-randprog --no-int8 makes int8"
+else ok "tpu-randprog --no-int8 makes no int8"; fi
+if for s in 1 2 4 5 6; do "$bin/tpu-randprog" --seed $s; done | grep -E '\.i8 ' >/dev/null; then
+  ok "tpu-randprog makes int8 by default on tiny (mxu_int8 = 1)"
+else bad "tpu-randprog makes no int8 by default on tiny (seeds 1, 2, 4, 5, 6)"; fi
+if out=$("$bin/tpu-randprog" --config "$work/noint8.cfg" --seed 3 2>&1) && ! grep -qE '\.i8 ' <<<"$out"; then
+  ok "tpu-randprog makes no int8 by default on a machine without it (mxu_int8 = 0)"
+else bad "tpu-randprog by default on a machine without int8: $(head -n 2 <<<"$out")"; fi
 out=$("$bin/tpu-randprog" --config "$work/noint8.cfg" --int8 2>&1); rc=$?
 if [ $rc -eq 2 ] && grep -q "mxu_int8 = 0" <<<"$out"; then ok "tpu-randprog --int8 on a machine without int8: exit 2, '$out'"
 else bad "tpu-randprog --int8 without int8: exit $rc: $out"; fi

@@ -29,13 +29,14 @@
  * one run-time error on purpose (out-of-range or misaligned access,
  * illegal word, deadlock, bad pc, no such MXU, an ICI port without a
  * neighbour); the C model and the RTL must then stop at the same cycle.
- * --int8 (off by default: the RTL has no int8 yet, docs/timing.md "int8 in
- * the RTL") makes about half the weight loads mxu.lw.i8, every stream
- * after one of them an int8 stream (the generator keeps each MXU's mode as
- * the sequencer does, T5b, so no stream meets weights of the other mode),
- * and one DMA from HBM in four a widening dma.h2v.i8; without it the
- * generator draws no random number more than it did before int8 (the
- * programs of a seed did change with the table, which gen_alu draws from).
+ * int8 (on by default on machines with mxu_int8 = 1, where the MXU has both
+ * modes; --int8 asks for it, --no-int8 turns it off) makes about half the
+ * weight loads mxu.lw.i8, every stream after one of them an int8 stream
+ * (the generator keeps each MXU's mode as the sequencer does, T5b, so no
+ * stream meets weights of the other mode), and one DMA from HBM in four a
+ * widening dma.h2v.i8; --errors may then pick a stream against weights of
+ * the other mode (T5b).  Without int8 the generator draws no random number
+ * more than it did before int8.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -76,7 +77,7 @@ typedef struct gen {
     long budget;              /* instructions still to emit */
     long emitted;
     unsigned loop_depth;
-    int int8;                 /* --int8 */
+    int int8;                 /* int8 MXU work and dma.h2v.i8 (default: mxu_int8 = 1) */
     uint8_t w_i8[TPU_MAX_MXUS];   /* each MXU's weights: int8 (T5b) */
 } gen;
 
@@ -752,7 +753,13 @@ static void gen_hazard(gen *g)
 static void gen_error(gen *g)
 {
     const char *what;
-    switch (below(g, 10)) {
+    switch (below(g, g->int8 ? 11 : 10)) {
+    case 10:
+        what = "a stream against weights of the other mode (T5b)";
+        li(g, 1, 0);
+        insn(g, "%s 0, s1, s1, s1, s1, s1, 0",
+             g->w_i8[0] ? (one_in(g, 2) ? "mxu.mma" : "mxu.mm ") : "mxu.mm.i8");
+        break;
     case 8:
         what = g->cores > 1 ? "ICI on a port without a neighbour" : "ICI on a single core";
         li(g, 1, 0);
@@ -920,7 +927,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: tpu-randprog [--config NAME|FILE] [--seed N] [--length N] [--errors]\n"
-            "                    [--cores N] [--int8] [-o OUT.s] [--coverage]\n"
+            "                    [--cores N] [--int8|--no-int8] [-o OUT.s] [--coverage]\n"
             "\n"
             "Print a constrained-random test program (assembly for tpu-as) made from\n"
             "one seed: every instruction class of the config plus directed hazard\n"
@@ -937,8 +944,9 @@ static void usage(FILE *f)
             "  --cores N           1 (default) or 2: a program for a ring of two cores\n"
             "                      (rtl-bench2, tpu-sim --cores 2) with dma.ici; both\n"
             "                      cores run it and its control flow is the same on both\n"
-            "  --int8              int8 MXU work too (mxu.*.i8, dma.h2v.i8; the C model\n"
-            "                      only: the RTL has no int8 yet)\n"
+            "  --int8              int8 MXU work too (mxu.*.i8, dma.h2v.i8): the default\n"
+            "                      on machines with mxu_int8 = 1 (bf16 and int8)\n"
+            "  --no-int8           no int8 instructions\n"
             "  -o OUT.s            write to OUT.s (default standard output)\n"
             "  --coverage          list the instructions of the table and whether\n"
             "                      the generator makes them (with --cores), then exit\n"
@@ -982,7 +990,7 @@ int main(int argc, char **argv)
 {
     const char *cfgname = "tiny", *outname = NULL;
     uint64_t seed = 1, length = 300, cores = 1;
-    int errors = 0, coverage = 0, int8 = 0;
+    int errors = 0, coverage = 0, int8 = -1;      /* -1: as the config allows */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -994,6 +1002,8 @@ int main(int argc, char **argv)
             coverage = 1;
         } else if (!strcmp(a, "--int8")) {
             int8 = 1;
+        } else if (!strcmp(a, "--no-int8")) {
+            int8 = 0;
         } else if ((!strcmp(a, "--config") || !strcmp(a, "--seed") || !strcmp(a, "--length") ||
                     !strcmp(a, "--cores") || !strcmp(a, "-o")) && i + 1 < argc) {
             const char *v = argv[++i];
@@ -1016,6 +1026,15 @@ int main(int argc, char **argv)
         return 2;
     }
     if (coverage) {
+        if (int8 < 0) {             /* the default: the config's */
+            tpu_config c;
+            char cerr[256];
+            if (tpu_config_load(&c, cfgname, cerr, sizeof cerr) != 0) {
+                fprintf(stderr, "tpu-randprog: %s\n", cerr);
+                return 2;
+            }
+            int8 = c.mxu_int8 == 1;
+        }
         for (size_t i = 0; i < tpu_isa_count; i++)
             printf("%-10s %s\n", tpu_isa_table[i].mnemonic,
                    covered(&tpu_isa_table[i], (unsigned)cores, int8) ? "generated"
@@ -1042,6 +1061,8 @@ int main(int argc, char **argv)
     g->hwin = g->cfg.hbm_bytes < 0x8000 ? g->cfg.hbm_bytes : 0x8000;
     g->errors = errors;
     g->cores = (unsigned)cores;
+    if (int8 < 0)
+        int8 = g->cfg.mxu_int8 == 1;
     g->int8 = int8;
     if (int8 && g->cfg.mxu_int8 != 1) {
         fprintf(stderr, "tpu-randprog: error: --int8: config '%s' has mxu_int8 = %llu (the "

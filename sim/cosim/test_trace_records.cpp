@@ -256,13 +256,15 @@ void test_trace_layout(void **)
     assert_int_equal(L.count[(unsigned)TracePort::mxu_data], 2);
     assert_int_equal(L.width(TracePort::vpu_data), 128);
     assert_int_equal(L.width(TracePort::ici_data), 64);
-    assert_int_equal(L.count[(unsigned)TracePort::dma_vmem_data], 4);
+    assert_int_equal(L.count[(unsigned)TracePort::dma_vmem_data], 8);   // two per byte port
+    assert_int_equal(L.count[(unsigned)TracePort::dma_hbm_data], 4);
     assert_int_equal(L.count[(unsigned)TracePort::dma_done], 2);
     assert_int_equal(L.width(TracePort::sem_val), 32);
     // core 1's slices
     assert_int_equal(L.lsb(TracePort::sem_val, 1, 3), 1 * 32 * 32 + 3 * 32);
     assert_int_equal(L.lsb(TracePort::mxu_data, 1, 1), 384);
-    assert_int_equal(L.lsb(TracePort::dma_vmem_addr, 1, 2), (1 * 4 + 2) * 64);
+    assert_int_equal(L.lsb(TracePort::dma_vmem_addr, 1, 2), (1 * 8 + 2) * 64);
+    assert_int_equal(L.lsb(TracePort::dma_hbm_addr, 1, 2), (1 * 4 + 2) * 64);
 }
 
 void test_trace_decode(void **)
@@ -271,7 +273,8 @@ void test_trace_decode(void **)
     TraceLayout L(s);
     FakePort f;
     // core 1 (of two): an issue, s5 = -2, semaphore 3 = 7, MXU 1's row,
-    // DMA byte port 2 writing VMEM, ICI port 2 landing 3 bytes, engine 1 done
+    // DMA VMEM write ports 2 and 7 (the last: the high bytes of a wide
+    // engine) writing VMEM, ICI port 2 landing 3 bytes, engine 1 done
     f.set(TracePort::issue, 1, 1, 1);
     f.set(TracePort::pc, 64, 64, 12);
     f.set(TracePort::word, 64, 64, 0x1122334455667788ull);
@@ -284,9 +287,12 @@ void test_trace_decode(void **)
     f.set(TracePort::mxu_addr, 3 * 64, 64, 0x200);
     for (unsigned i = 0; i < 16; i++)
         f.set(TracePort::mxu_data, 384 + 8 * i, 8, 0xa0 + i);
-    f.set(TracePort::dma_vmem_we, 4 + 2, 1, 1);
-    f.set(TracePort::dma_vmem_addr, 6 * 64, 64, 0x40);
-    f.set(TracePort::dma_vmem_data, 6 * 8, 8, 0x5a);
+    f.set(TracePort::dma_vmem_we, 8 + 2, 1, 1);
+    f.set(TracePort::dma_vmem_addr, 10 * 64, 64, 0x40);
+    f.set(TracePort::dma_vmem_data, 10 * 8, 8, 0x5a);
+    f.set(TracePort::dma_vmem_we, 8 + 7, 1, 1);
+    f.set(TracePort::dma_vmem_addr, 15 * 64, 64, 0x41);
+    f.set(TracePort::dma_vmem_data, 15 * 8, 8, 0xc3);
     f.set(TracePort::ici_we, 4 + 2, 1, 1);
     f.set(TracePort::ici_len, 6 * 16, 16, 3);
     f.set(TracePort::ici_addr, 6 * 64, 64, 0x80);
@@ -305,7 +311,7 @@ void test_trace_decode(void **)
         "sreg s5 = 0xfffffffffffffffe",
         "vmem write ici 0x80 3 bytes: 010203",
         "vmem write mxu1 0x200 16 bytes: a0a1a2a3a4a5a6a7a8a9aaabacadaeaf",
-        "vmem write dma 0x40 1 bytes: 5a",
+        "vmem write dma 0x40 2 bytes: 5ac3",
     };
     assert_int_equal(got.size(), want.size());
     for (size_t i = 0; i < want.size(); i++)

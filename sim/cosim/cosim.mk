@@ -48,14 +48,16 @@ cosim-random: $(BIN)/tpu-randprog $(BIN)/tpu-as
 
 # The soak: SOAK_SECONDS split over SOAK_CONFIGS, JOBS programs at once,
 # long programs (--length 3000), failures kept with their waveform and a
-# shrunk program (cosim_random.sh --keep).
+# shrunk program (cosim_random.sh --keep).  The first seed is the clock's
+# seconds times 100: a soak checks well under 100 programs a second, so soaks
+# started at different times never run the same program twice.
 soak: $(BIN)/tpu-randprog $(BIN)/tpu-as
 	@for c in $(SOAK_CONFIGS); do \
 	  $(MAKE) -s --no-print-directory rtl-build RTL_CONFIG=$$c >/dev/null || exit 1; done
 	@st=0; for c in $(SOAK_CONFIGS); do \
 	  JOBS=$(JOBS) bash tests/cosim_random.sh --keep --length 3000 \
 	    --seconds $$(( $(SOAK_SECONDS) / $(words $(SOAK_CONFIGS)) )) $(BIN) build/rtl/$$c/rtl-bench \
-	    1000000000 $$(( $$(date +%s) % 1000000000 + 1000 )) || st=1; \
+	    1000000000 $$(( $$(date +%s) * 100 )) || st=1; \
 	done; exit $$st
 
 # The mutant: the same sources and bench as $(COSIM_MUT_CFG)/rtl-bench, with

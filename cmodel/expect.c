@@ -182,33 +182,51 @@ static void *alloc_or_error(checker *k, size_t n)
 
 /* ---- the checks ------------------------------------------------------------------- */
 
+/* B x D x F multiply-adds (bd = B x D, already known to fit) within what a
+ * check may compute. */
+static int want_macs(checker *k, uint64_t b, uint64_t d, uint64_t f, uint64_t bd)
+{
+    uint64_t macs = 0;
+    if (mul_within(bd, f, TPU_EXPECT_MAX_MACS, &macs) < 0)
+        return check_error(k, "B*D*F = %llu*%llu*%llu multiply-adds: too large to check "
+                           "(limit %llu)", (unsigned long long)b, (unsigned long long)d,
+                           (unsigned long long)f, (unsigned long long)TPU_EXPECT_MAX_MACS);
+    return 0;
+}
+
+/* How many rows of X (D elements of xsize bytes) and Y (F fp32) a matmul
+ * check holds at once: a block's worth of each, at least 1, at most B. */
+static uint64_t block_rows(checker *k, uint64_t b, uint64_t d, uint64_t f, uint64_t xsize)
+{
+    uint64_t rows = block_bytes(k) / (f * 4);
+    if (d && block_bytes(k) / (d * xsize) < rows)
+        rows = block_bytes(k) / (d * xsize);
+    if (rows == 0)
+        rows = 1;
+    if (rows > b)
+        rows = b;
+    return rows;
+}
+
 /* matmul Y, X, W, B, D, F */
 static int check_matmul(checker *k)
 {
-    uint64_t b = 0, d = 0, f = 0, xb = 0, wb = 0, yb = 0, macs = 0;
+    uint64_t b = 0, d = 0, f = 0, xb = 0, wb = 0, yb = 0;
     if (want_nops(k, 6) || want_number(k, 3, "B", &b) || want_number(k, 4, "D", &d)
         || want_number(k, 5, "F", &f))
         return -1;
     if (want_bytes(k, "X[B,D]", b, d, 2, &xb) || want_bytes(k, "W[D,F]", d, f, 2, &wb)
         || want_bytes(k, "Y[B,F]", b, f, 4, &yb))
         return -1;
-    if (mul_within(xb / 2, f, TPU_EXPECT_MAX_MACS, &macs) < 0)
-        return check_error(k, "B*D*F = %llu*%llu*%llu multiply-adds: too large to check "
-                           "(limit %llu)", (unsigned long long)b, (unsigned long long)d,
-                           (unsigned long long)f, (unsigned long long)TPU_EXPECT_MAX_MACS);
+    if (want_macs(k, b, d, f, xb / 2))
+        return -1;
     if (want_region(k, 0, "Y", yb) || want_region(k, 1, "X", xb) || want_region(k, 2, "W", wb))
         return -1;
     if (b == 0 || f == 0)
         return 0;
 
     /* W whole; X and Y in blocks of rows. */
-    uint64_t rows = block_bytes(k) / (f * 4);
-    if (d && block_bytes(k) / (d * 2) < rows)
-        rows = block_bytes(k) / (d * 2);
-    if (rows == 0)
-        rows = 1;
-    if (rows > b)
-        rows = b;
+    uint64_t rows = block_rows(k, b, d, f, 2);
     uint16_t *w = alloc_or_error(k, (size_t)wb);
     uint16_t *x = w ? alloc_or_error(k, (size_t)(rows * d * 2)) : NULL;
     uint32_t *want = x ? alloc_or_error(k, (size_t)(rows * f * 4)) : NULL;
@@ -242,7 +260,7 @@ static int check_matmul(checker *k)
  * mod 2^32 (numerics.md section 9) */
 static int check_matmul_i8(checker *k)
 {
-    uint64_t b = 0, d = 0, f = 0, xb = 0, wb = 0, yb = 0, macs = 0;
+    uint64_t b = 0, d = 0, f = 0, xb = 0, wb = 0, yb = 0;
     if (want_nops(k, 6) || want_number(k, 3, "B", &b) || want_number(k, 4, "D", &d)
         || want_number(k, 5, "F", &f))
         return -1;
@@ -252,21 +270,13 @@ static int check_matmul_i8(checker *k)
     if (want_bytes(k, "X[B,D]", b, d, 1, &xb) || want_bytes(k, "W[D,F]", d, f, 1, &wb)
         || want_bytes(k, "Y[B,F]", b, f, 4, &yb))
         return -1;
-    if (mul_within(xb, f, TPU_EXPECT_MAX_MACS, &macs) < 0)
-        return check_error(k, "B*D*F = %llu*%llu*%llu multiply-adds: too large to check "
-                           "(limit %llu)", (unsigned long long)b, (unsigned long long)d,
-                           (unsigned long long)f, (unsigned long long)TPU_EXPECT_MAX_MACS);
+    if (want_macs(k, b, d, f, xb))
+        return -1;
     if (want_region(k, 0, "Y", yb) || want_region(k, 1, "X", xb) || want_region(k, 2, "W", wb))
         return -1;
     if (b == 0 || f == 0)
         return 0;
-    uint64_t rows = block_bytes(k) / (f * 4);
-    if (d && block_bytes(k) / d < rows)
-        rows = block_bytes(k) / d;
-    if (rows == 0)
-        rows = 1;
-    if (rows > b)
-        rows = b;
+    uint64_t rows = block_rows(k, b, d, f, 1);
     uint8_t *w = alloc_or_error(k, (size_t)wb);
     uint8_t *x = w ? alloc_or_error(k, (size_t)(rows * d)) : NULL;
     uint32_t *want = x ? alloc_or_error(k, (size_t)(rows * f * 4)) : NULL;
@@ -306,29 +316,21 @@ static int check_matmul_w8(checker *k)
 {
     int sc = k->e->op == TPU_EXPECT_MATMUL_W8S;
     unsigned o = sc ? 1 : 0;
-    uint64_t b = 0, d = 0, f = 0, xb = 0, wb = 0, yb = 0, sb = 0, macs = 0;
+    uint64_t b = 0, d = 0, f = 0, xb = 0, wb = 0, yb = 0, sb = 0;
     if (want_nops(k, 6 + o) || want_number(k, 3 + o, "B", &b) || want_number(k, 4 + o, "D", &d)
         || want_number(k, 5 + o, "F", &f))
         return -1;
     if (want_bytes(k, "X[B,D]", b, d, 2, &xb) || want_bytes(k, "W[D,F]", d, f, 1, &wb)
         || want_bytes(k, "Y[B,F]", b, f, 4, &yb) || want_bytes(k, "S[F]", f, 1, 4, &sb))
         return -1;
-    if (mul_within(xb / 2, f, TPU_EXPECT_MAX_MACS, &macs) < 0)
-        return check_error(k, "B*D*F = %llu*%llu*%llu multiply-adds: too large to check "
-                           "(limit %llu)", (unsigned long long)b, (unsigned long long)d,
-                           (unsigned long long)f, (unsigned long long)TPU_EXPECT_MAX_MACS);
+    if (want_macs(k, b, d, f, xb / 2))
+        return -1;
     if (want_region(k, 0, "Y", yb) || want_region(k, 1, "X", xb) || want_region(k, 2, "W", wb)
         || (sc && want_region(k, 3, "S", sb)))
         return -1;
     if (b == 0 || f == 0)
         return 0;
-    uint64_t rows = block_bytes(k) / (f * 4);
-    if (d && block_bytes(k) / (d * 2) < rows)
-        rows = block_bytes(k) / (d * 2);
-    if (rows == 0)
-        rows = 1;
-    if (rows > b)
-        rows = b;
+    uint64_t rows = block_rows(k, b, d, f, 2);
     uint8_t *w8 = alloc_or_error(k, (size_t)wb);
     uint16_t *w = w8 ? alloc_or_error(k, (size_t)wb * 2) : NULL;
     uint32_t *s = w ? alloc_or_error(k, (size_t)sb) : NULL;

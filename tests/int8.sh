@@ -37,15 +37,7 @@ bin=${1:?usage: int8.sh BIN_DIR WORK_DIR}
 work=${2:?usage: int8.sh BIN_DIR WORK_DIR}
 mkdir -p "$work"
 pass=0; fail=0
-ok()  { echo "ok    $1"; pass=$((pass+1)); }
-bad() { echo "FAIL  $1"; fail=$((fail+1)); }
-key() { sed -n "s/^$1 = //p" "$2" | head -n 1; }
-check() {
-  local cond=$1 msg=$2; shift 2
-  if awk -v a="${1:-}" -v b="${2:-}" -v c="${3:-}" "BEGIN { exit !($cond) }"; then ok "$msg"
-  else bad "$msg (values: $*)"; fi
-}
-near() { echo "a > 0 && (a - b) / b < $1 && (b - a) / b < $1"; }
+. "$(dirname "$0")/checks.sh"      # ok, bad, key, check, near
 
 # ---- 1. programs ---------------------------------------------------------------
 # prog NAME CONFIG SOURCE "asm options" [GREP]: assembles, runs bit-exact, and

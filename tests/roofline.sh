@@ -38,22 +38,7 @@ work=${2:?usage: roofline.sh BIN_DIR WORK_DIR}
 mkdir -p "$work"
 pass=0; fail=0
 
-ok()  { echo "ok    $1"; pass=$((pass+1)); }
-bad() { echo "FAIL  $1"; fail=$((fail+1)); }
-
-# key FILE: the value of "key = value" in a summary file
-key() { sed -n "s/^$1 = //p" "$2" | head -n 1; }
-
-# check COND MESSAGE: COND is an awk expression over a b c d
-check() {
-  local cond=$1 msg=$2; shift 2
-  if awk -v a="${1:-}" -v b="${2:-}" -v c="${3:-}" -v d="${4:-}" "BEGIN { exit !($cond) }"; then
-    ok "$msg"
-  else
-    bad "$msg (values: $*)"
-  fi
-}
-near() { echo "a > 0 && (a - b) / b < $1 && (b - a) / b < $1"; }   # within a fraction
+. "$(dirname "$0")/checks.sh"      # ok, bad, key, check, near
 
 # run NAME ARGS...: tpu-roofline into WORK/NAME
 run() {

@@ -564,6 +564,39 @@ static void test_bad_records(void **state)
     assert_string_equal(r.message, ".expect #1 (f32): cannot read ADDR (hbm 0x100, 4 bytes) on core 0");
 }
 
+/* The multiply-add limit of the matmul checks, at its edge: B x D x F =
+ * TPU_EXPECT_MAX_MACS passes on (and meets the small fake HBM), 1.5 times
+ * that is refused, for every element size of X (bf16, int8). */
+static void test_matmul_mac_limit(void **state)
+{
+    (void)state;
+    static const struct { uint32_t op; unsigned nops; const char *name; } ops[] = {
+        { TPU_EXPECT_MATMUL, 6, "matmul" },
+        { TPU_EXPECT_MATMUL_I8, 6, "matmul_i8" },
+        { TPU_EXPECT_MATMUL_W8, 6, "matmul_w8" },
+        { TPU_EXPECT_MATMUL_W8S, 7, "matmul_w8s" },
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        for (int over = 0; over <= 1; over++) {
+            uint64_t f = over ? 6144 : 4096; /* B = D = 2^13: 2^38 or 1.5 x 2^38 MACs */
+            tpu_obj_expect_operand m[7];
+            unsigned n = 0;
+            for (unsigned a = 0; a < ops[i].nops - 3; a++)
+                m[n++] = addr(TPU_SPACE_HBM, 0);
+            m[n++] = num(1u << 13);
+            m[n++] = num(1u << 13);
+            m[n++] = num(f);
+            tpu_expect_result r = check_alone(ops[i].op, ops[i].nops, m, FAKE_HBM);
+            assert_int_equal(r.status, TPU_EXPECT_ERROR);
+            if (over)
+                assert_non_null(strstr(r.message, "multiply-adds: too large to check"));
+            else
+                assert_non_null(strstr(r.message, "is outside HBM"));
+            assert_non_null(strstr(r.message, ops[i].name));
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -577,6 +610,7 @@ int main(void)
         cmocka_unit_test(test_sum),
         cmocka_unit_test(test_core_restrictions),
         cmocka_unit_test(test_bad_records),
+        cmocka_unit_test(test_matmul_mac_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,10 +69,10 @@ tpu_event ev(enum tpu_event_kind k, enum tpu_unit_id u, uint64_t pc, uint64_t wo
 void test_equal_cycles_match(void **)
 {
     Cycle a, b;
-    a.simple.push_back("sem 1 = 2");
-    a.simple.push_back("halt");
-    b.simple.push_back("halt");
-    b.simple.push_back("sem 1 = 2");       // order of simple records does not matter
+    a.simple.push_back(Rec::sem(1, 2));
+    a.simple.push_back(Rec::halt());
+    b.simple.push_back(Rec::halt());
+    b.simple.push_back(Rec::sem(1, 2));       // order of simple records does not matter
     add_words(a, "vpu", 0x40, { 1, 2 });
     add_words(b, "vpu", 0x40, { 1, 2 });
     assert_true(compare_cycle("t", "p", 3, 0, a, b, false, nullptr));
@@ -82,8 +82,8 @@ void test_equal_cycles_match(void **)
 void test_register_value(void **)
 {
     Cycle rtl, model;
-    rtl.simple.push_back("sreg s5 = 0x0000000000000002");
-    model.simple.push_back("sreg s5 = 0x0000000000000001");
+    rtl.simple.push_back(Rec::sreg(5, 2));
+    model.simple.push_back(Rec::sreg(5, 1));
     std::string unit;
     assert_string_equal(diff(rtl, model, &unit).c_str(),
                         "seq sreg s5: expected 0x0000000000000001, actual 0x0000000000000002");
@@ -112,13 +112,13 @@ void test_register_value(void **)
 void test_extra_and_missing_records(void **)
 {
     Cycle rtl, model;
-    rtl.simple.push_back("halt");
+    rtl.simple.push_back(Rec::halt());
     assert_string_equal(diff(rtl, model).c_str(), "seq halt: expected none, actual halt");
     std::string unit;
     assert_string_equal(diff(model, rtl, &unit).c_str(), "seq halt: expected halt, actual none");
     Cycle r2, m2;
-    m2.simple.push_back("dma done engine 1 bytes 64");
-    r2.simple.push_back("dma done engine 1 bytes 32");
+    m2.simple.push_back(Rec::dma_done(1, 64));
+    r2.simple.push_back(Rec::dma_done(1, 32));
     assert_string_equal(diff(r2, m2, &unit).c_str(),
                         "dma dma done engine 1: expected bytes 64, actual bytes 32");
     assert_string_equal(unit.c_str(), "dma");

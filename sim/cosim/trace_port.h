@@ -80,73 +80,86 @@ void decode_trace(const Reader &r, const TraceLayout &L, const Shape &s, unsigne
     using P = TracePort;
     // element i of a port (its width at most 64 bits)
     auto get = [&](P p, unsigned i = 0) { return r.bits(p, L.lsb(p, k, i), L.width(p)); };
-    // the first n bytes of element i of a port
-    auto bytes = [&](P p, unsigned i, unsigned n) {
-        std::vector<uint8_t> v(n);
+    // the first n bytes of element i of a port, eight at a time
+    auto bytes = [&](P p, unsigned i, unsigned n, std::vector<uint8_t> &v) {
+        v.resize(n);
         unsigned b = L.lsb(p, k, i);
-        for (unsigned j = 0; j < n; j++)
-            v[j] = (uint8_t)r.bits(p, b + 8 * j, 8);
-        return v;
+        for (unsigned j = 0; j < n; j += 8) {
+            unsigned take = n - j < 8 ? n - j : 8;
+            uint64_t w = r.bits(p, b + 8 * j, 8 * take);
+            for (unsigned x = 0; x < take; x++)
+                v[j + x] = (uint8_t)(w >> (8 * x));
+        }
     };
+    // bit i of a port of one-bit elements, read 64 elements at a time
+    auto flags = [&](P p) {
+        std::vector<uint64_t> m((L.count[(unsigned)p] + 63) / 64);
+        for (unsigned w = 0; w < m.size(); w++) {
+            unsigned n = L.count[(unsigned)p] - 64 * w;
+            m[w] = r.bits(p, L.lsb(p, k, 64 * w), n < 64 ? n : 64);
+        }
+        return m;
+    };
+    auto flag = [](const std::vector<uint64_t> &m, unsigned i) { return (m[i / 64] >> (i % 64)) & 1; };
+    std::vector<uint8_t> v;
 
     if (get(P::issue))
-        c.simple.push_back(fmt("issue pc %" PRIu64 " word 0x%016" PRIx64, get(P::pc),
-                               get(P::word)));
+        c.simple.push_back(Rec::issue(get(P::pc), get(P::word)));
     if (get(P::sreg_we)) {
         unsigned i = (unsigned)get(P::sreg_idx);
-        int64_t v = (int64_t)get(P::sreg_val);
-        if (sreg[i] != v) {
-            sreg[i] = v;
-            c.simple.push_back(fmt("sreg s%u = 0x%016" PRIx64, i, (uint64_t)v));
+        int64_t val = (int64_t)get(P::sreg_val);
+        if (sreg[i] != val) {
+            sreg[i] = val;
+            c.simple.push_back(Rec::sreg(i, (uint64_t)val));
         }
     }
+    std::vector<uint64_t> sems = flags(P::sem_mask);
     for (unsigned i = 0; i < L.count[(unsigned)P::sem_mask]; i++)
-        if (get(P::sem_mask, i))
-            c.simple.push_back(fmt("sem %u = %u", i, (unsigned)get(P::sem_val, i)));
+        if (flag(sems, i))
+            c.simple.push_back(Rec::sem(i, (unsigned)get(P::sem_val, i)));
     if (get(P::halt))
-        c.simple.push_back("halt");
+        c.simple.push_back(Rec::halt());
 
     // VMEM writes in landing order (T12a): incoming ICI, MXUs, VPU, DMA.
     for (unsigned p = 0; p < L.count[(unsigned)P::ici_we]; p++)
         if (get(P::ici_we, p)) {
             unsigned n = (unsigned)get(P::ici_len, p);
-            std::vector<uint8_t> v = bytes(P::ici_data, p, n);
+            bytes(P::ici_data, p, n, v);
             c.add_write(c.vmem, "ici", get(P::ici_addr, p), v.data(), n);
         }
     for (unsigned m = 0; m < s.num_mxu; m++)
         if (get(P::mxu_we, m)) {
-            std::vector<uint8_t> row = bytes(P::mxu_data, m, 4 * s.mxu_n);
-            c.add_write(c.vmem, fmt("mxu%u", m), get(P::mxu_addr, m), row.data(), row.size());
+            bytes(P::mxu_data, m, 4 * s.mxu_n, v);
+            c.add_write(c.vmem, tpu_unit_id_name((enum tpu_unit_id)(TPU_U_MXU0 + m)), get(P::mxu_addr, m), v.data(), v.size());
         }
     if (get(P::vpu_we)) {
         unsigned n = get(P::vpu_half) ? s.vec_bytes / 2 : s.vec_bytes;
-        std::vector<uint8_t> v = bytes(P::vpu_data, 0, n);
+        bytes(P::vpu_data, 0, n, v);
         c.add_write(c.vmem, "vpu", get(P::vpu_addr), v.data(), n);
     }
     // DMA: one byte per port, ports in landing order (VMEM has two write
     // ports per HBM byte port: dma.h2v.i8 writes a bf16 for each byte)
+    std::vector<uint64_t> dma_we = flags(P::dma_vmem_we);
     for (unsigned p = 0; p < L.count[(unsigned)P::dma_vmem_we]; p++)
-        if (get(P::dma_vmem_we, p)) {
+        if (flag(dma_we, p)) {
             uint8_t b = (uint8_t)get(P::dma_vmem_data, p);
             c.add_write(c.vmem, "dma", get(P::dma_vmem_addr, p), &b, 1);
         }
+    std::vector<uint64_t> hbm_we = flags(P::dma_hbm_we);
     for (unsigned p = 0; p < s.dma_ports; p++) {
-        if (get(P::dma_hbm_we, p)) {
+        if (flag(hbm_we, p)) {
             uint8_t b = (uint8_t)get(P::dma_hbm_data, p);
             c.add_write(c.hbm, "dma", get(P::dma_hbm_addr, p), &b, 1);
         }
     }
     for (unsigned e = 0; e < s.dma_engines; e++)
         if (get(P::dma_done, e))
-            c.simple.push_back(fmt("dma done engine %u bytes %" PRIu64, e,
-                                   get(P::dma_done_bytes, e)));
+            c.simple.push_back(Rec::dma_done(e, get(P::dma_done_bytes, e)));
     for (unsigned p = 0; p < L.count[(unsigned)P::ici_send]; p++) {
         if (get(P::ici_send, p))
-            c.simple.push_back(fmt("ici send port %u bytes %" PRIu64, p,
-                                   get(P::ici_send_bytes, p)));
+            c.simple.push_back(Rec::ici_send(p, get(P::ici_send_bytes, p)));
         if (get(P::ici_recv, p))
-            c.simple.push_back(fmt("ici recv port %u bytes %" PRIu64, p,
-                                   get(P::ici_recv_bytes, p)));
+            c.simple.push_back(Rec::ici_recv(p, get(P::ici_recv_bytes, p)));
     }
 }
 

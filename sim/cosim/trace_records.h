@@ -81,25 +81,82 @@ struct Shape {
     }
 };
 
-// A memory write: unit name, address and bytes.
+// A memory write: unit name (a static string: "dma", "mxu0", ...),
+// address and bytes.
 struct Write {
-    std::string unit;
+    const char *unit;
     uint64_t addr;
     std::vector<uint8_t> data;
 };
 
+// A record that is not a memory write ("issue pc P word W", "sreg sR = V",
+// "sem I = V", "halt", "error", "dma done ...", "ici send/recv ..."), kept
+// as fields: a lockstep run compares them in every cycle and turns them
+// into text only for a report (text()).
+struct Rec {
+    enum Kind : uint8_t { Issue, Sreg, Sem, Halt, Error, DmaDone, IciSend, IciRecv };
+    Kind kind;
+    unsigned idx;       // register, semaphore, engine or port
+    uint64_t a, b;      // issue: pc and word; sreg, sem, done, send, recv: the value
+
+    static Rec issue(uint64_t pc, uint64_t word) { return Rec{ Issue, 0, pc, word }; }
+    static Rec sreg(unsigned r, uint64_t v) { return Rec{ Sreg, r, v, 0 }; }
+    static Rec sem(unsigned i, unsigned v) { return Rec{ Sem, i, v, 0 }; }
+    static Rec halt() { return Rec{ Halt, 0, 0, 0 }; }
+    static Rec error() { return Rec{ Error, 0, 0, 0 }; }
+    static Rec dma_done(unsigned e, uint64_t bytes) { return Rec{ DmaDone, e, bytes, 0 }; }
+    static Rec ici_send(unsigned p, uint64_t bytes) { return Rec{ IciSend, p, bytes, 0 }; }
+    static Rec ici_recv(unsigned p, uint64_t bytes) { return Rec{ IciRecv, p, bytes, 0 }; }
+
+    std::string text() const
+    {
+        switch (kind) {
+        case Issue:
+            return fmt("issue pc %" PRIu64 " word 0x%016" PRIx64, a, b);
+        case Sreg:
+            return fmt("sreg s%u = 0x%016" PRIx64, idx, a);
+        case Sem:
+            return fmt("sem %u = %u", idx, (unsigned)a);
+        case Halt:
+            return "halt";
+        case Error:
+            return "error";
+        case DmaDone:
+            return fmt("dma done engine %u bytes %" PRIu64, idx, a);
+        case IciSend:
+            return fmt("ici send port %u bytes %" PRIu64, idx, a);
+        case IciRecv:
+            return fmt("ici recv port %u bytes %" PRIu64, idx, a);
+        }
+        return "?";
+    }
+
+    bool operator==(const Rec &o) const
+    {
+        return kind == o.kind && idx == o.idx && a == o.a && b == o.b;
+    }
+    bool operator<(const Rec &o) const
+    {
+        if (kind != o.kind)
+            return kind < o.kind;
+        if (idx != o.idx)
+            return idx < o.idx;
+        return a != o.a ? a < o.a : b < o.b;
+    }
+};
+
 // What one side did in one cycle, normalised for comparison.
 struct Cycle {
-    std::vector<std::string> simple;
+    std::vector<Rec> simple;
     std::vector<Write> vmem, hbm;
 
-    void add_write(std::vector<Write> &v, const std::string &unit, uint64_t addr,
-                   const uint8_t *p, size_t n)
+    void add_write(std::vector<Write> &v, const char *unit, uint64_t addr, const uint8_t *p,
+                   size_t n)
     {
         if (!n)
             return;
-        if (!v.empty() && v.back().unit == unit
-            && v.back().addr + v.back().data.size() == addr) {
+        if (!v.empty() && v.back().addr + v.back().data.size() == addr
+            && (v.back().unit == unit || !strcmp(v.back().unit, unit))) {
             v.back().data.insert(v.back().data.end(), p, p + n);
             return;
         }
@@ -110,7 +167,9 @@ struct Cycle {
     // writes in landing order.
     std::vector<std::string> lines() const
     {
-        std::vector<std::string> out = simple;
+        std::vector<std::string> out;
+        for (const Rec &r : simple)
+            out.push_back(r.text());
         std::sort(out.begin(), out.end());
         for (const Write &w : vmem)
             out.push_back(write_line("vmem", w));
@@ -121,7 +180,7 @@ struct Cycle {
 
     static std::string write_line(const char *space, const Write &w)
     {
-        return fmt("%s write %s 0x%" PRIx64 " %zu bytes: ", space, w.unit.c_str(), w.addr,
+        return fmt("%s write %s 0x%" PRIx64 " %zu bytes: ", space, w.unit, w.addr,
                    w.data.size())
                + hex_bytes(w.data.data(), w.data.size());
     }
@@ -144,25 +203,25 @@ inline void model_event(Cycle &c, const tpu_event *e)
 {
     switch (e->kind) {
     case TPU_EV_ISSUE:
-        c.simple.push_back(fmt("issue pc %" PRIu64 " word 0x%016" PRIx64, e->pc, e->word));
+        c.simple.push_back(Rec::issue(e->pc, e->word));
         break;
     case TPU_EV_SEM:
-        c.simple.push_back(fmt("sem %u = %u", e->index, e->value));
+        c.simple.push_back(Rec::sem(e->index, e->value));
         break;
     case TPU_EV_HALT:
-        c.simple.push_back("halt");
+        c.simple.push_back(Rec::halt());
         break;
     case TPU_EV_ERROR:
-        c.simple.push_back("error");
+        c.simple.push_back(Rec::error());
         break;
     case TPU_EV_DMA_DONE:
-        c.simple.push_back(fmt("dma done engine %u bytes %" PRIu64, e->index, e->len));
+        c.simple.push_back(Rec::dma_done(e->index, e->len));
         break;
     case TPU_EV_ICI_SEND:
-        c.simple.push_back(fmt("ici send port %u bytes %" PRIu64, e->index, e->len));
+        c.simple.push_back(Rec::ici_send(e->index, e->len));
         break;
     case TPU_EV_ICI_RECV:
-        c.simple.push_back(fmt("ici recv port %u bytes %" PRIu64, e->index, e->len));
+        c.simple.push_back(Rec::ici_recv(e->index, e->len));
         break;
     case TPU_EV_MEM_WRITE:
         c.add_write(e->space == TPU_SPACE_VMEM ? c.vmem : c.hbm, tpu_unit_id_name(e->unit),
@@ -179,7 +238,7 @@ inline void model_sregs(Cycle &c, const tpu_seq_view &v, int64_t shadow[32])
 {
     for (unsigned r = 1; r < 31; r++)
         if (v.sreg[r] != shadow[r]) {
-            c.simple.push_back(fmt("sreg s%u = 0x%016" PRIx64, r, (uint64_t)v.sreg[r]));
+            c.simple.push_back(Rec::sreg(r, (uint64_t)v.sreg[r]));
             shadow[r] = v.sreg[r];
         }
 }
@@ -350,7 +409,8 @@ struct Field {
 inline std::vector<Field> fields(const Cycle &c)
 {
     std::vector<Field> out;
-    for (const std::string &s : c.simple) {
+    for (const Rec &r : c.simple) {
+        std::string s = r.text();
         Field f;
         size_t eq = s.find(" = "), by = s.find(" bytes ");
         f.unit = !s.compare(0, 4, "dma ") ? "dma" : !s.compare(0, 4, "ici ") ? "ici" : "seq";
@@ -482,7 +542,7 @@ inline bool same_records(const Cycle &a, const Cycle &b)
         if (x.size() != y.size())
             return false;
         for (size_t i = 0; i < x.size(); i++)
-            if (x[i].addr != y[i].addr || x[i].unit != y[i].unit || x[i].data != y[i].data)
+            if (x[i].addr != y[i].addr || strcmp(x[i].unit, y[i].unit) || x[i].data != y[i].data)
                 return false;
         return true;
     };
@@ -491,7 +551,7 @@ inline bool same_records(const Cycle &a, const Cycle &b)
         return false;
     if (a.simple == b.simple)
         return true;
-    std::vector<std::string> x = a.simple, y = b.simple;
+    std::vector<Rec> x = a.simple, y = b.simple;
     std::sort(x.begin(), x.end());
     std::sort(y.begin(), y.end());
     return x == y;

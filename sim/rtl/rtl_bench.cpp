@@ -332,7 +332,7 @@ struct Rtl {
     {
         decode_trace(TraceReader{ top.get() }, layout, shape, k, sreg[k], c);
         if (error(k))
-            c.simple.push_back("error");
+            c.simple.push_back(Rec::error());
     }
 };
 
@@ -599,14 +599,15 @@ int main(int argc, char **argv)
     const char *rend = "cycle limit";
     int mismatch = 0, interrupted = 0;
     tpu_interrupt_install();
+    Cycle rc[RTL_CORES];                    // the RTL's records of the cycle (reused)
     for (; t < max_cycles; t++) {
         if (tpu_interrupted()) {            // Ctrl-C: stop at this cycle boundary
             interrupted = 1;
             break;
         }
-        Cycle rc[RTL_CORES];
         int r_err = r.deadlock();
         for (unsigned k = 0; k < RTL_CORES; k++) {
+            rc[k].clear();
             if (lockstep)
                 r.records(rc[k], k);
             if (r.halt_now(k))
@@ -617,14 +618,14 @@ int main(int argc, char **argv)
             for (unsigned k = 0; k < RTL_CORES; k++) {   // the first stuck core fails (system.c)
                 if (!r.halted(k)) {
                     if (!r.error(k))
-                        rc[k].simple.push_back("error");
+                        rc[k].simple.push_back(Rec::error());
                     break;
                 }
             }
         }
         if (lockstep && mstop == TPU_RUNNING) {
             for (unsigned k = 0; k < RTL_CORES; k++)
-                m.cur[k] = Cycle();
+                m.cur[k].clear();
             mstop = tpu_system_step(m.sys);
             m.note_sregs();
             for (unsigned k = 0; k < RTL_CORES && !mismatch; k++) {

@@ -263,13 +263,13 @@ struct Lockstep : sc_core::sc_module {
             decode_trace(TraceReader{ *pins[c], {}, {} }, layout, shape, 0, rtl_sreg[c].data(),
                          rc[c]);
             if (pins[c]->error_o.read())
-                rc[c].simple.push_back("error");
+                rc[c].simple.push_back(Rec::error());
         }
         if (rtl_deadlock()) {       // the first stuck core fails (system.c)
             for (unsigned c = 0; c < ncores; c++) {
                 if (!pins[c]->halted_o.read()) {
                     if (!pins[c]->error_o.read())
-                        rc[c].simple.push_back("error");
+                        rc[c].simple.push_back(Rec::error());
                     break;
                 }
             }

@@ -15,7 +15,10 @@
 # ICI.  `.expect copy OUT, SRC, K*SHARD` checks every core.  On a 2-D grid the
 # gather runs along the rows first (every core then holds its row's C
 # shards, which are contiguous in OUT) and then along the columns, with
-# blocks of C shards.
+# blocks of C shards.  With -D BOTH=1 (a torus) it runs on both axes at
+# once (lib/torus.inc): half of every shard rows-then-columns, the other half
+# columns-then-rows, so all four links of a core carry data all the time and
+# a large gather takes about half as long.
 #
 # -D K=n         a ring of n cores (R = 1, C = n)
 # -D R=r -D C=c  an r x c torus (WRAP=1, the default) or mesh (WRAP=0)
@@ -23,6 +26,9 @@
 #                hops per axis instead of n - 1; the latency-bound gathers
 #                take about half as long, the bandwidth-bound ones the same,
 #                n/(n-1) of it on an even axis)
+# -D BOTH=1      on a torus (R, C >= 2, WRAP=1): both axes at once
+#                (torus_allgather: a quarter of every shard on each of the
+#                four links; the bandwidth-bound gathers take half the time)
 # -D SHARD=b     bytes per shard (default 1 KiB)
 # -D DATA=0      no copy of the other shards and no check: the timing runs of
 #                tpu-collectives, whose shards reach tens of MB
@@ -32,6 +38,7 @@
         .equ    C, K
         .equ    WRAP, 1
         .equ    WHOLE, 0
+        .equ    BOTH, 0
         .equ    SHARD, 1024
         .equ    DATA, 1
         .equ    NC, R * C
@@ -40,6 +47,10 @@
         .assert WRAP == 0 || WRAP == 1, "WRAP must be 0 or 1, got %d", WRAP
         .assert WHOLE == 0 || WHOLE == 1, "WHOLE must be 0 or 1, got %d", WHOLE
         .assert WHOLE == 0 || WRAP == 1, "WHOLE=1 needs wraparound (WRAP=1): on a mesh whole shards go all the way"
+        .assert BOTH == 0 || BOTH == 1, "BOTH must be 0 or 1, got %d", BOTH
+        .assert BOTH == 0 || WRAP == 1, "BOTH=1 needs wraparound (WRAP=1): on a mesh the ends of an axis are not linked"
+        .assert BOTH == 0 || (R >= 2 && C >= 2), "BOTH=1 needs a 2-D torus (-D R=r -D C=c, both >= 2), got %d x %d", R, C
+        .assert BOTH == 0 || WHOLE == 0, "BOTH=1 and WHOLE=1 are two different AllGathers: give one"
         .assert SHARD >= 1 && SHARD % 4 == 0, "SHARD must be a positive multiple of 4 bytes, got %d", SHARD
         .assert DATA == 0 || DATA == 1, "DATA must be 0 or 1, got %d", DATA
         .equ    VB, VPU_SUBLANES * VPU_LANES * 4    # bytes of a vector register
@@ -56,6 +67,9 @@ SRC:    .random f32, NC * SHARD / 4, 11 # shard c of every core, as the checks e
 # ---- code ------------------------------------------------------------------------
         .text
         .include "lib/ring.inc"
+        .rept   BOTH
+        .include "lib/torus.inc"
+        .endr
 
         # row = cid / C, col = cid % C (no divide: count)
         li      s1, 0                   # row
@@ -84,6 +98,17 @@ copy:   vld     v0, s6, 0               # a vector register at a time
         sync    vpu
         .endr
 
+        .rept   BOTH
+        # both axes at once: a quarter of every shard on each link
+        li      s20, OUT
+        li      s21, SHARD
+        li      s22, R
+        li      s23, C
+        add     s24, s1, zero
+        add     s25, s2, zero
+        jal     s30, torus_allgather
+        .endr
+        .rept   1 - BOTH
         # along the row: C slots of SHARD bytes from OUT + row*C*SHARD
         li      s20, C * SHARD
         mul     s20, s20, s1
@@ -104,6 +129,7 @@ copy:   vld     v0, s6, 0               # a vector register at a time
         li      s20, OUT
         li      s21, C * SHARD
         jal     s30, ring_allgather
+        .endr
         halt
 
         .rept   DATA

@@ -40,15 +40,17 @@
 #include "sweep.h"
 
 enum { EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_FILES = 3 };
-enum { AG, RS, AR, AA, AGW, NCOLL };
+enum { AG, RS, AR, AA, AGW, AGB, NCOLL };
 static const char *const coll_name[NCOLL] = { "allgather", "reducescatter", "allreduce",
-                                              "alltoall", "allgather-whole" };
+                                              "alltoall", "allgather-whole", "allgather-both" };
 static const char *const coll_title[NCOLL] = { "AllGather", "ReduceScatter", "AllReduce",
                                                "AllToAll",
-                                               "AllGather, whole shards half way round" };
-/* the program each runs (allgather-whole: allgather.s -D WHOLE=1) */
+                                               "AllGather, whole shards half way round",
+                                               "AllGather, both torus axes at once" };
+/* the program each runs (allgather-whole: allgather.s -D WHOLE=1,
+ * allgather-both: -D BOTH=1) */
 static const char *const coll_prog[NCOLL] = { "allgather", "reducescatter", "allreduce",
-                                              "alltoall", "allgather" };
+                                              "alltoall", "allgather", "allgather" };
 
 #define MAX_TOPOS 16
 #define MAX_POINTS 2048
@@ -60,9 +62,12 @@ typedef struct topo {
 } topo;
 
 /* Which collectives run on which topologies: all of them everywhere but
- * AllToAll and the whole-shard AllGather on a mesh (they need wraparound). */
+ * AllToAll and the whole-shard AllGather on a mesh (they need wraparound),
+ * and the both-axes AllGather only on a torus of at least 2 x 2. */
 static int runs_on(int coll, const topo *t)
 {
+    if (coll == AGB)
+        return t->kind == TPU_TOPO_TORUS2D && t->rows >= 2 && t->cols >= 2;
     return (coll != AA && coll != AGW) || t->kind != TPU_TOPO_MESH2D;
 }
 
@@ -108,9 +113,11 @@ static void usage(FILE *f)
           "  --out DIR            where collectives-NAME.csv, .txt and .gp go (default .)\n"
           "  --img DIR            where collectives-NAME-COLL.png and .svg go (default: --out)\n"
           "  --topologies LIST    e.g. ring4,ring8,ring16,torus4x4,mesh4x4 (the default)\n"
-          "  --collectives LIST   allgather,reducescatter,allreduce,alltoall,allgather-whole\n"
-          "                       (the default; the last two need wraparound: not on a\n"
-          "                       mesh; allgather-whole is allgather.s -D WHOLE=1)\n"
+          "  --collectives LIST   allgather,reducescatter,allreduce,alltoall,allgather-whole,\n"
+          "                       allgather-both (the default; alltoall and allgather-whole\n"
+          "                       need wraparound: not on a mesh; allgather-whole is\n"
+          "                       allgather.s -D WHOLE=1; allgather-both, -D BOTH=1, runs\n"
+          "                       on tori of at least 2x2 only)\n"
           "  --min-bytes N        smallest shard (default 256, raised to what the\n"
           "                       programs need: two vector registers for the reductions)\n"
           "  --max-bytes N        largest shard (default 16 MiB, lowered to what VMEM holds)\n"
@@ -179,7 +186,7 @@ static int parse_list(const char *arg, options *o, int topos)
                 ;
             if (k == NCOLL)
                 return bad_usage("unknown collective '%s' (allgather, reducescatter, "
-                                 "allreduce, alltoall or allgather-whole)", tok);
+                                 "allreduce, alltoall, allgather-whole or allgather-both)", tok);
             o->colls[k] = 1;
         }
     }
@@ -228,7 +235,7 @@ static int parse_args(int argc, char **argv, options *o)
     o->max_bytes = 16u << 20;
     o->plot = 1;
     parse_list("ring4,ring8,ring16,torus4x4,mesh4x4", o, 1);
-    parse_list("allgather,reducescatter,allreduce,alltoall,allgather-whole", o, 0);
+    parse_list("allgather,reducescatter,allreduce,alltoall,allgather-whole,allgather-both", o, 0);
     o->mm_b = 512;
     o->mm_f = 8192;
     for (unsigned k = 1; k <= 8; k++)
@@ -325,13 +332,27 @@ static int load_program(const options *o, const char *argv0, const char *name, p
  * (blocks of R*S on the rows, then S); AllReduce is both.  AllToAll: on
  * a ring of n a link carries D (D+1)/2 chunks, D = n/2, over D hops; on a
  * torus the rows move super-chunks of R chunks, the columns blocks of C,
- * and the barrier between is one more hop. */
+ * and the barrier between is one more hop.  Both axes at once (AGB): a
+ * quarter of every shard per link; phase 0 puts C - 1 quarters on a row
+ * link and R - 1 on a column link, phase 1 (C - 1) R and (R - 1) C, and
+ * each phase takes as long as its busier axis, over max(R, C) - 1 hops. */
 static void model(const topo *t, int coll, uint64_t s, double w, double lat, point *p)
 {
     if (coll == AA) {
         unsigned r = t->rows, c = t->cols, dc = c / 2, dr = r / 2;
         p->hops = dc + dr + (r > 1);
         p->link_bytes = ((double)dc * (dc + 1) / 2 * r + (double)dr * (dr + 1) / 2 * c) * (double)s;
+        p->bw = p->link_bytes / w;
+        p->lat = p->hops * lat;
+        return;
+    }
+    if (coll == AGB) {
+        unsigned r = t->rows, c = t->cols, h = (r > c ? r : c) - 1;
+        double p0 = c > r ? c - 1.0 : r - 1.0;
+        double p1 = (double)(c - 1) * r > (double)(r - 1) * c ? (double)(c - 1) * r
+                                                              : (double)(r - 1) * c;
+        p->hops = 2 * h;
+        p->link_bytes = (p0 + p1) * (double)s / 4;
         p->bw = p->link_bytes / w;
         p->lat = p->hops * lat;
         return;
@@ -372,7 +393,8 @@ static uint64_t vmem_need(const topo *t, int coll, uint64_t s)
     uint64_t work = wrow > wcol ? wrow : wcol;         /* the reductions' scratch */
     switch (coll) {
     case AG:
-    case AGW: return k * s;
+    case AGW:
+    case AGB: return k * s;
     case RS: return k * s + r * s + work + s;
     case AA: {
         uint64_t wa = a2a_work(c) * r, wb = a2a_work(r) * c;
@@ -407,7 +429,9 @@ static int run_point(const options *o, const tpu_config *cfg, const program *pro
     }
     if (p->coll == AGW)
         snprintf(defs[nd++], 64, "WHOLE=1");
-    snprintf(defs[nd++], 64, "%s=%llu", p->coll == AG || p->coll == AGW ? "SHARD" : p->coll == AA ? "CH" : "CHUNK",
+    if (p->coll == AGB)
+        snprintf(defs[nd++], 64, "BOTH=1");
+    snprintf(defs[nd++], 64, "%s=%llu", p->coll == AG || p->coll == AGW || p->coll == AGB ? "SHARD" : p->coll == AA ? "CH" : "CHUNK",
              (unsigned long long)p->shard);
     snprintf(defs[nd++], 64, "DATA=0");
     for (size_t i = 0; i < nd; i++)
@@ -557,6 +581,11 @@ static int write_outputs(const options *o, const tpu_config *cfg, const point *p
                         first ? "" : ", \\\n     ", csv, coll_name[c], tn, t + 1, tn,
                         coll_name[c], tn, hz / 1e6, t + 1, coll_name[c], tn, hz / 1e6, t + 1);
                 first = 0;
+                /* the both-axes AllGather next to the one axis after the other */
+                if (c == AGB && o->colls[AG])
+                    fprintf(f, ", \\\n     '%s' using (strcol(1) eq '%s' && strcol(2) eq '%s' ? $4 : "
+                            "1/0):7 with linespoints lc %u pt 6 dt 4 title '%s, one axis after "
+                            "the other'", csv, coll_name[AG], tn, t + 1, tn);
             }
             fprintf(f, "\n");
         }
@@ -761,7 +790,7 @@ int main(int argc, char **argv)
         for (unsigned t = 0; t < o.ntopos; t++) {
             if (!runs_on(c, &o.topos[t]))
                 continue;
-            uint64_t s = c == AG || c == AGW ? 256 : c == AA ? vb : 2 * vb;
+            uint64_t s = c == AG || c == AGW || c == AGB ? 256 : c == AA ? vb : 2 * vb;
             while (s < o.min_bytes)
                 s *= 2;
             for (; s <= o.max_bytes && vmem_need(&o.topos[t], c, s) <= cfg.vmem_bytes &&

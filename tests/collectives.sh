@@ -11,12 +11,18 @@
 #     under 45 kB take hops x latency (within 25%); the mesh takes 1.8 to
 #     2.2 times as long as the torus (AllGather, ReduceScatter); AllToAll on
 #     a ring of 8 and on a 4x4 torus within 10% and 6% of its cost;
+#   - AllGather on both axes of a torus at once (allgather.s -D BOTH=1,
+#     lib/torus.inc): bit-exact on 2x2 to 4x4 tori, in one piece and in
+#     many; on a v5e 4x4 torus with 1 MiB shards every port carries 15/4
+#     shards, the time is within 10% of 15 quarter shards / W + 2 hops, and
+#     at most 0.55 of the one axis after the other (1.8x faster at least);
 #   - a program that sends on a port the topology lacks, or waits for data
 #     that never comes, stops with exit 3 and a message naming the core;
 #     sizes and grids a program cannot take stop at assembly (file:line:col);
 #   - tpu-collectives: --help, bad options, a small sweep writes its CSV
 #     and summary (the reductions on a mesh, AllToAll and the whole-shard
-#     AllGather on a torus, neither on a mesh).
+#     AllGather on a torus, neither on a mesh; the both-axes AllGather on the
+#     torus only).
 set -uo pipefail
 bin=${1:?usage: collectives.sh BIN_DIR WORK_DIR}
 work=${2:?usage: collectives.sh BIN_DIR WORK_DIR}
@@ -91,6 +97,15 @@ for g in 1x2 1x5 1x8 3x4; do
   exact "ag-whole-torus$g" tiny programs/allgather.s "-D R=$r -D C=$c -D WHOLE=1" "--cores $n --topology torus2d --grid $g"
 done
 exact ag-whole-ring6-pieces tiny programs/allgather.s "-D K=6 -D WHOLE=1 -D SHARD=2048 -D LIB_PIECE=256" "--cores 6"
+# AllGather on both axes at once (BOTH=1: half of every shard rows-then-columns,
+# half columns-then-rows, a quarter per link); R != C leaves one axis idle
+# part of the time but must still be exact
+for g in 2x2 2x3 3x2 3x3 4x4; do
+  r=${g%x*}; c=${g#*x}; n=$((r * c))
+  exact "ag-both-torus$g" tiny programs/allgather.s "-D R=$r -D C=$c -D BOTH=1" "--cores $n --topology torus2d --grid $g"
+done
+exact ag-both-torus2x3-pieces tiny programs/allgather.s "-D R=2 -D C=3 -D BOTH=1 -D SHARD=2048 -D LIB_PIECE=256" "--cores 6 --topology torus2d --grid 2x3"
+exact ag-both-torus2x5-pieces3 tiny programs/allgather.s "-D R=2 -D C=5 -D BOTH=1 -D SHARD=3072 -D LIB_PIECE=256" "--cores 10 --topology torus2d --grid 2x5"
 exact ag-mesh3x4 tiny programs/allgather.s "-D R=3 -D C=4 -D WRAP=0" "--cores 12 --topology mesh2d --grid 3x4"
 exact ag-mesh1x5 tiny programs/allgather.s "-D R=1 -D C=5 -D WRAP=0" "--cores 5 --topology mesh2d --grid 1x5"
 
@@ -162,6 +177,21 @@ within "AllGather ring of 8, 1 MiB shards, whole half way: cycles / (4 shards / 
 # no wraparound: about twice the torus
 run ag-v5e-torus v5e programs/allgather.s "-D R=4 -D C=4 -D SHARD=1048576 -D DATA=0" "--cores 16 --topology torus2d --grid 4x4"
 torus=$cycles
+# both axes at once: a row link carries (C-1) + (C-1) R quarter shards, a
+# column link (R-1) + (R-1) C: 15 on 4x4, against the one axis after the
+# other's 30 (3 + 12 half shards); two phases of about a hop of latency each
+S=1048576
+run ag-v5e-both-torus v5e programs/allgather.s "-D R=4 -D C=4 -D BOTH=1 -D SHARD=$S -D DATA=0" "--cores 16 --topology torus2d --grid 4x4"
+both=$cycles
+ports=""
+for p in 0 1 2 3; do ports="$ports $(json_field "ici_port${p}_bytes" "$work/ag-v5e-both-torus.json")"; done
+if [ "$ports" = "$(printf ' %s' $((16 * 15 * S / 4)) $((16 * 15 * S / 4)) $((16 * 15 * S / 4)) $((16 * 15 * S / 4)))" ]; then
+  ok "AllGather 4x4 both axes, 1 MiB shards: each of the four ports carries 15/4 shards per core"
+else bad "AllGather 4x4 both axes, 1 MiB shards: bytes on ports 0..3:$ports, want $((16 * 15 * S / 4)) each"; fi
+within "AllGather 4x4 both axes, 1 MiB shards: cycles / (15 x shard/4 / W + 2 hops)" \
+  "$(awk -v c="$both" -v s=$S 'BEGIN { printf "%.4f", c / (15 * s / 4 / 30 + 2 * 1500) }')" 1.0 1.10
+within "AllGather 4x4, 1 MiB shards: both axes at once / one axis after the other" \
+  "$(awk -v b="$both" -v t="$torus" 'BEGIN { printf "%.4f", b / t }')" 0.45 0.55
 run ag-v5e-mesh v5e programs/allgather.s "-D R=4 -D C=4 -D WRAP=0 -D SHARD=1048576 -D DATA=0" "--cores 16 --topology mesh2d --grid 4x4"
 within "AllGather 4x4, 1 MiB shards: mesh / torus" \
   "$(awk -v m="$cycles" -v t="$torus" 'BEGIN { printf "%.4f", m / t }')" 1.8 2.2
@@ -259,6 +289,18 @@ asm_error() {  # asm_error NAME PROGRAM "asm options" MESSAGE: tpu-as fails with
 asm_error a2a-bad-ch programs/alltoall.s "-D R=2 -D C=2 -D CH=300" "CH must be a multiple of a vector register"
 asm_error a2a-too-big programs/alltoall.s "-D R=4 -D C=4 -D CH=1024" "do not fit VMEM"
 asm_error a2a-k-and-grid programs/alltoall.s "-D K=6 -D R=2 -D C=2" "give either K"
+asm_error ag-both-ring programs/allgather.s "-D K=8 -D BOTH=1" "BOTH=1 needs a 2-D torus"
+asm_error ag-both-1xc programs/allgather.s "-D R=1 -D C=4 -D BOTH=1" "BOTH=1 needs a 2-D torus"
+asm_error ag-both-mesh programs/allgather.s "-D R=2 -D C=2 -D WRAP=0 -D BOTH=1" "BOTH=1 needs wraparound"
+asm_error ag-both-whole programs/allgather.s "-D R=2 -D C=2 -D WHOLE=1 -D BOTH=1" "BOTH=1 and WHOLE=1"
+asm_error ag-both-bad programs/allgather.s "-D R=2 -D C=2 -D BOTH=2" "BOTH must be 0 or 1"
+# the both-axes program where a link is missing: a mesh (no wraparound), a ring (no ports 2, 3)
+for topo in "mesh2d --grid 2x3" "ring"; do
+  run ag-both-on-${topo%% *} tiny programs/allgather.s "-D R=2 -D C=3 -D BOTH=1" "--cores 6 --topology $topo"
+  if [ "$rc" = 3 ] && grep -qE "core [0-9]+.*ICI port [0-3] is not connected" "$work/ag-both-on-${topo%% *}.err"; then
+    ok "both-axes AllGather on a ${topo%% *}: exit 3, $(head -n 1 "$work/ag-both-on-${topo%% *}.err")"
+  else bad "both-axes AllGather on a ${topo%% *}: exit $rc, $(head -n 1 "$work/ag-both-on-${topo%% *}.err")"; fi
+done
 asm_error ag-whole-mesh programs/allgather.s "-D R=2 -D C=2 -D WRAP=0 -D WHOLE=1" "WHOLE=1 needs wraparound"
 asm_error rs-bad-wrap programs/reducescatter.s "-D R=2 -D C=2 -D WRAP=2" "WRAP must be 0 or 1"
 asm_error rs-mesh-too-big programs/reducescatter.s "-D R=8 -D C=8 -D WRAP=0 -D CHUNK=4096" "do not fit VMEM"
@@ -277,7 +319,9 @@ if [ $rc = 0 ] && [ "$(grep -c '^allgather,' "$work/tc/collectives-tiny.csv")" -
    grep -q "reducescatter   mesh2x2" "$work/tc/collectives-tiny.txt" &&
    grep -q "alltoall        torus2x2" "$work/tc/collectives-tiny.txt" &&
    grep -q "allgather-whole torus2x2" "$work/tc/collectives-tiny.txt" &&
-   ! grep -qE "^(alltoall|allgather-whole),mesh" "$work/tc/collectives-tiny.csv"; then
+   grep -q "allgather-both  torus2x2" "$work/tc/collectives-tiny.txt" &&
+   ! grep -qE "^(alltoall|allgather-whole|allgather-both),mesh" "$work/tc/collectives-tiny.csv" &&
+   ! grep -qE "^allgather-both,ring" "$work/tc/collectives-tiny.csv"; then
   ok "tpu-collectives small sweep: CSV and summary"
 else bad "tpu-collectives small sweep: exit $rc $(tail -n 2 "$work/tc.out")"; fi
 

@@ -220,6 +220,34 @@ module mxu #(
     end
   end
 
+  // ---- clock enable of the array ---------------------------------------------------------
+  // The skew registers, the cells and the de-skew registers change only
+  // while rows or weights are in the array.  After the last cycle that
+  // reads an LHS row or a weight row they settle within 4N cycles: the row
+  // reaches the last column after at most 2N, its partial sums leave the
+  // de-skew N cycles later, and the zeros behind them need as long again.
+  // Then they keep their values (valid bits, partial sums and the weight
+  // in transit 0, the weights unchanged) and en is dropped, so that the
+  // Verilated model skips the array in the cycles it would not change; only
+  // don't-care values (the activations and weight-bus values that travel
+  // without a valid bit) stop moving.  In hardware: a clock gate.
+  localparam integer SettleN = 4 * N + 2;
+  localparam integer EW      = $clog2(SettleN + 1);
+  logic          fill;                        // a row enters the array this cycle
+  logic [EW-1:0] en_left_q;                   // cycles until the array has settled
+  logic          en;
+  assign fill = x_read || (|rd_v);
+  assign en   = fill || (en_left_q != '0);
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      en_left_q <= '0;
+    end else if (fill) begin
+      en_left_q <= EW'(SettleN);
+    end else if (en_left_q != '0) begin
+      en_left_q <= en_left_q - 1'b1;
+    end
+  end
+
   // ---- skew registers in front of the array ---------------------------------------------
   // Activation row k: k + 1 stages, the last feeds cell (k, 0).
   logic [16*N-1:0] row_x;                     // per row k: input of cell (k, 0)
@@ -237,7 +265,7 @@ module mxu #(
           s_q[j] <= 1'b0;
           i_q[j] <= 1'b0;
         end
-      end else begin
+      end else if (en) begin
         v_q[0] <= x_read;
         s_q[0] <= x_swap;
         i_q[0] <= x_i8;
@@ -249,9 +277,11 @@ module mxu #(
       end
     end
     always_ff @(posedge clk_i) begin
-      x_q[0] <= x_data_i[16*k +: 16];
-      for (int j = 1; j <= k; j++) begin
-        x_q[j] <= x_q[j-1];
+      if (en) begin
+        x_q[0] <= x_data_i[16*k +: 16];
+        for (int j = 1; j <= k; j++) begin
+          x_q[j] <= x_q[j-1];
+        end
       end
     end
     assign row_x[16*k +: 16] = x_q[k];
@@ -272,9 +302,11 @@ module mxu #(
       end else begin : g_delay
         logic [15:0] w_q [c];
         always_ff @(posedge clk_i) begin
-          w_q[0] <= w_data_i[16*(j*N + c) +: 16];
-          for (int i = 1; i < c; i++) begin
-            w_q[i] <= w_q[i-1];
+          if (en) begin
+            w_q[0] <= w_data_i[16*(j*N + c) +: 16];
+            for (int i = 1; i < c; i++) begin
+              w_q[i] <= w_q[i-1];
+            end
           end
         end
         assign col_w[c][16*j +: 16] = w_q[c-1];
@@ -347,6 +379,7 @@ module mxu #(
       ) u_cell (
         .clk_i         (clk_i),
         .rst_ni        (rst_ni),
+        .en_i          (en),
         .x_i           (x_in),
         .valid_i       (valid_in),
         .swap_i        (swap_in),
@@ -377,9 +410,11 @@ module mxu #(
     end else begin : g_delay
       logic [31:0] d_q [N - 1 - c];
       always_ff @(posedge clk_i) begin
-        d_q[0] <= psum_out[(N-1)*N + c];
-        for (int j = 1; j < N - 1 - c; j++) begin
-          d_q[j] <= d_q[j-1];
+        if (en) begin
+          d_q[0] <= psum_out[(N-1)*N + c];
+          for (int j = 1; j < N - 1 - c; j++) begin
+            d_q[j] <= d_q[j-1];
+          end
         end
       end
       assign y[32*c +: 32] = d_q[N - 2 - c];

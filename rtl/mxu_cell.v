@@ -25,12 +25,20 @@
 //     wload holds element c with wload_valid set; at the end of that cycle
 //     wload is written into the shadow register.  wload is 0 when not
 //     valid (as the C model's view shows it).
+//
+// en_i is the array's clock enable (mxu.v, "clock enable"): while it is 0
+// every register holds.  The MXU drops it only when the array has been
+// empty long enough for every register to have reached the value it would
+// keep anyway (the valid bits, the partial sums and the weight in transit
+// 0, the weights unchanged); only the don't-care values (an activation
+// without its valid bit, a slot number without its wavefront) stop moving.
 module mxu_cell #(
   parameter integer W  = 1,                 // load slots (mxu_wloads)
   parameter integer SW = 1                  // bits of a slot number
 ) (
   input  logic          clk_i,
   input  logic          rst_ni,
+  input  logic          en_i,               // clock enable of the array
   // activation, from the left (registered outputs go right)
   input  logic [15:0]   x_i,
   input  logic          valid_i,
@@ -117,7 +125,7 @@ module mxu_cell #(
       valid_q       <= 1'b0;
       swap_q        <= 1'b0;
       i8_q          <= 1'b0;
-    end else begin
+    end else if (en_i) begin
       active_q      <= active_d;
       shadow_q      <= shadow_d;
       wload_q       <= wload_d;
@@ -129,9 +137,11 @@ module mxu_cell #(
   end
 
   always_ff @(posedge clk_i) begin
-    wslot_q <= wslot_i;
-    x_q     <= x_i;
-    psum_q  <= psum_d;
+    if (en_i) begin
+      wslot_q <= wslot_i;
+      x_q     <= x_i;
+      psum_q  <= psum_d;
+    end
   end
 
   assign x_o           = x_q;

@@ -40,13 +40,15 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_FILES = 3 };
 #define POINT_CYCLES 2e6
 /* A sweep estimated at more CPU seconds than this (all jobs together)
  * says so before it starts.  The estimate, measured on a 2-CPU x86
- * machine (rough, and only for the note): 5e-8 s a cycle, 1.8e-10 s per
- * MXU cell in a cycle the MXUs work, 2.4e-8 s per VPU lane in a cycle the
- * VPU works (v5e's default sweep: 1e-5 s a cycle on average). */
+ * machine with the fused MXU kernels (rough, and only for the note):
+ * 5e-8 s a cycle, 5e-11 s per MXU cell in a cycle the MXUs work, 8e-9 s
+ * per VPU lane in a cycle the VPU works (v5e's default sweep: 13.5 s of
+ * CPU for 4.9e6 cycles, estimated 14 s; TPU_ROOFLINE_ESTIMATE=1 prints
+ * the estimate). */
 #define NOTE_SECONDS 20.0
 #define CPU_CYCLE 5e-8
-#define CPU_MXU_CELL 1.8e-10
-#define CPU_VPU_LANE 2.4e-8
+#define CPU_MXU_CELL 5e-11
+#define CPU_VPU_LANE 8e-9
 /* Points within this factor of a side's bound take part in that side's fit. */
 #define SIDE_MARGIN 1.1
 

@@ -123,6 +123,16 @@ rate_bench "lockstep, tiny (rtl-bench --lockstep)" "$cycles" "$rtlbench" --locks
 [ -x "$scbench" ] && SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 \
   rate "SystemC lockstep, tiny (tpu-sc-lockstep)" "$cycles" "$scbench" "$obj"
 rate_tiny=${running_rate:-0}
+# An idle loop (the sequencer alone, 200,002 cycles): the cost of a cycle in
+# which no unit but the sequencer works (docs/cosim.md, 2026-11-26).
+idle_src=$out/rtl-idle.s
+idle_obj=$out/rtl-idle-tiny.bin
+printf '%s\n' '        addi s1, s0, 100000' 'loop:   addi s1, s1, -1' \
+  '        bne s1, s0, loop' '        halt' > "$idle_src"
+"$bin/tpu-as" --config tiny -o "$idle_obj" "$idle_src"
+echo "== an idle loop (addi/bne) on tiny, 200002 cycles"
+rate_bench "RTL, tiny idle (rtl-bench)" 200002 "$rtlbench" "$idle_obj"
+rate_bench "lockstep, tiny idle (rtl-bench --lockstep)" 200002 "$rtlbench" --lockstep "$idle_obj"
 objm=$out/rtl-matmul-mid.bin
 # shellcheck disable=SC2086
 "$bin/tpu-as" --config mid $rtl_sizes -o "$objm" "$prog"

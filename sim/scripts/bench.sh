@@ -104,7 +104,7 @@ rate_bench() {  # rate_bench LABEL CYCLES BENCH [--lockstep] OBJ: also without s
   awk -v l="$label" -v c="$cycles" -v t="$t" -v s="$t1" \
     'BEGIN { r = t > s ? c / (t - s) : 0;
              printf "%s: %d cycles in %.2f s: %.3g cycles per CPU second; start and end %.2f s, running %.3g cycles/s\n", l, c, t, c / t, s, r }'
-  running_rate=$(awk -v c="$cycles" -v t="$t" -v s="$t1" 'BEGIN { printf "%.0f", t > s ? c / (t - s) : 0 }')
+  running_rate=$(awk -v c="$cycles" -v t="$t" -v s="$t1" 'BEGIN { printf "%.0f", (t > s ? c / (t - s) : 0) }')
 }
 # The program of docs/cosim.md, "Where the RTL's time goes" (BENCH_RTL sets
 # other sizes).

@@ -1,15 +1,6 @@
 // fp32_mul: a * b in the core's fp32 arithmetic, bit-exact with
 // tpu_f32_mul() in cmodel/fp.c.  Combinational.
 //
-// The specification is docs/numerics.md (rule numbers 2.1 ... below are its
-// sections); the datapath is its section 4 "Multiply":
-//
-//   unpack -> multiply the significands (exact) -> normalise (the leading
-//   one is at bit 46 or 47) -> round -> pack
-//
-// and the special cases (NaN, 0 * inf, infinities, zeros) select the
-// result at the end.
-//
 // InFracW is how many fraction bits of each input the multiplier uses,
 // counted from the top of the 23-bit fraction.  23 (the default) is the
 // full fp32 multiply.  The MXU cell uses 7: its inputs are bf16 values
@@ -18,10 +9,11 @@
 // InFracW < 23 the low fraction bits of the inputs are ignored and must be
 // zero for the result to be tpu_f32_mul's.
 //
-// en_i: when 0, prod_o is 0.  The datapath is the function mul() below,
-// called in the taken branch of an `if (en_i)`, so that Verilator's C++
-// computes it only in the cycles that use it (docs/rtl.md, "Simulation
-// speed"); in synthesis it is the same logic with an AND on the output.
+// en_i: when 0, prod_o is 0.  The datapath is the function fp32_mul_f of
+// fp32_mul.vh (docs/numerics.md section 4, "Multiply"), called in the
+// taken branch of an `if (en_i)`, so that Verilator's C++ computes it only
+// in the cycles that use it (docs/rtl.md, "Simulation speed"); in
+// synthesis it is the same logic with an AND on the output.
 
 module fp32_mul #(
   parameter integer InFracW = 23
@@ -32,106 +24,13 @@ module fp32_mul #(
   output logic [31:0] prod_o
 );
 
-  localparam integer ManW = InFracW + 1;             // significand width with the hidden bit
-  localparam integer PadW = 2 * (23 - InFracW);      // product bits below the used ones (all 0)
+  localparam integer MulInFracW = InFracW;
+  `include "fp32_mul.vh"
 
-  localparam logic [31:0] QNaN   = 32'h7fc0_0000;    // 2.2: the one NaN
-  localparam logic [9:0]  ExpMax = 10'd254;          // largest finite biased exponent
-
-  // a and b: the sign, the exponent and the InFracW used fraction bits.
-  localparam integer UsedW = 9 + InFracW;
-  function automatic logic [31:0] mul(input logic [UsedW-1:0] a, input logic [UsedW-1:0] b);
-    logic               a_sign, b_sign, prod_sign;
-    logic [7:0]         a_exp, b_exp;
-    logic [InFracW-1:0] a_frac, b_frac;
-    logic               a_zero, b_zero, a_inf, b_inf, a_nan, b_nan;
-    logic [ManW-1:0]    a_man, b_man;                 // 1.F with the hidden bit
-    logic [2*ManW-1:0]  man_prod;
-    logic [47:0]        prod, prod_norm;
-    logic               prod_hi;
-    logic signed [9:0]  exp_norm, exp_rnd;
-    logic [23:0]        man_trunc;
-    logic               guard, sticky, round_up;
-    logic [24:0]        man_rnd;
-    logic               tiny, overflow;
-    logic               unused_hidden;
-
-    // ---- Unpack -------------------------------------------------------
-    // 2.1 DAZ: exponent field 0 is a zero of the same sign, whatever the
-    // fraction.  The significand of a zero is not used (zeros are a
-    // special case), so it is not masked.
-    a_sign    = a[UsedW-1];
-    b_sign    = b[UsedW-1];
-    prod_sign = a_sign ^ b_sign;                      // 2.7: also for zero and inf products
-    a_exp     = a[UsedW-2 -: 8];
-    b_exp     = b[UsedW-2 -: 8];
-    a_frac    = a[InFracW-1:0];
-    b_frac    = b[InFracW-1:0];
-    a_zero    = (a_exp == 8'h00);
-    b_zero    = (b_exp == 8'h00);
-    a_inf     = (a_exp == 8'hff) && (a_frac == '0);
-    b_inf     = (b_exp == 8'hff) && (b_frac == '0);
-    a_nan     = (a_exp == 8'hff) && (a_frac != '0);
-    b_nan     = (b_exp == 8'hff) && (b_frac != '0);
-    a_man     = {1'b1, a_frac};
-    b_man     = {1'b1, b_frac};
-
-    // ---- Multiply -----------------------------------------------------
-    // The exact product of the significands, placed as the 48-bit product
-    // of two 24-bit significands: 1.F * 1.F in [1, 4), the value
-    // prod * 2^(a_exp + b_exp - 300).  With InFracW < 23 the bits below
-    // the used ones are zero (g_narrow below).
-    man_prod = {{ManW{1'b0}}, a_man} * {{ManW{1'b0}}, b_man};
-    prod     = 48'(man_prod) << PadW;
-
-    // ---- Normalise ----------------------------------------------------
-    // The leading one is at bit 47 or 46: shift by at most one so that it
-    // sits at bit 47.  The exact result's biased exponent is then
-    // a_exp + b_exp - 127, plus 1 if the product was >= 2 (section 4:
-    // e = m + k + 127).  Range -125 .. 382: 10 bits signed.
-    prod_hi   = prod[47];
-    prod_norm = prod_hi ? prod : {prod[46:0], 1'b0};
-    exp_norm  = $signed({2'b00, a_exp}) + $signed({2'b00, b_exp}) - 10'sd127
-              + $signed({9'd0, prod_hi});
-
-    // ---- Round (2.5: nearest, ties to even) ----------------------------
-    // The significand is prod_norm[47:24]; below it the guard bit and the
-    // sticky OR of the rest.  A carry out of the significand bumps the
-    // exponent; the fraction bits are then all zero.
-    man_trunc = prod_norm[47:24];
-    guard     = prod_norm[23];
-    sticky    = |prod_norm[22:0];
-    round_up  = guard & (sticky | man_trunc[0]);
-    man_rnd   = {1'b0, man_trunc} + {24'd0, round_up};
-    exp_rnd   = exp_norm + $signed({9'd0, man_rnd[24]});
-    unused_hidden = man_rnd[23];                      // implicit in the packed format
-
-    // 2.4 FTZ, decided on the exact value before rounding; 2.6 overflow,
-    // after rounding (the rounded exponent would be 255 or more).
-    tiny     = (exp_norm < 10'sd1);
-    overflow = (exp_rnd > $signed(ExpMax));
-
-    // ---- Select the result ----------------------------------------------
-    // Special cases in the order of section 4: NaN (2.2: a NaN input or
-    // 0 * inf), infinities, zeros (2.7: the XOR sign), then FTZ, overflow
-    // and the rounded value.
-    if (a_nan || b_nan || (a_inf && b_zero) || (a_zero && b_inf)) begin
-      mul = QNaN;
-    end else if (a_inf || b_inf) begin
-      mul = {prod_sign, 8'hff, 23'd0};
-    end else if (a_zero || b_zero || tiny) begin
-      mul = {prod_sign, 31'd0};
-    end else if (overflow) begin
-      mul = {prod_sign, 8'hff, 23'd0};
-    end else begin
-      mul = {prod_sign, exp_rnd[7:0], man_rnd[22:0]};
-    end
-  endfunction
-
-  if (PadW != 0) begin : g_narrow
+  if (MulPadW != 0) begin : g_narrow
     // The fraction bits below the InFracW used ones are zero by contract.
     logic unused_low_frac;
-    assign unused_low_frac = ^{a_i[PadW/2-1:0], b_i[PadW/2-1:0]};
+    assign unused_low_frac = ^{a_i[MulPadW/2-1:0], b_i[MulPadW/2-1:0]};
   end
 
   // Not "if .. else": Verilator would turn that into a conditional
@@ -139,7 +38,7 @@ module fp32_mul #(
   always_comb begin
     prod_o = 32'd0;
     if (en_i) begin
-      prod_o = mul(a_i[31 -: UsedW], b_i[31 -: UsedW]);
+      prod_o = fp32_mul_f(a_i[31 -: MulUsedW], b_i[31 -: MulUsedW]);
     end
   end
 

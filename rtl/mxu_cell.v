@@ -63,40 +63,15 @@ module mxu_cell #(
   output logic [15:0]   weight_o,
   output logic [15:0]   shadow_o
 );
-  logic [15:0]   active_q, active_d, shadow_q, shadow_d, w;
-  logic [15:0]   wload_q, wload_d;
+  logic [15:0]   active_q, shadow_q;
+  logic [15:0]   wload_q;
   logic          wload_valid_q;
   logic [SW-1:0] wslot_q;
   logic [15:0]   x_q;
-  logic          valid_q, swap_q, swap_now, i8_q;
-  logic [31:0]   psum_q, psum_d, psum_f, psum_n;
+  logic          valid_q, swap_q, i8_q;
+  logic [31:0]   psum_q;
 
-  assign swap_now = valid_i && swap_i;
-  assign w        = swap_now ? shadow_q : active_q;
-  assign active_d = w;
-  assign shadow_d = wload_valid_q ? wload_q : shadow_q;
-  if (W == 1) begin : g_one_slot
-    assign wload_d = wload_valid_i ? wbus_i : 16'd0;
-    /* verilator tracing_off */  // a lint sink: not traced, not computed
-    logic unused_wslot;
-    assign unused_wslot = ^wslot_i;
-    /* verilator tracing_on */
-  end else begin : g_slots
-    assign wload_d = wload_valid_i ? wbus_i[16*wslot_i +: 16] : 16'd0;
-  end
-
-  // Only a valid activation makes a partial sum that anyone reads (the
-  // row below takes it together with the same row's valid bit, T23):
-  // without one the mac computes nothing and psum_o is 0 next cycle.  A
-  // bf16 row enables the bf16 mac, an int8 row the int8 one (the other
-  // computes nothing: docs/rtl.md, "Simulation speed").
-  mxu_mac u_mac (
-    .en_i   (valid_i && !i8_i),
-    .psum_i (psum_i),
-    .x_i    (x_i),
-    .w_i    (w),
-    .psum_o (psum_f)
-  );
+  `include "mxu_mac.vh"   // mxu_mac_f: psum + x * w in bf16 x bf16 -> fp32
 
   // int8 (docs/numerics.md 9.1, tpu_mac_i8): two 8 x 8 signed products and
   // a 3-input adder, modulo 2^32; no rounding.
@@ -107,40 +82,98 @@ module mxu_cell #(
     p1 = $signed(x[15:8]) * $signed(wt[15:8]);
     mac_i8 = p + 32'($signed(p0)) + 32'($signed(p1));
   endfunction
-  always_comb begin
-    psum_n = 32'd0;
-    if (valid_i && i8_i) begin
-      psum_n = mac_i8(psum_i, x_i, w);
-    end
-  end
-  assign psum_d = i8_i ? psum_n : psum_f;
 
-  // Weights are zero after reset (the C model's tile 0).
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  // The element of the weight row on the bus of load slot s.
+  function automatic logic [15:0] slot_word(input logic [16*W-1:0] bus, input logic [SW-1:0] s);
+    slot_word = bus[15:0];
+    for (int j = 1; j < W; j++) begin
+      if (s == SW'(j)) begin
+        slot_word = bus[16*j +: 16];
+      end
+    end
+  endfunction
+  if (W == 1) begin : g_one_slot
+    /* verilator tracing_off */  // a lint sink: not traced, not computed
+    logic unused_wslot;
+    assign unused_wslot = ^wslot_i;
+    /* verilator tracing_on */
+  end
+
+`ifdef TPU_MUTATION
+  // Mutation test (docs/cosim.md, sim/cosim/cosim.mk): a deliberately
+  // injected rare bug that lockstep must catch.  In the one cell whose
+  // instance path contains g_row[3].g_col[5] (cell k = 3, c = 5 of every
+  // MXU), the product 1.5 x 3.0 (x = 0x3fc0, w = 0x4040) has fraction bit
+  // 22 flipped (4.5 becomes 6.5).  Simulation only; never in a normal build.
+  logic mut_here;
+  initial begin
+    string path;
+    path = $sformatf("%m");
+    mut_here = 1'b0;
+    for (int i = 0; i + 17 <= path.len(); i++)
+      if (path.substr(i, i + 16) == "g_row[3].g_col[5]")
+        mut_here = 1'b1;
+  end
+  function automatic logic [31:0] mac(input logic [31:0] p, input logic [15:0] x,
+                                      input logic [15:0] wt);
+    logic [31:0] prod;
+    prod = fp32_mul_f(x, wt);
+    if (mut_here && x == 16'h3fc0 && wt == 16'h4040) begin
+      prod = prod ^ 32'h0040_0000;
+    end
+    mac = fp32_add_f(p, prod);
+  endfunction
+`else
+  function automatic logic [31:0] mac(input logic [31:0] p, input logic [15:0] x,
+                                      input logic [15:0] wt);
+    mac = mxu_mac_f(p, x, wt);
+  endfunction
+`endif
+
+  // Every register, in one clocked block: the next values are computed
+  // here, at the clock edge, not by continuous assignments, so that the
+  // Verilated model computes nothing for a cell while en_i is 0, and its
+  // multiply-add only for a valid activation (docs/rtl.md, "Simulation
+  // speed").  Weights are zero after reset (the C model's tile 0).
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_regs
+    logic [15:0] w;                           // the weight this activation meets
     if (!rst_ni) begin
       active_q      <= 16'd0;
       shadow_q      <= 16'd0;
       wload_q       <= 16'd0;
       wload_valid_q <= 1'b0;
+      wslot_q       <= '0;
+      x_q           <= 16'd0;
       valid_q       <= 1'b0;
       swap_q        <= 1'b0;
       i8_q          <= 1'b0;
+      psum_q        <= 32'd0;
     end else if (en_i) begin
-      active_q      <= active_d;
-      shadow_q      <= shadow_d;
-      wload_q       <= wload_d;
+      // T22: the first row of a stream after mxu.lw (its swap flag) copies
+      // the shadow into the active weight and multiplies by it.
+      w             = (valid_i && swap_i) ? shadow_q : active_q;
+      active_q      <= w;
+      // T20: the weight in transit lands in the shadow a cycle after the
+      // wavefront brought it.
+      shadow_q      <= wload_valid_q ? wload_q : shadow_q;
+      wload_q       <= wload_valid_i ? slot_word(wbus_i, wslot_i) : 16'd0;
       wload_valid_q <= wload_valid_i;
+      wslot_q       <= wslot_i;
+      x_q           <= x_i;
       valid_q       <= valid_i;
-      swap_q        <= swap_now;
+      swap_q        <= valid_i && swap_i;
       i8_q          <= i8_i;
-    end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (en_i) begin
-      wslot_q <= wslot_i;
-      x_q     <= x_i;
-      psum_q  <= psum_d;
+      // T23: only a valid activation makes a partial sum that anyone reads
+      // (the row below takes it together with the same row's valid bit);
+      // without one it is 0.
+      psum_q        <= 32'd0;
+      if (valid_i) begin
+        if (i8_i) begin
+          psum_q    <= mac_i8(psum_i, x_i, w);
+        end else begin
+          psum_q    <= mac(psum_i, x_i, w);
+        end
+      end
     end
   end
 

@@ -14,9 +14,9 @@
  *
  *     ((tpu_mutant == ID) ? (TO) : (FROM))
  *
- * and each module that has a mutant gets `tpu_mutant`, set once from the
- * simulation's plusarg +mutant=ID (0, the default: no mutant, the RTL as it
- * is).  One build then runs any mutant: `rtl-bench +mutant=7 prog.bin`.
+ * and each module that has a mutant, or includes a header (.vh) that has
+ * one, gets `tpu_mutant`, set once from the simulation's plusarg
+ * +mutant=ID (0, the default: no mutant, the RTL as it is).  One build then runs any mutant: `rtl-bench +mutant=7 prog.bin`.
  *
  * A mutant names its line by a piece of text (LINE, or FROM itself when
  * LINE is empty) that must occur on exactly one line of the file, and FROM
@@ -169,8 +169,43 @@ static long port_list_end(const text *t)
     return -1;
 }
 
+static int is_header(const char *name)
+{
+    size_t k = strlen(name);
+    return k > 3 && strcmp(name + k - 3, ".vh") == 0;
+}
+
+/* Whether dir/name includes (itself, or through the headers it includes) a
+ * header that has mutants.  A header's functions read the tpu_mutant of
+ * the module they are included in, so that module declares it. */
+static int includes_mutated(const char *dir, const char *name, int depth)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = depth < 8 ? fopen(path, "r") : NULL;
+    if (!f)
+        return 0;
+    char buf[4096];
+    int found = 0;
+    while (!found && fgets(buf, sizeof buf, f)) {
+        const char *p = strstr(buf, "`include \""), *q;
+        if (!p || !(q = strchr(p + 10, '"')))
+            continue;
+        char inc[256];
+        snprintf(inc, sizeof inc, "%.*s", (int)(q - (p + 10)), p + 10);
+        for (size_t k = 0; k < NMUT && !found; k++)
+            found = strcmp(mutants[k].file, inc) == 0;
+        if (!found)
+            found = includes_mutated(dir, inc, depth + 1);
+    }
+    fclose(f);
+    return found;
+}
+
 /* Mutate one file: every mutant of `name` applied to dir/name, written to
- * out/name.  Returns the number of mutants applied, or -1. */
+ * out/name.  A module file gets the declaration of tpu_mutant when it has
+ * mutants or includes a header that has; a header gets none.  Returns the
+ * number of mutants applied, or -1. */
 static int mutate_file(const char *dir, const char *name, const char *out)
 {
     char path[4096], opath[4096];
@@ -218,8 +253,9 @@ static int mutate_file(const char *dir, const char *name, const char *out)
         applied++;
     }
     free(used);
-    long decl = applied && !bad ? port_list_end(&t) : 0;
-    if (applied && !bad && decl < 0) {
+    int declare = !is_header(name) && (applied || includes_mutated(dir, name, 0));
+    long decl = declare && !bad ? port_list_end(&t) : 0;
+    if (declare && !bad && decl < 0) {
         fprintf(stderr, "tpu-mutate: %s: error: no line ');' closing the module's ports (the "
                 "declaration of tpu_mutant goes after it)\n", path);
         bad = 1;
@@ -232,7 +268,7 @@ static int mutate_file(const char *dir, const char *name, const char *out)
         } else {
             for (size_t i = 0; i < t.n; i++) {
                 fputs(t.line[i], f);
-                if (applied && (long)i == decl)
+                if (declare && (long)i == decl)
                     fputs(select_decl, f);
             }
             if (fclose(f) != 0) {

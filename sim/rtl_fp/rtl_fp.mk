@@ -18,6 +18,7 @@ RTL_FP_SEED      ?= 1
 
 RTL_FP_MODULES   := fp32_add fp32_mul fp32_cmp bf16_round mxu_mac
 RTL_FP_SRCS      := $(RTL_FP_MODULES:%=rtl/%.v)
+RTL_FP_HDRS      := $(wildcard rtl/*.vh)
 RTL_FP_WAIVERS   := rtl/lint_waivers.vlt
 RTL_FP_TOP       := sim/rtl_fp/rtl_fp_top.v
 RTL_FP_CPP       := sim/rtl_fp/rtl_fp_test.cpp
@@ -50,7 +51,7 @@ $(RTL_FP_DIR)/fp.o: cmodel/fp.c cmodel/fp.h
 # then build with Verilator's generated makefile, which recompiles only the
 # changed C++.  The executable is removed first so that a new fp.o, which
 # that makefile does not track, is always linked in.
-$(RTL_FP_BIN): $(RTL_FP_SRCS) $(RTL_FP_WAIVERS) $(RTL_FP_TOP) $(RTL_FP_CPP) \
+$(RTL_FP_BIN): $(RTL_FP_SRCS) $(RTL_FP_HDRS) $(RTL_FP_WAIVERS) $(RTL_FP_TOP) $(RTL_FP_CPP) \
                $(RTL_FP_DIR)/fp.o sim/rtl_fp/rtl_fp.mk
 	@mkdir -p $(RTL_FP_DIR)/obj
 	rm -f $@
@@ -67,7 +68,7 @@ rtl-fp-test: $(RTL_FP_BIN)
 # multiplier and adder).
 rtl-synth-fp:
 	@for m in $(RTL_FP_MODULES); do \
-	  out=$$($(YOSYS) -q -p "read_verilog -sv $(RTL_FP_SRCS); synth -flatten -top $$m; check -assert; \
+	  out=$$($(YOSYS) -q -p "read_verilog -sv -Irtl $(RTL_FP_SRCS); synth -flatten -top $$m; check -assert; \
 	                         select -assert-none t:\$$dlatch* t:\$$_DLATCH*; tee -o /dev/stdout stat" 2>&1) \
 	    || { echo "$$out"; echo "rtl-synth-fp: $$m: yosys failed"; exit 1; }; \
 	  cells=$$(echo "$$out" | awk '/Number of cells:/ { n = $$4 } END { print n }'); \

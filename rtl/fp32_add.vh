@@ -1,0 +1,163 @@
+// fp32_add.vh: fp32_add_f(a, b) = a + b in the core's fp32 arithmetic,
+// bit-exact with tpu_f32_add() in cmodel/fp.c.  A function, included in the
+// body of the modules that use it: fp32_add.v (the combinational unit of
+// the VPU lanes and mxu.mma) and, through mxu_mac.vh, mxu_cell.v, which
+// calls it inside its clocked block (docs/rtl.md, "Simulation speed").
+// It declares the localparams AddQNaN, AddExpMax and AddAlignMax.
+//
+// The specification is docs/numerics.md; the rule numbers below (2.1 ...)
+// are its sections, and the datapath is its section 4 "Add":
+//
+//   unpack -> order by magnitude -> align (guard, round, sticky)
+//   -> add or subtract -> leading-zero count -> normalise -> round -> pack
+//
+// and the special cases (NaN, infinities, two zeros) select the result at
+// the end.  Subtraction is not a separate unit: a - b is a + (-b), the
+// user flips b's sign bit (numerics.md section 3, vsub); a NaN b stays a
+// NaN, so that is exact.
+
+localparam logic [31:0] AddQNaN     = 32'h7fc0_0000;  // 2.2: the one NaN
+localparam logic [9:0]  AddExpMax   = 10'd254;         // largest finite biased exponent
+localparam logic [4:0]  AddAlignMax = 5'd27;           // 24 significand + 3 guard bits
+
+function automatic logic [31:0] fp32_add_f(input logic [31:0] a, input logic [31:0] b);
+  logic        a_sign, b_sign;
+  logic [7:0]  a_exp, b_exp;
+  logic        a_zero, b_zero, a_inf, b_inf, a_nan, b_nan;
+  logic [23:0] a_man, b_man;                        // 1.F with the hidden bit
+  logic        swap, big_sign;
+  logic [7:0]  big_exp, small_exp;
+  logic [23:0] big_man, small_man;
+  logic [7:0]  exp_diff;
+  logic [4:0]  align_shift;
+  logic [53:0] small_wide;                          // [53:27] kept, [26:0] shifted out
+  logic [26:0] big_sig, small_sig;
+  logic        eff_sub;
+  logic [27:0] sum_raw;
+  logic [4:0]  lead_zeros;
+  logic [27:0] sum_norm;
+  logic signed [9:0] exp_norm, exp_rnd;
+  logic [23:0] man_trunc;
+  logic        guard, sticky, round_up;
+  logic [24:0] man_rnd;
+  logic        tiny, overflow;
+  logic        unused_hidden;
+
+  // ---- Unpack -------------------------------------------------------
+  // 2.1 DAZ: exponent field 0 is a zero of the same sign, whatever the
+  // fraction; its significand is 0 so the datapath below adds nothing.
+  a_sign = a[31];
+  b_sign = b[31];
+  a_exp  = a[30:23];
+  b_exp  = b[30:23];
+  a_zero = (a_exp == 8'h00);
+  b_zero = (b_exp == 8'h00);
+  a_inf  = (a_exp == 8'hff) && (a[22:0] == 23'd0);
+  b_inf  = (b_exp == 8'hff) && (b[22:0] == 23'd0);
+  a_nan  = (a_exp == 8'hff) && (a[22:0] != 23'd0);
+  b_nan  = (b_exp == 8'hff) && (b[22:0] != 23'd0);
+  a_man  = a_zero ? 24'd0 : {1'b1, a[22:0]};
+  b_man  = b_zero ? 24'd0 : {1'b1, b[22:0]};
+
+  // ---- Order by magnitude -------------------------------------------
+  // "big" has the larger magnitude (larger exponent, or equal exponent
+  // and larger significand; a on a tie), so big - small is never
+  // negative and the result takes big's sign.  A zero operand
+  // (significand 0) is always "small" and adds nothing: the other
+  // operand comes out unchanged, as section 4 requires.
+  swap      = {b_exp, b_man} > {a_exp, a_man};
+  big_sign  = swap ? b_sign : a_sign;
+  big_exp   = swap ? b_exp  : a_exp;
+  big_man   = swap ? b_man  : a_man;
+  small_exp = swap ? a_exp  : b_exp;
+  small_man = swap ? a_man  : b_man;
+
+  // ---- Align --------------------------------------------------------
+  // Both significands get 3 zero bits below (guard, round, sticky): 27
+  // bits.  The small one shifts right by the exponent difference d;
+  // bits shifted out are ORed into bit 0 (sticky).  d >= 27 shifts
+  // everything out, leaving only the sticky bit.  Section 4 shows why
+  // this sticky bit gives exactly the rounding of the exact sum.
+  exp_diff    = big_exp - small_exp;
+  align_shift = (exp_diff > {3'b000, AddAlignMax}) ? AddAlignMax : exp_diff[4:0];
+  small_wide  = {small_man, 3'b000, 27'd0} >> align_shift;
+  big_sig     = {big_man, 3'b000};
+  small_sig   = {small_wide[53:28], small_wide[27] | (|small_wide[26:0])};
+
+  // ---- Add or subtract ----------------------------------------------
+  // 28 bits: one carry bit above the 27.  Never negative (big >= small).
+  eff_sub = a_sign ^ b_sign;
+  sum_raw = eff_sub ? ({1'b0, big_sig} - {1'b0, small_sig})
+                    : ({1'b0, big_sig} + {1'b0, small_sig});
+
+  // ---- Normalise ----------------------------------------------------
+  // Shift the leading one of the 28-bit sum up to bit 27 and count the
+  // shift (the leading zeros), in five steps of 16, 8, 4, 2 and 1 bits:
+  // each step shifts when the top bits it looks at are all zero.  For a
+  // sum of 0 the count is unused (2.7 below).
+  sum_norm   = sum_raw;
+  lead_zeros = 5'd0;
+  if (sum_norm[27:12] == 16'd0) begin
+    sum_norm   = sum_norm << 16;
+    lead_zeros = lead_zeros + 5'd16;
+  end
+  if (sum_norm[27:20] == 8'd0) begin
+    sum_norm   = sum_norm << 8;
+    lead_zeros = lead_zeros + 5'd8;
+  end
+  if (sum_norm[27:24] == 4'd0) begin
+    sum_norm   = sum_norm << 4;
+    lead_zeros = lead_zeros + 5'd4;
+  end
+  if (sum_norm[27:26] == 2'd0) begin
+    sum_norm   = sum_norm << 2;
+    lead_zeros = lead_zeros + 5'd2;
+  end
+  if (!sum_norm[27]) begin
+    sum_norm   = sum_norm << 1;
+    lead_zeros = lead_zeros + 5'd1;
+  end
+
+  // The exact result is sum_raw * 2^(big_exp - 153); its leading one is
+  // at bit 27 - lead_zeros, so its biased exponent is big_exp + 1 -
+  // lead_zeros (section 4: e = m + k + 127).  Range -25 .. 255: 10 bits
+  // signed.
+  exp_norm = $signed({2'b00, big_exp}) + 10'sd1 - $signed({5'b00000, lead_zeros});
+
+  // ---- Round (2.5: nearest, ties to even) ----------------------------
+  // The significand is sum_norm[27:4]; below it the guard bit and the
+  // sticky OR of the rest.  A carry out of the significand (1.11..1 ->
+  // 10.00..0) bumps the exponent; the fraction bits are then all zero.
+  man_trunc = sum_norm[27:4];
+  guard     = sum_norm[3];
+  sticky    = |sum_norm[2:0];
+  round_up  = guard & (sticky | man_trunc[0]);
+  man_rnd   = {1'b0, man_trunc} + {24'd0, round_up};
+  exp_rnd   = exp_norm + $signed({9'd0, man_rnd[24]});
+  unused_hidden = man_rnd[23];                      // implicit in the packed format
+
+  // 2.4 FTZ, decided on the exact value before rounding; 2.6 overflow,
+  // after rounding (the rounded exponent would be 255 or more).
+  tiny     = (exp_norm < 10'sd1);
+  overflow = (exp_rnd > $signed(AddExpMax));
+
+  // ---- Select the result ----------------------------------------------
+  // Special cases in the order of section 4: NaN (2.2: a NaN input or
+  // inf - inf), infinities, two zeros (2.7: -0 only for (-0) + (-0)), an
+  // exact zero sum (2.7: x + (-x) = +0), then the rounded value.
+  if (a_nan || b_nan || (a_inf && b_inf && eff_sub)) begin
+    fp32_add_f = AddQNaN;
+  end else if (a_inf || b_inf) begin
+    fp32_add_f = {a_inf ? a_sign : b_sign, 8'hff, 23'd0};
+  end else if (a_zero && b_zero) begin
+    fp32_add_f = {a_sign & b_sign, 31'd0};
+  end else if (sum_raw == 28'd0) begin
+    fp32_add_f = 32'd0;
+  end else if (tiny) begin
+    fp32_add_f = {big_sign, 31'd0};
+  end else if (overflow) begin
+    fp32_add_f = {big_sign, 8'hff, 23'd0};
+  end else begin
+    fp32_add_f = {big_sign, exp_rnd[7:0], man_rnd[22:0]};
+  end
+endfunction

@@ -1,0 +1,119 @@
+// fp32_mul.vh: fp32_mul_f(a, b) = a * b in the core's fp32 arithmetic,
+// bit-exact with tpu_f32_mul() in cmodel/fp.c.  A function, included in the
+// body of the modules that use it: fp32_mul.v (the combinational unit of
+// the VPU lanes) and, through mxu_mac.vh, mxu_cell.v, which calls it inside
+// its clocked block (docs/rtl.md, "Simulation speed").  The includer
+// declares the integer localparam MulInFracW first; this file declares
+// MulManW, MulPadW, MulUsedW, MulQNaN and MulExpMax.
+//
+// The specification is docs/numerics.md (rule numbers 2.1 ... below are its
+// sections); the datapath is its section 4 "Multiply":
+//
+//   unpack -> multiply the significands (exact) -> normalise (the leading
+//   one is at bit 46 or 47) -> round -> pack
+//
+// and the special cases (NaN, 0 * inf, infinities, zeros) select the
+// result at the end.
+//
+// MulInFracW is how many fraction bits of each input the multiplier uses,
+// counted from the top of the 23-bit fraction; a and b are the top
+// 9 + MulInFracW bits of the fp32 operands (sign, exponent, the used
+// fraction bits).  23 is the full fp32 multiply.  The MXU cell uses 7: its
+// inputs are bf16 values, which widen to fp32 with 16 zero fraction bits, so
+// an 8 x 8-bit significand multiplier gives the same bits as the 24 x 24 one.
+
+localparam integer MulManW  = MulInFracW + 1;         // significand width with the hidden bit
+localparam integer MulPadW  = 2 * (23 - MulInFracW);  // product bits below the used ones (all 0)
+
+localparam logic [31:0] MulQNaN   = 32'h7fc0_0000;    // 2.2: the one NaN
+localparam logic [9:0]  MulExpMax = 10'd254;          // largest finite biased exponent
+
+// a and b: the sign, the exponent and the MulInFracW used fraction bits.
+localparam integer MulUsedW = 9 + MulInFracW;
+function automatic logic [31:0] fp32_mul_f(input logic [MulUsedW-1:0] a, input logic [MulUsedW-1:0] b);
+  logic                  a_sign, b_sign, prod_sign;
+  logic [7:0]            a_exp, b_exp;
+  logic [MulInFracW-1:0] a_frac, b_frac;
+  logic                  a_zero, b_zero, a_inf, b_inf, a_nan, b_nan;
+  logic [MulManW-1:0]    a_man, b_man;               // 1.F with the hidden bit
+  logic [2*MulManW-1:0]  man_prod;
+  logic [47:0]           prod, prod_norm;
+  logic                  prod_hi;
+  logic signed [9:0]     exp_norm, exp_rnd;
+  logic [23:0]           man_trunc;
+  logic                  guard, sticky, round_up;
+  logic [24:0]           man_rnd;
+  logic                  tiny, overflow;
+  logic                  unused_hidden;
+
+  // ---- Unpack -------------------------------------------------------
+  // 2.1 DAZ: exponent field 0 is a zero of the same sign, whatever the
+  // fraction.  The significand of a zero is not used (zeros are a
+  // special case), so it is not masked.
+  a_sign    = a[MulUsedW-1];
+  b_sign    = b[MulUsedW-1];
+  prod_sign = a_sign ^ b_sign;                      // 2.7: also for zero and inf products
+  a_exp     = a[MulUsedW-2 -: 8];
+  b_exp     = b[MulUsedW-2 -: 8];
+  a_frac    = a[MulInFracW-1:0];
+  b_frac    = b[MulInFracW-1:0];
+  a_zero    = (a_exp == 8'h00);
+  b_zero    = (b_exp == 8'h00);
+  a_inf     = (a_exp == 8'hff) && (a_frac == '0);
+  b_inf     = (b_exp == 8'hff) && (b_frac == '0);
+  a_nan     = (a_exp == 8'hff) && (a_frac != '0);
+  b_nan     = (b_exp == 8'hff) && (b_frac != '0);
+  a_man     = {1'b1, a_frac};
+  b_man     = {1'b1, b_frac};
+
+  // ---- Multiply -----------------------------------------------------
+  // The exact product of the significands, placed as the 48-bit product
+  // of two 24-bit significands: 1.F * 1.F in [1, 4), the value
+  // prod * 2^(a_exp + b_exp - 300).  With MulInFracW < 23 the bits below
+  // the used ones are zero (g_narrow below).
+  man_prod = {{MulManW{1'b0}}, a_man} * {{MulManW{1'b0}}, b_man};
+  prod     = 48'(man_prod) << MulPadW;
+
+  // ---- Normalise ----------------------------------------------------
+  // The leading one is at bit 47 or 46: shift by at most one so that it
+  // sits at bit 47.  The exact result's biased exponent is then
+  // a_exp + b_exp - 127, plus 1 if the product was >= 2 (section 4:
+  // e = m + k + 127).  Range -125 .. 382: 10 bits signed.
+  prod_hi   = prod[47];
+  prod_norm = prod_hi ? prod : {prod[46:0], 1'b0};
+  exp_norm  = $signed({2'b00, a_exp}) + $signed({2'b00, b_exp}) - 10'sd127
+            + $signed({9'd0, prod_hi});
+
+  // ---- Round (2.5: nearest, ties to even) ----------------------------
+  // The significand is prod_norm[47:24]; below it the guard bit and the
+  // sticky OR of the rest.  A carry out of the significand bumps the
+  // exponent; the fraction bits are then all zero.
+  man_trunc = prod_norm[47:24];
+  guard     = prod_norm[23];
+  sticky    = |prod_norm[22:0];
+  round_up  = guard & (sticky | man_trunc[0]);
+  man_rnd   = {1'b0, man_trunc} + {24'd0, round_up};
+  exp_rnd   = exp_norm + $signed({9'd0, man_rnd[24]});
+  unused_hidden = man_rnd[23];                      // implicit in the packed format
+
+  // 2.4 FTZ, decided on the exact value before rounding; 2.6 overflow,
+  // after rounding (the rounded exponent would be 255 or more).
+  tiny     = (exp_norm < 10'sd1);
+  overflow = (exp_rnd > $signed(MulExpMax));
+
+  // ---- Select the result ----------------------------------------------
+  // Special cases in the order of section 4: NaN (2.2: a NaN input or
+  // 0 * inf), infinities, zeros (2.7: the XOR sign), then FTZ, overflow
+  // and the rounded value.
+  if (a_nan || b_nan || (a_inf && b_zero) || (a_zero && b_inf)) begin
+    fp32_mul_f = MulQNaN;
+  end else if (a_inf || b_inf) begin
+    fp32_mul_f = {prod_sign, 8'hff, 23'd0};
+  end else if (a_zero || b_zero || tiny) begin
+    fp32_mul_f = {prod_sign, 31'd0};
+  end else if (overflow) begin
+    fp32_mul_f = {prod_sign, 8'hff, 23'd0};
+  end else begin
+    fp32_mul_f = {prod_sign, exp_rnd[7:0], man_rnd[22:0]};
+  end
+endfunction

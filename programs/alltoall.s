@@ -1,11 +1,13 @@
 # tpu-as: --config tiny
 #
-# alltoall.s - AllToAll over a bidirectional ring or a 2-D torus, with the
-# ring routine of programs/lib/ring.inc (docs/collectives.md).
+# alltoall.s - AllToAll over a bidirectional ring, a 2-D torus or a 2-D mesh
+# (a line: a 1 x n mesh), with the routines of programs/lib/ring.inc
+# (docs/collectives.md).
 #
 #   tpu-as -D K=6 programs/alltoall.s && tpu-sim --cores 6 programs/alltoall.bin
 #   tpu-as -D R=4 -D C=4 programs/alltoall.s &&
 #       tpu-sim --cores 16 --topology torus2d --grid 4x4 programs/alltoall.bin
+#   ... -D WRAP=0 for --topology mesh2d
 #
 # Every core has NC = R*C chunks of CH bytes; at the end OUT holds, in slot
 # o, the chunk core o meant for it.  Core (r, c) (cid = r*C + c) means its
@@ -14,27 +16,35 @@
 #
 # On a ring, ring_alltoall does it all: a chunk meant for a core up to K/2
 # steps away goes +1, the others -1, store and forward (a link carries
-# about K^2/8 chunks).  On a torus, one axis after the other:
+# about K^2/8 chunks).  Without wraparound (WRAP=0, a mesh) mesh_alltoall
+# does it instead: a chunk meant for a core further along the line goes +1,
+# one for a core before it -1, store and forward (the middle link carries
+# about n^2/4 chunks, twice the ring's; whole bundles forwarded hop by hop
+# make the time about n(n-1)/2 chunks' worth).  On a torus or a mesh, one
+# axis after the other:
 #   1. along the row: the R chunks dc*R .. dc*R + R-1 (every row distance,
 #      column distance dc) are one super-chunk of R*CH bytes, meant for the
-#      core dc steps along the row: a ring AllToAll of C super-chunks, into
+#      core dc steps along the row (mod C): an AllToAll of C super-chunks, into
 #      ROW (slot oc: what core (r, oc) meant for this column, by row distance);
 #   2. the re-arrangement (the VPU copies): column block dr of COL gathers
 #      chunk dr of every ROW slot, C chunks, meant for the core dr steps down
 #      the column;
 #   3. along the column (after ring_barrier: the column's neighbours are done
-#      with their rows): a ring AllToAll of R blocks of C*CH bytes into OUT;
+#      with their rows): an AllToAll of R blocks of C*CH bytes into OUT;
 #      block or holds core (or, oc)'s chunk at oc, so OUT is in core order.
 # .expect copy checks every slot of every core.
 #
 # -D K=n         a ring of n cores (R = 1, C = n)
-# -D R=r -D C=c  an r x c torus (wraparound: a mesh is not done)
+# -D R=r -D C=c  an r x c torus (WRAP=1, the default: ring_alltoall) or mesh
+#                (WRAP=0, --topology mesh2d: mesh_alltoall; -D R=1 -D C=n
+#                with --grid 1xn is a line)
 # -D CH=b        bytes per chunk, a multiple of a vector register
 # -D DATA=0      one input for every core and no check (timing runs)
 
         .equ    K, 4
         .equ    R, 1
         .equ    C, K
+        .equ    WRAP, 1
         .equ    VB, VPU_SUBLANES * VPU_LANES * 4
         .equ    CH, VB
         .equ    DATA, 1
@@ -43,13 +53,18 @@
         .assert R == 1 || K == 4 || K == NC, "give either K (a ring) or R and C (a grid), not both"
         .assert CH >= VB && CH % VB == 0, "CH must be a multiple of a vector register (%d bytes), got %d", VB, CH
         .assert DATA == 0 || DATA == 1, "DATA must be 0 or 1, got %d", DATA
-        # ring_alltoall's forward areas, in chunks of the phase (lib/ring.inc)
+        .assert WRAP == 0 || WRAP == 1, "WRAP must be 0 or 1, got %d", WRAP
+        # the forward areas, in chunks of the phase (lib/ring.inc): ring_alltoall's
+        # LIB_A2A_WORK(n) with wraparound, mesh_alltoall's LIB_A2A_MESH_WORK(n)
+        # (2 x (n-1)/2 x (n-1 - (n-1)/2): the middle core's) without
         .equ    DR0, C / 2
         .equ    DR1, C - 1 - DR0
-        .equ    WROW, (DR0 * (DR0 - 1) / 2 + DR1 * (DR1 - 1) / 2) * R
+        .equ    MR0, (C - 1) / 2
+        .equ    WROW, (WRAP ? DR0 * (DR0 - 1) / 2 + DR1 * (DR1 - 1) / 2 : 2 * MR0 * (C - 1 - MR0)) * R
         .equ    DC0, R / 2
         .equ    DC1, R - 1 - DC0
-        .equ    WCOL, (DC0 * (DC0 - 1) / 2 + DC1 * (DC1 - 1) / 2) * C
+        .equ    MC0, (R - 1) / 2
+        .equ    WCOL, (WRAP ? DC0 * (DC0 - 1) / 2 + DC1 * (DC1 - 1) / 2 : 2 * MC0 * (R - 1 - MC0)) * C
         .equ    WCH, (WROW > WCOL ? WROW : WCOL) + 1
         .equ    TWO_D, R > 1
         .assert ((1 + (NC - 1) * DATA) * NC + NC * (1 + 2 * TWO_D) + WCH) * CH <= VMEM_BYTES, "%d cores' chunks of %d bytes do not fit VMEM (make CH smaller or -D DATA=0)", NC, CH
@@ -57,7 +72,7 @@
 # ---- VMEM ---------------------------------------------------------------------------
         .vmem   0
 OUT:    .zero   NC * CH
-WORK:   .zero   WCH * CH                # ring_alltoall's forward areas
+WORK:   .zero   WCH * CH                # the forward areas
         .rept   TWO_D
 ROW:    .zero   NC * CH                 # after the row phase
 COL:    .zero   NC * CH                 # re-arranged for the column phase
@@ -99,7 +114,12 @@ split_done:
         .rept   TWO_D
         li      s26, ROW
         .endr
+        .rept   WRAP
         jal     s30, ring_alltoall
+        .endr
+        .rept   1 - WRAP
+        jal     s30, mesh_alltoall
+        .endr
         .rept   TWO_D
         # COL block dr, slot oc = ROW slot oc, chunk dr
         li      s5, 0                   # dr
@@ -125,13 +145,18 @@ rearr_oc:
         li      s22, R
         add     s23, s1, zero
         li      s24, 1
-        li      s25, 1
+        li      s25, WRAP
         jal     s30, ring_barrier
         li      s20, COL
         li      s21, C * CH
         li      s25, WORK
         li      s26, OUT
+        .rept   WRAP
         jal     s30, ring_alltoall
+        .endr
+        .rept   1 - WRAP
+        jal     s30, mesh_alltoall
+        .endr
         .endr
         halt
 

@@ -62,13 +62,14 @@ typedef struct topo {
 } topo;
 
 /* Which collectives run on which topologies: all of them everywhere but
- * AllToAll and the whole-shard AllGather on a mesh (they need wraparound),
- * and the both-axes AllGather only on a torus of at least 2 x 2. */
+ * the whole-shard AllGather on a mesh (it needs wraparound), and the
+ * both-axes AllGather only on a torus of at least 2 x 2.  (AllToAll on a
+ * mesh: mesh_alltoall, alltoall.s -D WRAP=0.) */
 static int runs_on(int coll, const topo *t)
 {
     if (coll == AGB)
         return t->kind == TPU_TOPO_TORUS2D && t->rows >= 2 && t->cols >= 2;
-    return (coll != AA && coll != AGW) || t->kind != TPU_TOPO_MESH2D;
+    return coll != AGW || t->kind != TPU_TOPO_MESH2D;
 }
 
 typedef struct point {
@@ -114,10 +115,11 @@ static void usage(FILE *f)
           "  --img DIR            where collectives-NAME-COLL.png and .svg go (default: --out)\n"
           "  --topologies LIST    e.g. ring4,ring8,ring16,torus4x4,mesh4x4 (the default)\n"
           "  --collectives LIST   allgather,reducescatter,allreduce,alltoall,allgather-whole,\n"
-          "                       allgather-both (the default; alltoall and allgather-whole\n"
-          "                       need wraparound: not on a mesh; allgather-whole is\n"
+          "                       allgather-both (the default; allgather-whole needs\n"
+          "                       wraparound: not on a mesh; allgather-whole is\n"
           "                       allgather.s -D WHOLE=1; allgather-both, -D BOTH=1, runs\n"
-          "                       on tori of at least 2x2 only)\n"
+          "                       on tori of at least 2x2 only; alltoall on a mesh is\n"
+          "                       alltoall.s -D WRAP=0)\n"
           "  --min-bytes N        smallest shard (default 256, raised to what the\n"
           "                       programs need: two vector registers for the reductions)\n"
           "  --max-bytes N        largest shard (default 16 MiB, lowered to what VMEM holds)\n"
@@ -332,12 +334,24 @@ static int load_program(const options *o, const char *argv0, const char *name, p
  * (blocks of R*S on the rows, then S); AllReduce is both.  AllToAll: on
  * a ring of n a link carries D (D+1)/2 chunks, D = n/2, over D hops; on a
  * torus the rows move super-chunks of R chunks, the columns blocks of C,
- * and the barrier between is one more hop.  Both axes at once (AGB): a
+ * and the barrier between is one more hop.  On a mesh (mesh_alltoall) the
+ * time follows a chain of whole bundles rather than the busiest link: the
+ * bundle core 0 starts has n - 1 units, the next hop forwards n - 2, ...:
+ * n (n-1)/2 units per axis over n - 1 hops, which the model counts as its
+ * bytes (the middle link itself carries only n/2 x (n - n/2) units).  Both axes at once (AGB): a
  * quarter of every shard per link; phase 0 puts C - 1 quarters on a row
  * link and R - 1 on a column link, phase 1 (C - 1) R and (R - 1) C, and
  * each phase takes as long as its busier axis, over max(R, C) - 1 hops. */
 static void model(const topo *t, int coll, uint64_t s, double w, double lat, point *p)
 {
+    if (coll == AA && t->kind == TPU_TOPO_MESH2D) {
+        unsigned r = t->rows, c = t->cols;
+        p->hops = (c - 1) + (r - 1) + (r > 1);
+        p->link_bytes = ((double)c * (c - 1) / 2 * r + (double)r * (r - 1) / 2 * c) * (double)s;
+        p->bw = p->link_bytes / w;
+        p->lat = p->hops * lat;
+        return;
+    }
     if (coll == AA) {
         unsigned r = t->rows, c = t->cols, dc = c / 2, dr = r / 2;
         p->hops = dc + dr + (r > 1);
@@ -377,9 +391,14 @@ static void model(const topo *t, int coll, uint64_t s, double w, double lat, poi
         p->hops *= 2;
 }
 
-/* ring_alltoall's forward areas on a ring of n, in chunks (lib/ring.inc) */
-static uint64_t a2a_work(uint64_t n)
+/* the forward areas on an axis of n, in chunks (lib/ring.inc): ring_alltoall's
+ * with wraparound, mesh_alltoall's (2 pos (n-1-pos), the middle core's) without */
+static uint64_t a2a_work(uint64_t n, int mesh)
 {
+    if (mesh) {
+        uint64_t x = n ? (n - 1) / 2 : 0;
+        return n ? 2 * x * (n - 1 - x) : 0;
+    }
     uint64_t d = n / 2, e = n - 1 - d;
     return d * (d - (d > 0)) / 2 + e * (e - (e > 0)) / 2;
 }
@@ -397,7 +416,7 @@ static uint64_t vmem_need(const topo *t, int coll, uint64_t s)
     case AGB: return k * s;
     case RS: return k * s + r * s + work + s;
     case AA: {
-        uint64_t wa = a2a_work(c) * r, wb = a2a_work(r) * c;
+        uint64_t wa = a2a_work(c, mesh) * r, wb = a2a_work(r, mesh) * c;
         return (k + k * (r > 1 ? 3 : 1) + (wa > wb ? wa : wb) + 1) * s;
     }
     default: return 2 * k * s + r * s + work;
@@ -424,8 +443,7 @@ static int run_point(const options *o, const tpu_config *cfg, const program *pro
     } else {
         snprintf(defs[nd++], 64, "R=%u", t->rows);
         snprintf(defs[nd++], 64, "C=%u", t->cols);
-        if (p->coll != AA)
-            snprintf(defs[nd++], 64, "WRAP=%d", t->kind == TPU_TOPO_TORUS2D);
+        snprintf(defs[nd++], 64, "WRAP=%d", t->kind == TPU_TOPO_TORUS2D);
     }
     if (p->coll == AGW)
         snprintf(defs[nd++], 64, "WHOLE=1");

@@ -3,14 +3,19 @@
 # (docs/collectives.md):
 #   - AllGather, ReduceScatter and AllReduce are bit-exact on rings of 1 to
 #     8 cores, on tori and on meshes, in one piece per step and in many;
-#     AllToAll on rings and tori;
+#     AllToAll on rings, tori and meshes (lines of 2 to 8 and grids of 1x2 to
+#     4x4, several chunk sizes);
 #   - on v5e, in simulated cycles: the ring AllGather and ReduceScatter of
 #     2 MiB shards take within 10% of V/W (V the bytes each core gathers,
 #     (K-1) x shard; W the bidirectional ring's bandwidth per chip, 2 x 30
 #     bytes per cycle); AllReduce within 10% of twice the AllGather; shards
 #     under 45 kB take hops x latency (within 25%); the mesh takes 1.8 to
 #     2.2 times as long as the torus (AllGather, ReduceScatter); AllToAll on
-#     a ring of 8 and on a 4x4 torus within 10% and 6% of its cost;
+#     a ring of 8 and on a 4x4 torus within 10% and 6% of its cost; on a
+#     4x4 mesh within 5% of its chain of whole bundles (48 chunks / W + 7
+#     hops) and 1.8 to 2.1 times the torus; on a line of 8 the middle
+#     link carries the most (16 chunks) and the time is within 3% of the
+#     chain (28 chunks / W + 7 hops);
 #   - AllGather on both axes of a torus at once (allgather.s -D BOTH=1,
 #     lib/torus.inc): bit-exact on 2x2 to 4x4 tori, in one piece and in
 #     many; on a v5e 4x4 torus with 1 MiB shards every port carries 15/4
@@ -21,8 +26,8 @@
 #     that never comes, stops with exit 3 and a message naming the core;
 #     sizes and grids a program cannot take stop at assembly (file:line:col);
 #   - tpu-collectives: --help, bad options, a small sweep writes its CSV
-#     and summary (the reductions on a mesh, AllToAll and the whole-shard
-#     AllGather on a torus, neither on a mesh; the both-axes AllGather on the
+#     and summary (the reductions and AllToAll on a mesh, the whole-shard
+#     AllGather on a torus, not on a mesh; the both-axes AllGather on the
 #     torus only).
 set -uo pipefail
 bin=${1:?usage: collectives.sh BIN_DIR WORK_DIR}
@@ -137,6 +142,57 @@ within "AllToAll ring of 8, 1 MiB chunks: cycles / (10 chunks / W + 4 hops)" \
 run a2a-v5e-torus4x4 v5e programs/alltoall.s "-D R=4 -D C=4 -D CH=131072 -D DATA=0" "--cores 16 --topology torus2d --grid 4x4"
 within "AllToAll 4x4 torus, 128 KiB chunks: cycles / (24 chunks / W + 5 hops)" \
   "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (24 * 131072 / 30 + 5 * 1500) }')" 1.0 1.06
+a2a_torus=$cycles
+
+# AllToAll on meshes (no wraparound, WRAP=0: mesh_alltoall, a chunk for a core
+# further along the line +1, one for a core before it -1): lines and grids,
+# one vector register per chunk and several
+for g in 1x2 1x3 1x5 1x8 2x2 2x3 3x2 3x3 4x4 2x5; do
+  r=${g%x*}; c=${g#*x}
+  exact "a2a-mesh$g" tiny programs/alltoall.s "-D R=$r -D C=$c -D WRAP=0" "--cores $((r * c)) --topology mesh2d --grid $g"
+done
+exact a2a-mesh1x8-vmem  tiny programs/alltoall.s "-D R=1 -D C=8 -D WRAP=0 -D CH=2560" "--cores 8 --topology mesh2d --grid 1x8"
+exact a2a-mesh1x6-wide  tiny programs/alltoall.s "-D R=1 -D C=6 -D WRAP=0 -D CH=1024" "--cores 6 --topology mesh2d --grid 1x6"
+exact a2a-mesh2x2-wide  tiny programs/alltoall.s "-D R=2 -D C=2 -D WRAP=0 -D CH=2048" "--cores 4 --topology mesh2d --grid 2x2"
+exact a2a-mesh2x3-wide  tiny programs/alltoall.s "-D R=2 -D C=3 -D WRAP=0 -D CH=1536" "--cores 6 --topology mesh2d --grid 2x3"
+exact a2a-mesh3x3-wide  tiny programs/alltoall.s "-D R=3 -D C=3 -D WRAP=0 -D CH=512" "--cores 9 --topology mesh2d --grid 3x3"
+# the check can fail on a mesh too: a copy of the library whose mesh_alltoall
+# sends each -1 chunk to the wrong slot (pos + pos - 1 instead of pos + s - 1).
+# (A program built for another grid stops earlier, at a port the mesh lacks.)
+mkdir -p "$work/a2a-broken/lib"
+cp programs/alltoall.s "$work/a2a-broken/"
+sed 's/add     s28, s23, s15           # s28: the neighbour.s slot pos + s - 1/add     s28, s23, s23/' \
+  programs/lib/ring.inc >"$work/a2a-broken/lib/ring.inc"
+if cmp -s programs/lib/ring.inc "$work/a2a-broken/lib/ring.inc"; then bad "a2a-mesh-broken: the mutation did not apply"
+else
+  run a2a-mesh-broken tiny "$work/a2a-broken/alltoall.s" "-D R=3 -D C=3 -D WRAP=0" "--cores 9 --topology mesh2d --grid 3x3"
+  if [ "$rc" = 1 ] && grep -q '"result": "mismatch' "$work/a2a-mesh-broken.json"; then ok "a2a-mesh-broken: a mismatch"
+  else bad "a2a-mesh-broken: exit $rc, want 1 and a mismatch"; fi
+fi
+# the torus program (WRAP=1) on a mesh sends on a port the mesh lacks
+run a2a-torus-on-mesh tiny programs/alltoall.s "-D R=2 -D C=3" "--cores 6 --topology mesh2d --grid 2x3"
+if [ "$rc" = 3 ] && grep -qE "core [0-9]+.*ICI port [0-3] is not connected" "$work/a2a-torus-on-mesh.err"; then
+  ok "AllToAll torus program on a mesh: exit 3, $(head -n 1 "$work/a2a-torus-on-mesh.err")"
+else bad "AllToAll torus program on a mesh: exit $rc, $(head -n 1 "$work/a2a-torus-on-mesh.err")"; fi
+# 4x4 v5e mesh, 128 KiB chunks: whole bundles stored and forwarded make a
+# chain of 3 + 2 + 1 = 6 units per axis (rows: units of 4 chunks, columns
+# blocks of 4): 48 chunks / W + 3 + 3 hops + the barrier's (measured 1.013x),
+# 1.94x the torus's 24 chunks (docs/collectives.md)
+run a2a-v5e-mesh4x4 v5e programs/alltoall.s "-D R=4 -D C=4 -D WRAP=0 -D CH=131072 -D DATA=0" "--cores 16 --topology mesh2d --grid 4x4"
+within "AllToAll 4x4 mesh, 128 KiB chunks: cycles / (48 chunks / W + 7 hops)" \
+  "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (48 * 131072 / 30 + 7 * 1500) }')" 1.0 1.05
+within "AllToAll 4x4, 128 KiB chunks: mesh / torus" \
+  "$(awk -v m="$cycles" -v t="$a2a_torus" 'BEGIN { printf "%.4f", m / t }')" 1.8 2.1
+# a v5e line of 8, 1 MiB chunks: the link out of position p carries (p+1)(7-p)
+# chunks +1, the middle one (p = 3) the most, 16 (the ring's 10); the time
+# follows the chain of whole bundles, 7 + 6 + .. + 1 = 28 chunks / W + 7 hops
+run a2a-v5e-line8 v5e programs/alltoall.s "-D R=1 -D C=8 -D WRAP=0 -D CH=1048576 -D DATA=0" "--cores 8 --topology mesh2d --grid 1x8"
+p0=$(grep -o '"ici_port0_bytes": [0-9]*' "$work/a2a-v5e-line8.json" | sed 's/.*: //' | tail -n 8 | tr '\n' ' ')
+if [ "$p0" = "$(for p in 0 1 2 3 4 5 6 7; do printf '%s ' $(((p + 1) * (7 - p) * 1048576)); done)" ]; then
+  ok "AllToAll line of 8, 1 MiB chunks: port 0 of position p carries (p+1)(7-p) chunks, 16 in the middle"
+else bad "AllToAll line of 8, 1 MiB chunks: port 0 bytes per core: $p0"; fi
+within "AllToAll line of 8, 1 MiB chunks: cycles / (28 chunks / W + 7 hops)" \
+  "$(awk -v c="$cycles" 'BEGIN { printf "%.4f", c / (28 * 1048576 / 30 + 7 * 1500) }')" 1.0 1.03
 
 # the check can fail: the program built for 4 cores, run on 3
 run rs-wrong-k tiny programs/reducescatter.s "-D K=4" "--cores 3"
@@ -296,6 +352,10 @@ asm_error() {  # asm_error NAME PROGRAM "asm options" MESSAGE: tpu-as fails with
 asm_error a2a-bad-ch programs/alltoall.s "-D R=2 -D C=2 -D CH=300" "CH must be a multiple of a vector register"
 asm_error a2a-too-big programs/alltoall.s "-D R=4 -D C=4 -D CH=1024" "do not fit VMEM"
 asm_error a2a-k-and-grid programs/alltoall.s "-D K=6 -D R=2 -D C=2" "give either K"
+asm_error a2a-bad-wrap programs/alltoall.s "-D R=2 -D C=2 -D WRAP=2" "WRAP must be 0 or 1"
+# a line of 8 needs 24 chunks of forward areas (the middle core's 2 x 3 x 4)
+# against the ring's 9: 3 KiB chunks fit the ring's VMEM, not the line's
+asm_error a2a-mesh-too-big programs/alltoall.s "-D R=1 -D C=8 -D WRAP=0 -D CH=3072" "do not fit VMEM"
 asm_error ag-both-ring programs/allgather.s "-D K=8 -D BOTH=1" "BOTH=1 needs a 2-D torus"
 asm_error ag-both-1xc programs/allgather.s "-D R=1 -D C=4 -D BOTH=1" "BOTH=1 needs a 2-D torus"
 asm_error ag-both-mesh programs/allgather.s "-D R=2 -D C=2 -D WRAP=0 -D BOTH=1" "BOTH=1 needs wraparound"
@@ -325,9 +385,10 @@ if [ $rc = 0 ] && [ "$(grep -c '^allgather,' "$work/tc/collectives-tiny.csv")" -
    grep -q "allreduce       torus2x2" "$work/tc/collectives-tiny.txt" &&
    grep -q "reducescatter   mesh2x2" "$work/tc/collectives-tiny.txt" &&
    grep -q "alltoall        torus2x2" "$work/tc/collectives-tiny.txt" &&
+   grep -q "alltoall        mesh2x2" "$work/tc/collectives-tiny.txt" &&
    grep -q "allgather-whole torus2x2" "$work/tc/collectives-tiny.txt" &&
    grep -q "allgather-both  torus2x2" "$work/tc/collectives-tiny.txt" &&
-   ! grep -qE "^(alltoall|allgather-whole|allgather-both),mesh" "$work/tc/collectives-tiny.csv" &&
+   ! grep -qE "^(allgather-whole|allgather-both),mesh" "$work/tc/collectives-tiny.csv" &&
    ! grep -qE "^allgather-both,ring" "$work/tc/collectives-tiny.csv"; then
   ok "tpu-collectives small sweep: CSV and summary"
 else bad "tpu-collectives small sweep: exit $rc $(tail -n 2 "$work/tc.out")"; fi

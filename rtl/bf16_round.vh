@@ -1,8 +1,9 @@
 // bf16_round.vh: bf16_round_f(f32), fp32 -> bf16, round to nearest even,
 // bit-exact with tpu_bf16_from_f32() in cmodel/fp.c.  A function, included
-// in the body of the modules that use it: bf16_round.v (the unit that
-// `make rtl-fp-test` checks) and vpu.v (vst.bf16).  It declares the
-// localparam RoundQNaN.
+// in the body of the module that uses it, bf16_round.v (the unit that the
+// VPU's lanes instantiate for vst.bf16 and `make rtl-fp-test` checks),
+// like the other fp datapaths (docs/rtl.md).  It declares the localparam
+// RoundQNaN.
 //
 // docs/numerics.md section 3, "fp32 -> bf16":
 //   NaN                      -> 0x7fc0 (rule 2.2, the one bf16 NaN)

@@ -1,8 +1,8 @@
 // fp32_cmp.vh: fp32_cmp_f(a, b, sel), the comparing operations of the VPU,
 // bit-exact with tpu_f32_max/min/relu/cmplt() in cmodel/fp.c.  A function,
-// included in the body of the modules that use it: fp32_cmp.v (the unit
-// that `make rtl-fp-test` checks) and vpu.v, which calls it in its clocked
-// block (docs/rtl.md, "Simulation speed").  It declares the localparams
+// included in the body of the module that uses it, fp32_cmp.v (the unit
+// that the VPU's lanes instantiate and `make rtl-fp-test` checks), like
+// the other fp datapaths (docs/rtl.md).  It declares the localparams
 // CmpOpMax, CmpOpMin, CmpOpRelu, CmpOpCmplt, CmpQNaN and CmpOne.
 //
 //   sel   operation  result (docs/numerics.md section 3)

@@ -121,68 +121,99 @@ module vpu #(
   assign writes   = issue && !is_store;
 
   // ---- the elements ------------------------------------------------------------------
-  // The fp datapaths as functions (docs/numerics.md), the same ones the
-  // units fp32_add, fp32_mul, fp32_cmp and bf16_round wrap.
-  `include "fp32_add.vh"
-  localparam integer MulInFracW = 23;                 // the full fp32 multiply
-  `include "fp32_mul.vh"
-  `include "fp32_cmp.vh"
-  `include "bf16_round.vh"
+  logic [RW-1:0] a, b, c, s, result;
+  logic [16*Elems-1:0] st_bf16;
+  assign a = vreg_q[r1];
+  assign b = vreg_q[r2];
+  assign c = vreg_q[r3];
+  assign s = vreg_q[r0];
 
-  // One element of the result of an instruction that writes a register:
-  // ea, eb, ec the element of its sources, ld the element VMEM gave vld,
-  // h the bf16 VMEM gave vld.bf16, bc the scalar of vbcast.
-  function automatic logic [31:0] elem_result(input logic [7:0] o, input logic [31:0] ea,
-                                              input logic [31:0] eb, input logic [31:0] ec,
-                                              input logic [31:0] ld, input logic [15:0] h,
-                                              input logic [31:0] bc);
-    case (o)
-      OP_VLD:      elem_result = ld;
-      OP_VLD_BF16: begin
-        // vld.bf16: exact widening, except a zero exponent (signed zero)
-        // and NaN (the canonical NaN) (numerics.md "bf16 -> fp32")
-        if (h[14:7] == 8'h00) begin
-          elem_result = {h[15], 31'd0};
-        end else if (h[14:7] == 8'hff && h[6:0] != 7'd0) begin
-          elem_result = QNaN;
-        end else begin
-          elem_result = {h, 16'h0000};
-        end
-      end
-      OP_VBCAST:   elem_result = bc;
-      OP_VADD:     elem_result = fp32_add_f(ea, eb);
-      OP_VSUB:     elem_result = fp32_add_f(ea, {~eb[31], eb[30:0]});   // a - b = a + (-b)
-      OP_VMUL:     elem_result = fp32_mul_f(ea, eb);
-      OP_VSEL:     elem_result = (ea[30:23] != 8'h00) ? eb : ec;        // vm != 0.0
-      OP_VMIN:     elem_result = fp32_cmp_f(ea, eb, CmpOpMin);
-      OP_VRELU:    elem_result = fp32_cmp_f(ea, eb, CmpOpRelu);
-      OP_VCMPLT:   elem_result = fp32_cmp_f(ea, eb, CmpOpCmplt);
-      default:     elem_result = fp32_cmp_f(ea, eb, CmpOpMax);          // vmax
-    endcase
-  endfunction
+  // Each fp unit computes only in the cycle an instruction that uses it
+  // issues (en_i, rtl/fp32_add.v): the Verilated model then spends no
+  // time on idle lanes.
+  logic en_add, en_mul, en_cmp, en_round;
+  assign en_add   = writes && (op == OP_VADD || op == OP_VSUB);
+  assign en_mul   = writes && (op == OP_VMUL);
+  assign en_cmp   = writes && (op == OP_VMAX || op == OP_VMIN || op == OP_VRELU || op == OP_VCMPLT);
+  assign en_round = issue && (op == OP_VST_BF16);
 
-  // vst writes the register; vst.bf16 its elements rounded, 2 bytes each
-  // (numerics.md "fp32 -> bf16").  Computed only in the cycle a store
-  // issues (0 otherwise: VMEM reads it only with we_o).
+  logic [1:0] cmp_op;
   always_comb begin
-    wdata_o = '0;
-    if (we_o) begin
-      if (op == OP_VST_BF16) begin
-        for (int i = 0; i < Elems; i++) begin
-          wdata_o[16*i +: 16] = bf16_round_f(vreg_q[r0][32*i +: 32]);
-        end
-      end else begin
-        wdata_o = vreg_q[r0];
-      end
-    end
+    case (op)
+      OP_VMIN:   cmp_op = 2'd1;
+      OP_VRELU:  cmp_op = 2'd2;
+      OP_VCMPLT: cmp_op = 2'd3;
+      default:   cmp_op = 2'd0;                          // vmax
+    endcase
   end
 
+  for (genvar i = 0; i < Elems; i++) begin : g_elem
+    logic [31:0] ea, eb, ec, sum, prod, cmp, widened;
+    logic [15:0] narrowed, h;
+    assign ea = a[32*i +: 32];
+    assign eb = b[32*i +: 32];
+    assign ec = c[32*i +: 32];
+
+    fp32_add u_add (
+      .en_i  (en_add),
+      .a_i   (ea),
+      .b_i   ((op == OP_VSUB) ? {~eb[31], eb[30:0]} : eb),  // a - b = a + (-b)
+      .sum_o (sum)
+    );
+    fp32_mul u_mul (
+      .en_i   (en_mul),
+      .a_i    (ea),
+      .b_i    (eb),
+      .prod_o (prod)
+    );
+    fp32_cmp u_cmp (
+      .en_i  (en_cmp),
+      .a_i   (ea),
+      .b_i   (eb),
+      .op_i  (cmp_op),
+      .res_o (cmp)
+    );
+    // vst.bf16: round to nearest even (numerics.md "fp32 -> bf16")
+    bf16_round u_round (
+      .en_i   (en_round),
+      .f32_i  (s[32*i +: 32]),
+      .bf16_o (narrowed)
+    );
+    // vld.bf16: exact widening, except a zero exponent (signed zero) and
+    // NaN (the canonical NaN) (numerics.md "bf16 -> fp32")
+    assign h = rdata_i[16*i +: 16];
+    always_comb begin
+      if (h[14:7] == 8'h00) begin
+        widened = {h[15], 31'd0};
+      end else if (h[14:7] == 8'hff && h[6:0] != 7'd0) begin
+        widened = QNaN;
+      end else begin
+        widened = {h, 16'h0000};
+      end
+    end
+
+    always_comb begin
+      if (!writes) begin
+        result[32*i +: 32] = 32'd0;                        // not used
+      end else begin
+        case (op)
+          OP_VLD:      result[32*i +: 32] = rdata_i[32*i +: 32];
+          OP_VLD_BF16: result[32*i +: 32] = widened;
+          OP_VBCAST:   result[32*i +: 32] = hv[1][31:0];
+          OP_VADD, OP_VSUB: result[32*i +: 32] = sum;
+          OP_VMUL:     result[32*i +: 32] = prod;
+          OP_VSEL:     result[32*i +: 32] = (ea[30:23] != 8'h00) ? eb : ec;  // vm != 0.0
+          default:     result[32*i +: 32] = cmp;            // vmax vmin vrelu vcmplt
+        endcase
+      end
+    end
+
+    assign st_bf16[16*i +: 16] = narrowed;
+  end
+  // vst writes the register; vst.bf16 its elements rounded, 2 bytes each
+  assign wdata_o = (op == OP_VST_BF16) ? {{(16 * Elems){1'b0}}, st_bf16} : s;
+
   // ---- the result pipeline and the register file (T27) -----------------------------------
-  // The result is computed only in the cycle its instruction issues: in
-  // the clocked block of the first pipeline stage (Latency > 1), so that
-  // the Verilated model computes nothing in the other cycles (docs/rtl.md,
-  // "Simulation speed"), or combinationally under `if (writes)` for
-  // Latency 1.
   logic          wb;
   logic [4:0]    wb_rd;
   logic [RW-1:0] wb_data;
@@ -200,16 +231,10 @@ module vpu #(
         end
       end
     end
-    always_ff @(posedge clk_i) begin : p_stage
-      logic [RW-1:0] res;                                // the result, element by element
+    always_ff @(posedge clk_i) begin
       if (writes) begin                                  // read only with pv_q
-        for (int i = 0; i < Elems; i++) begin
-          res[32*i +: 32] = elem_result(op, vreg_q[r1][32*i +: 32], vreg_q[r2][32*i +: 32],
-                                        vreg_q[r3][32*i +: 32], rdata_i[32*i +: 32],
-                                        rdata_i[16*i +: 16], hv[1][31:0]);
-        end
         prd_q[0]   <= r0;
-        pdata_q[0] <= res;
+        pdata_q[0] <= result;
       end
       for (int j = 1; j < PS; j++) begin
         prd_q[j]   <= prd_q[j-1];
@@ -226,17 +251,6 @@ module vpu #(
       end
     end
   end else begin : g_nopipe
-    logic [RW-1:0] result;
-    always_comb begin
-      result = '0;
-      if (writes) begin
-        for (int i = 0; i < Elems; i++) begin
-          result[32*i +: 32] = elem_result(op, vreg_q[r1][32*i +: 32], vreg_q[r2][32*i +: 32],
-                                           vreg_q[r3][32*i +: 32], rdata_i[32*i +: 32],
-                                           rdata_i[16*i +: 16], hv[1][31:0]);
-        end
-      end
-    end
     assign pv_q[0]    = 1'b0;
     assign prd_q[0]   = 5'd0;
     assign pdata_q[0] = '0;

@@ -70,7 +70,7 @@ function automatic logic [31:0] fp32_mul_f(input logic [MulUsedW-1:0] a, input l
   // The exact product of the significands, placed as the 48-bit product
   // of two 24-bit significands: 1.F * 1.F in [1, 4), the value
   // prod * 2^(a_exp + b_exp - 300).  With MulInFracW < 23 the bits below
-  // the used ones are zero (g_narrow below).
+  // the used ones are zero (fp32_mul.v's g_narrow sinks them).
   man_prod = {{MulManW{1'b0}}, a_man} * {{MulManW{1'b0}}, b_man};
   prod     = 48'(man_prod) << MulPadW;
 

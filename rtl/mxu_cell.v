@@ -114,6 +114,8 @@ module mxu_cell #(
       if (path.substr(i, i + 16) == "g_row[3].g_col[5]")
         mut_here = 1'b1;
   end
+  // mxu_mac_f's two steps (mxu_mac.vh), with the product altered between
+  // them for that one operand pair.
   function automatic logic [31:0] mac(input logic [31:0] p, input logic [15:0] x,
                                       input logic [15:0] wt);
     logic [31:0] prod;

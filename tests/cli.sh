@@ -104,6 +104,19 @@ if [ -x "$bin/tpu-mutate" ]; then
   else
     echo "FAIL tpu-mutate -o: mutant 1 or the plusarg not in seq.v"; fail=$((fail+1))
   fi
+  # a mutated header (fp32_add.vh, mutant 51) is mutated in place and gets
+  # no declaration; the modules that include it, directly (fp32_add.v) or
+  # through another header (mxu_cell.v via mxu_mac.vh), declare tpu_mutant
+  # once; a module with no mutant and no mutated header (system.v) does not
+  if grep -q 'tpu_mutant == 51) ?' "$tmp/mut/fp32_add.vh" \
+     && ! grep -q 'int unsigned tpu_mutant' "$tmp/mut/fp32_add.vh" \
+     && [ "$(grep -c 'int unsigned tpu_mutant' "$tmp/mut/fp32_add.v")" = 1 ] \
+     && [ "$(grep -c 'int unsigned tpu_mutant' "$tmp/mut/mxu_cell.v")" = 1 ] \
+     && ! grep -q 'int unsigned tpu_mutant' "$tmp/mut/system.v"; then
+    pass=$((pass+1))
+  else
+    echo "FAIL tpu-mutate -o: the mutated header's includers do not declare tpu_mutant once"; fail=$((fail+1))
+  fi
 fi
 
 # ---- tpu-sim and tpu-bench (block added by the tpu-sim engineer) -------------

@@ -16,7 +16,8 @@
  *
  * and each module that has a mutant, or includes a header (.vh) that has
  * one, gets `tpu_mutant`, set once from the simulation's plusarg
- * +mutant=ID (0, the default: no mutant, the RTL as it is).  One build then runs any mutant: `rtl-bench +mutant=7 prog.bin`.
+ * +mutant=ID (0, the default: no mutant, the RTL as it is).  One build
+ * then runs any mutant: `rtl-bench +mutant=7 prog.bin`.
  *
  * A mutant names its line by a piece of text (LINE, or FROM itself when
  * LINE is empty) that must occur on exactly one line of the file, and FROM

@@ -141,6 +141,9 @@ echo "== the same on mid (16x16, 2 MXUs), $cyclesm cycles"
 rate_bench "RTL, mid (rtl-bench)" "$cyclesm" "$midbench" "$objm"
 rate_bench "lockstep, mid (rtl-bench --lockstep)" "$cyclesm" "$midbench" --lockstep "$objm"
 rate_mid=${running_rate:-0}
+idle_objm=$out/rtl-idle-mid.bin
+"$bin/tpu-as" --config mid -o "$idle_objm" "$idle_src"
+rate_bench "lockstep, mid idle loop (rtl-bench --lockstep)" 200002 "$midbench" --lockstep "$idle_objm"
 
 # The bare reference: a 32 x 32 integer MAC array alone, Verilated and
 # compiled the same way (sim/rtl/bare/), on this machine now.

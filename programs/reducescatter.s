@@ -22,16 +22,22 @@
 # -D R=r -D C=c  an r x c torus (WRAP=1, the default: ring_reducescatter) or
 #                mesh (WRAP=0, --topology mesh2d: mesh_reducescatter, whole
 #                chunks from both ends of every line, about twice as long)
+# -D BOTH=1      on a torus (R, C >= 2, WRAP=1): both axes at once
+#                (torus_reducescatter in lib/torus.inc: a quarter of every chunk
+#                on each of the four links; the bandwidth-bound reductions take
+#                half the time); the same result in OUT, the same check
 # -D CHUNK=b     bytes per chunk, a multiple of two vector registers (default
-#                two; R*CHUNK too, for the rows)
+#                two; R*CHUNK too, for the rows); with BOTH=1 a multiple of
+#                four (default four)
 # -D DATA=0      one random input for every core and no check (timing runs)
 
         .equ    K, 4
         .equ    R, 1
         .equ    C, K
         .equ    WRAP, 1
+        .equ    BOTH, 0
         .equ    VB, VPU_SUBLANES * VPU_LANES * 4
-        .equ    CHUNK, 2 * VB
+        .equ    CHUNK, (BOTH ? 4 : 2) * VB
         .equ    DATA, 1
         .equ    NC, R * C
         .assert R >= 1 && C >= 1 && NC <= 4096, "R and C must be >= 1 with R*C <= 4096, got %d x %d", R, C
@@ -39,23 +45,38 @@
         .assert CHUNK >= 2 * VB && CHUNK % (2 * VB) == 0, "CHUNK must be a multiple of two vector registers (%d bytes), got %d", 2 * VB, CHUNK
         .assert DATA == 0 || DATA == 1, "DATA must be 0 or 1, got %d", DATA
         .assert WRAP == 0 || WRAP == 1, "WRAP must be 0 or 1, got %d", WRAP
+        .assert BOTH == 0 || BOTH == 1, "BOTH must be 0 or 1, got %d", BOTH
+        .assert BOTH == 0 || WRAP == 1, "BOTH=1 needs wraparound (WRAP=1): on a mesh the ends of an axis are not linked"
+        .assert BOTH == 0 || (R >= 2 && C >= 2), "BOTH=1 needs a 2-D torus (-D R=r -D C=c, both >= 2), got %d x %d", R, C
+        .assert BOTH == 0 || CHUNK % (4 * VB) == 0, "with BOTH=1 CHUNK must be a multiple of four vector registers (%d bytes), got %d", 4 * VB, CHUNK
         .equ    IN_BYTES, NC * CHUNK
-        # the routines' scratch: 4 chunks of the phase on a torus, n + 1 on a mesh
+        # the routines' scratch: 4 chunks of the phase on a torus, n + 1 on a mesh;
+        # both axes at once: OUT and (max(R,C) - 1) (R + C + 2) / 2 - 1 chunks after it
         .equ    WROW, (WRAP ? 4 : C + 1) * R * CHUNK
         .equ    WCOL, (WRAP ? 4 : R + 1) * CHUNK
-        .equ    WBYTES, WROW > WCOL ? WROW : WCOL
-        .assert (1 + (NC - 1) * DATA) * IN_BYTES + R * CHUNK + WBYTES + CHUNK <= VMEM_BYTES, "the inputs of %d cores of %d bytes do not fit VMEM (make CHUNK smaller or -D DATA=0)", NC, IN_BYTES
+        .equ    M, R > C ? R : C
+        .equ    TWORK, (M - 1) * (R + C + 2) * CHUNK / 2
+        .equ    WBYTES, BOTH ? TWORK - CHUNK : (WROW > WCOL ? WROW : WCOL) + R * CHUNK
+        .assert (1 + (NC - 1) * DATA) * IN_BYTES + WBYTES + CHUNK <= VMEM_BYTES, "the inputs of %d cores of %d bytes do not fit VMEM (make CHUNK smaller or -D DATA=0)", NC, IN_BYTES
 
 # ---- VMEM ---------------------------------------------------------------------
         .vmem   0
 OUT:    .zero   CHUNK                   # our chunk, reduced
+        .rept   1 - BOTH
 MID:    .zero   R * CHUNK               # our block after the row's reduction
-WORK:   .zero   WBYTES                  # the reduction's scratch
+WORK:   .zero   WBYTES - R * CHUNK      # the reduction's scratch
+        .endr
+        .rept   BOTH
+TWK:    .zero   WBYTES                  # torus_reducescatter's scratch after OUT
+        .endr
         .include "lib/contrib.inc"      # CONTRIB: every core's input
 
 # ---- code ------------------------------------------------------------------------
         .text
         .include "lib/ring.inc"
+        .rept   BOTH
+        .include "lib/torus.inc"
+        .endr
 
         li      s1, 0                   # row = cid / C, col = cid % C
         add     s2, cid, zero
@@ -69,6 +90,18 @@ split_done:
         li      s4, IN_BYTES * DATA
         mul     s4, s4, cid
         add     s20, s20, s4
+        .rept   BOTH
+        # both axes at once: a quarter of every chunk on each link; the result
+        # in the first chunk of the scratch, OUT
+        li      s21, CHUNK
+        li      s22, R
+        li      s23, C
+        add     s24, s1, zero
+        add     s25, s2, zero
+        li      s26, OUT
+        jal     s30, torus_reducescatter
+        .endr
+        .rept   1 - BOTH
         # along the row: C blocks of R chunks -> MID
         li      s21, R * CHUNK
         li      s22, C
@@ -98,6 +131,7 @@ split_done:
         .endr
         .rept   1 - WRAP
         jal     s30, mesh_reducescatter
+        .endr
         .endr
         halt
 

@@ -40,17 +40,27 @@
 #include "sweep.h"
 
 enum { EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_FILES = 3 };
-enum { AG, RS, AR, AA, AGW, AGB, NCOLL };
+enum { AG, RS, AR, AA, AGW, AGB, RSB, ARB, NCOLL };
 static const char *const coll_name[NCOLL] = { "allgather", "reducescatter", "allreduce",
-                                              "alltoall", "allgather-whole", "allgather-both" };
+                                              "alltoall", "allgather-whole", "allgather-both",
+                                              "reducescatter-both", "allreduce-both" };
 static const char *const coll_title[NCOLL] = { "AllGather", "ReduceScatter", "AllReduce",
                                                "AllToAll",
                                                "AllGather, whole shards half way round",
-                                               "AllGather, both torus axes at once" };
-/* the program each runs (allgather-whole: allgather.s -D WHOLE=1,
- * allgather-both: -D BOTH=1) */
+                                               "AllGather, both torus axes at once",
+                                               "ReduceScatter, both torus axes at once",
+                                               "AllReduce, both torus axes at once" };
+/* the program each runs (allgather-whole: allgather.s -D WHOLE=1; the
+ * -both ones: -D BOTH=1) */
 static const char *const coll_prog[NCOLL] = { "allgather", "reducescatter", "allreduce",
-                                              "alltoall", "allgather", "allgather" };
+                                              "alltoall", "allgather", "allgather",
+                                              "reducescatter", "allreduce" };
+/* a both-axes collective's one axis after the other (its plot shows both),
+ * or -1 */
+static int one_axis_of(int coll)
+{
+    return coll == AGB ? AG : coll == RSB ? RS : coll == ARB ? AR : -1;
+}
 
 #define MAX_TOPOS 16
 #define MAX_POINTS 2048
@@ -63,11 +73,11 @@ typedef struct topo {
 
 /* Which collectives run on which topologies: all of them everywhere but
  * the whole-shard AllGather on a mesh (it needs wraparound), and the
- * both-axes AllGather only on a torus of at least 2 x 2.  (AllToAll on a
+ * both-axes ones only on a torus of at least 2 x 2.  (AllToAll on a
  * mesh: mesh_alltoall, alltoall.s -D WRAP=0.) */
 static int runs_on(int coll, const topo *t)
 {
-    if (coll == AGB)
+    if (one_axis_of(coll) >= 0)
         return t->kind == TPU_TOPO_TORUS2D && t->rows >= 2 && t->cols >= 2;
     return coll != AGW || t->kind != TPU_TOPO_MESH2D;
 }
@@ -115,11 +125,11 @@ static void usage(FILE *f)
           "  --img DIR            where collectives-NAME-COLL.png and .svg go (default: --out)\n"
           "  --topologies LIST    e.g. ring4,ring8,ring16,torus4x4,mesh4x4 (the default)\n"
           "  --collectives LIST   allgather,reducescatter,allreduce,alltoall,allgather-whole,\n"
-          "                       allgather-both (the default; allgather-whole needs\n"
-          "                       wraparound: not on a mesh; allgather-whole is\n"
-          "                       allgather.s -D WHOLE=1; allgather-both, -D BOTH=1, runs\n"
-          "                       on tori of at least 2x2 only; alltoall on a mesh is\n"
-          "                       alltoall.s -D WRAP=0)\n"
+          "                       allgather-both,reducescatter-both,allreduce-both (the\n"
+          "                       default; allgather-whole needs wraparound: not on a\n"
+          "                       mesh; allgather-whole is allgather.s -D WHOLE=1; the\n"
+          "                       -both ones, -D BOTH=1, run on tori of at least 2x2\n"
+          "                       only; alltoall on a mesh is alltoall.s -D WRAP=0)\n"
           "  --min-bytes N        smallest shard (default 256, raised to what the\n"
           "                       programs need: two vector registers for the reductions)\n"
           "  --max-bytes N        largest shard (default 16 MiB, lowered to what VMEM holds)\n"
@@ -188,7 +198,8 @@ static int parse_list(const char *arg, options *o, int topos)
                 ;
             if (k == NCOLL)
                 return bad_usage("unknown collective '%s' (allgather, reducescatter, "
-                                 "allreduce, alltoall, allgather-whole or allgather-both)", tok);
+                                 "allreduce, alltoall, allgather-whole, allgather-both, "
+                                 "reducescatter-both or allreduce-both)", tok);
             o->colls[k] = 1;
         }
     }
@@ -237,7 +248,8 @@ static int parse_args(int argc, char **argv, options *o)
     o->max_bytes = 16u << 20;
     o->plot = 1;
     parse_list("ring4,ring8,ring16,torus4x4,mesh4x4", o, 1);
-    parse_list("allgather,reducescatter,allreduce,alltoall,allgather-whole,allgather-both", o, 0);
+    parse_list("allgather,reducescatter,allreduce,alltoall,allgather-whole,allgather-both,"
+               "reducescatter-both,allreduce-both", o, 0);
     o->mm_b = 512;
     o->mm_f = 8192;
     for (unsigned k = 1; k <= 8; k++)
@@ -341,7 +353,10 @@ static int load_program(const options *o, const char *argv0, const char *name, p
  * bytes (the middle link itself carries only n/2 x (n - n/2) units).  Both axes at once (AGB): a
  * quarter of every shard per link; phase 0 puts C - 1 quarters on a row
  * link and R - 1 on a column link, phase 1 (C - 1) R and (R - 1) C, and
- * each phase takes as long as its busier axis, over max(R, C) - 1 hops. */
+ * each phase takes as long as its busier axis, over max(R, C) - 1 hops.
+ * ReduceScatter on both axes (RSB) is the same backwards (phase 0 the long
+ * slots, phase 1 the short ones: the same quarters of a chunk); AllReduce
+ * (ARB) is both, four phases. */
 static void model(const topo *t, int coll, uint64_t s, double w, double lat, point *p)
 {
     if (coll == AA && t->kind == TPU_TOPO_MESH2D) {
@@ -360,13 +375,13 @@ static void model(const topo *t, int coll, uint64_t s, double w, double lat, poi
         p->lat = p->hops * lat;
         return;
     }
-    if (coll == AGB) {
+    if (coll == AGB || coll == RSB || coll == ARB) {
         unsigned r = t->rows, c = t->cols, h = (r > c ? r : c) - 1;
         double p0 = c > r ? c - 1.0 : r - 1.0;
         double p1 = (double)(c - 1) * r > (double)(r - 1) * c ? (double)(c - 1) * r
                                                               : (double)(r - 1) * c;
-        p->hops = 2 * h;
-        p->link_bytes = (p0 + p1) * (double)s / 4;
+        p->hops = (coll == ARB ? 4 : 2) * h;
+        p->link_bytes = (coll == ARB ? 2 : 1) * (p0 + p1) * (double)s / 4;
         p->bw = p->link_bytes / w;
         p->lat = p->hops * lat;
         return;
@@ -410,11 +425,15 @@ static uint64_t vmem_need(const topo *t, int coll, uint64_t s)
     int mesh = t->kind == TPU_TOPO_MESH2D;
     uint64_t wrow = (mesh ? c + 1 : 4) * r * s, wcol = (mesh ? r + 1 : 4) * s;
     uint64_t work = wrow > wcol ? wrow : wcol;         /* the reductions' scratch */
+    uint64_t m = r > c ? r : c;                        /* torus.inc's, after OUT or RES */
+    uint64_t twork = m ? (m - 1) * (r + c + 2) * s / 2 : 0;
     switch (coll) {
     case AG:
     case AGW:
     case AGB: return k * s;
     case RS: return k * s + r * s + work + s;
+    case RSB: return k * s + twork;
+    case ARB: return 2 * k * s + twork;
     case AA: {
         uint64_t wa = a2a_work(c, mesh) * r, wb = a2a_work(r, mesh) * c;
         return (k + k * (r > 1 ? 3 : 1) + (wa > wb ? wa : wb) + 1) * s;
@@ -447,7 +466,7 @@ static int run_point(const options *o, const tpu_config *cfg, const program *pro
     }
     if (p->coll == AGW)
         snprintf(defs[nd++], 64, "WHOLE=1");
-    if (p->coll == AGB)
+    if (one_axis_of(p->coll) >= 0)
         snprintf(defs[nd++], 64, "BOTH=1");
     snprintf(defs[nd++], 64, "%s=%llu", p->coll == AG || p->coll == AGW || p->coll == AGB ? "SHARD" : p->coll == AA ? "CH" : "CHUNK",
              (unsigned long long)p->shard);
@@ -549,14 +568,14 @@ static int write_outputs(const options *o, const tpu_config *cfg, const point *p
         fprintf(g, "# tpu-collectives on %s%s: ICI %.3g B/s per link and direction (%.2f B/cycle), "
                 "%llu cycles (%.3g us) per hop\n", cfg->name, interrupted ? " (interrupted)" : "",
                 cfg->ici_bw, w, (unsigned long long)cfg->ici_latency, lat / hz * 1e6);
-        fprintf(g, "# %-15s %-9s %6s %12s %10s %12s %11s %14s\n", "collective", "topology",
+        fprintf(g, "# %-18s %-9s %6s %12s %10s %12s %11s %14s\n", "collective", "topology",
                 "points", "link B/s", "(model)", "us per hop", "knee shard", "largest: x bw");
         for (int c = 0; c < NCOLL; c++)
             for (unsigned t = 0; t < o->ntopos; t++) {
                 fit ft = fit_series(pts, np, c, (int)t);
                 if (ft.n < 2)
                     continue;
-                fprintf(g, "  %-15s %-9s %6d %12.3g %10.3g %12.3f %9.1f kB %13.3f\n",
+                fprintf(g, "  %-18s %-9s %6d %12.3g %10.3g %12.3f %9.1f kB %13.3f\n",
                         coll_name[c], o->topos[t].name, ft.n, ft.w * hz, cfg->ici_bw,
                         ft.lat / hz * 1e6, ft.knee / 1000, ft.big);
             }
@@ -599,11 +618,11 @@ static int write_outputs(const options *o, const tpu_config *cfg, const point *p
                         first ? "" : ", \\\n     ", csv, coll_name[c], tn, t + 1, tn,
                         coll_name[c], tn, hz / 1e6, t + 1, coll_name[c], tn, hz / 1e6, t + 1);
                 first = 0;
-                /* the both-axes AllGather next to the one axis after the other */
-                if (c == AGB && o->colls[AG])
+                /* a both-axes collective next to the one axis after the other */
+                if (one_axis_of(c) >= 0 && o->colls[one_axis_of(c)])
                     fprintf(f, ", \\\n     '%s' using (strcol(1) eq '%s' && strcol(2) eq '%s' ? $4 : "
                             "1/0):7 with linespoints lc %u pt 6 dt 4 title '%s, one axis after "
-                            "the other'", csv, coll_name[AG], tn, t + 1, tn);
+                            "the other'", csv, coll_name[one_axis_of(c)], tn, t + 1, tn);
             }
             fprintf(f, "\n");
         }
@@ -808,7 +827,8 @@ int main(int argc, char **argv)
         for (unsigned t = 0; t < o.ntopos; t++) {
             if (!runs_on(c, &o.topos[t]))
                 continue;
-            uint64_t s = c == AG || c == AGW || c == AGB ? 256 : c == AA ? vb : 2 * vb;
+            uint64_t s = c == AG || c == AGW || c == AGB ? 256 : c == AA ? vb
+                       : c == RSB || c == ARB ? 4 * vb : 2 * vb;
             while (s < o.min_bytes)
                 s *= 2;
             for (; s <= o.max_bytes && vmem_need(&o.topos[t], c, s) <= cfg.vmem_bytes &&
@@ -833,7 +853,7 @@ int main(int argc, char **argv)
     int failed = 0, interrupted = 0;
     size_t done = 0;
     if (!o.quiet)
-        printf("%-15s %-9s %10s %12s %10s %12s %12s\n", "collective", "topology", "shard B",
+        printf("%-18s %-9s %10s %12s %10s %12s %12s\n", "collective", "topology", "shard B",
                "cycles", "us", "model bw", "/model bw");
     for (size_t i = 0; i < np && !interrupted; i++) {
         point *p = &pts[i];
@@ -854,7 +874,7 @@ int main(int argc, char **argv)
             continue;
         }
         if (!o.quiet) {
-            printf("%-15s %-9s %10llu %12llu %10.2f %12.0f %11.3fx\n", coll_name[p->coll],
+            printf("%-18s %-9s %10llu %12llu %10.2f %12.0f %11.3fx\n", coll_name[p->coll],
                    o.topos[p->topo].name, (unsigned long long)p->shard,
                    (unsigned long long)p->cycles, p->cycles / cfg.clock_hz * 1e6, p->bw,
                    p->cycles / p->bw);

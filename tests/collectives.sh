@@ -36,7 +36,8 @@
 #   - tpu-collectives: --help, bad options, a small sweep writes its CSV
 #     and summary (the reductions and AllToAll on a mesh, the whole-shard
 #     AllGather on a torus, not on a mesh; the both-axes AllGather on the
-#     torus only).
+#     torus only; the both-axes ReduceScatter and AllReduce too, each
+#     plotted next to its one axis after the other).
 set -uo pipefail
 bin=${1:?usage: collectives.sh BIN_DIR WORK_DIR}
 work=${2:?usage: collectives.sh BIN_DIR WORK_DIR}
@@ -491,14 +492,19 @@ if [ $rc = 2 ] && grep -q "unknown topology 'cube3'" "$work/tc.err"; then ok "tp
 else bad "tpu-collectives bad topology: exit $rc $(head -n 1 "$work/tc.err")"; fi
 "$bin/tpu-collectives" --config tiny --topologies ring4,torus2x2,mesh2x2 --max-bytes 4K --out "$work/tc" --no-plot >"$work/tc.out" 2>&1; rc=$?
 if [ $rc = 0 ] && [ "$(grep -c '^allgather,' "$work/tc/collectives-tiny.csv")" -ge 4 ] &&
-   grep -q "allreduce       torus2x2" "$work/tc/collectives-tiny.txt" &&
-   grep -q "reducescatter   mesh2x2" "$work/tc/collectives-tiny.txt" &&
-   grep -q "alltoall        torus2x2" "$work/tc/collectives-tiny.txt" &&
-   grep -q "alltoall        mesh2x2" "$work/tc/collectives-tiny.txt" &&
-   grep -q "allgather-whole torus2x2" "$work/tc/collectives-tiny.txt" &&
-   grep -q "allgather-both  torus2x2" "$work/tc/collectives-tiny.txt" &&
-   ! grep -qE "^(allgather-whole|allgather-both),mesh" "$work/tc/collectives-tiny.csv" &&
-   ! grep -qE "^allgather-both,ring" "$work/tc/collectives-tiny.csv"; then
+   grep -qE "^  allreduce +torus2x2" "$work/tc/collectives-tiny.txt" &&
+   grep -qE "^  reducescatter +mesh2x2" "$work/tc/collectives-tiny.txt" &&
+   grep -qE "^  alltoall +torus2x2" "$work/tc/collectives-tiny.txt" &&
+   grep -qE "^  alltoall +mesh2x2" "$work/tc/collectives-tiny.txt" &&
+   grep -qE "^  allgather-whole +torus2x2" "$work/tc/collectives-tiny.txt" &&
+   grep -qE "^  allgather-both +torus2x2" "$work/tc/collectives-tiny.txt" &&
+   grep -qE "^  reducescatter-both +torus2x2" "$work/tc/collectives-tiny.txt" &&
+   grep -qE "^  allreduce-both +torus2x2" "$work/tc/collectives-tiny.txt" &&
+   [ "$(grep -c "^reducescatter-both,torus2x2" "$work/tc/collectives-tiny.csv")" -ge 2 ] &&
+   grep -q "'reducescatter' .*one axis after the other" "$work/tc/collectives-tiny.gp" &&
+   grep -q "'allreduce' .*one axis after the other" "$work/tc/collectives-tiny.gp" &&
+   ! grep -qE "^(allgather-whole|[a-z]+-both),mesh" "$work/tc/collectives-tiny.csv" &&
+   ! grep -qE "^[a-z]+-both,ring" "$work/tc/collectives-tiny.csv"; then
   ok "tpu-collectives small sweep: CSV and summary"
 else bad "tpu-collectives small sweep: exit $rc $(tail -n 2 "$work/tc.out")"; fi
 

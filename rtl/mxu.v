@@ -349,10 +349,12 @@ module mxu #(
   for (genvar k = 0; k < N; k++) begin : g_row
     for (genvar c = 0; c < N; c++) begin : g_col
       localparam integer I = k * N + c;
+      /* verilator tracing_off */   // the neighbours' registers: traced in the cells
       logic [15:0]   x_in;
       logic          valid_in, swap_in, i8_in, wv_in;
       logic [SW-1:0] wslot_in;
       logic [31:0]   psum_in;
+      /* verilator tracing_on */
       if (c == 0) begin : g_left
         assign x_in     = row_x[16*k +: 16];
         assign valid_in = row_valid[k];

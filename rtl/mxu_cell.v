@@ -32,10 +32,16 @@
 // keep anyway (the valid bits, the partial sums and the weight in transit
 // 0, the weights unchanged); only the don't-care values (an activation
 // without its valid bit, a slot number without its wavefront) stop moving.
+//
+// Waveforms show a cell's registers (x_q, psum_q, active_q, ...), not its
+// ports: each port is a neighbour's register or one of the cell's own
+// under another name, and tracing them tripled the waveform code of a
+// big array (docs/cosim.md, "Build time").
 module mxu_cell #(
   parameter integer W  = 1,                 // load slots (mxu_wloads)
   parameter integer SW = 1                  // bits of a slot number
 ) (
+  /* verilator tracing_off */
   input  logic          clk_i,
   input  logic          rst_ni,
   input  logic          en_i,               // clock enable of the array
@@ -62,6 +68,7 @@ module mxu_cell #(
   output logic [15:0]   wload_o,
   output logic [15:0]   weight_o,
   output logic [15:0]   shadow_o
+  /* verilator tracing_on */
 );
   logic [15:0]   active_q, shadow_q;
   logic [15:0]   wload_q;

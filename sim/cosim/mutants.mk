@@ -57,7 +57,7 @@ define mutant_bench_recipe
 	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(3))$(if $(4), -DRTL_SYSTEM -DRTL_CORES=$(4))" \
 	  -LDFLAGS "$(abspath $(LIB)) -lm" \
 	  $(MUT_SRC)/lint_waivers.vlt $(MUT_SRC)/$(1).v $(abspath $(RTL_BENCH_CPP))
-	+$(MAKE) --no-print-directory -C $(2) -f V$(1).mk $(RTL_MKFLAGS)
+	+$(MAKE) --no-print-directory -C $(2) -f $(RTL_PCH_MK) VM_MK=V$(1).mk $(RTL_MKFLAGS)
 endef
 
 $(MUT_DIR)/%/rtl-bench: $(MUT_SRC)/.stamp $(MUT_DIR)/%/tpu_cfg.vh $(RTL_BENCH_DEPS)

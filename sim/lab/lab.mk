@@ -25,4 +25,4 @@ $(LAB8_DIR)/rtl-bench: $(LAB8_CFG)/tpu_cfg.vh $(RTL_BENCH_DEPS) $(LAB8_PATCH) si
 	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(LAB8_CFG))" \
 	  -LDFLAGS "$(abspath $(LIB)) -lm" \
 	  $(RTL_WAIVERS) $(LAB8_DIR)/rtl/core.v $(abspath $(RTL_BENCH_CPP))
-	+$(MAKE) --no-print-directory -C $(LAB8_DIR)/obj -f Vcore.mk $(RTL_MKFLAGS)
+	+$(MAKE) --no-print-directory -C $(LAB8_DIR)/obj -f $(RTL_PCH_MK) VM_MK=Vcore.mk $(RTL_MKFLAGS)

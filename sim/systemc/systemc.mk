@@ -86,7 +86,7 @@ $(SC_RTL)/obj/Vcore.h: $(SC_RTL_V) rtl/lint_waivers.vlt $(SC_RTL)/tpu_cfg.vh sim
 	@touch $@
 
 $(SC_VOBJS) &: $(SC_RTL)/obj/Vcore.h
-	$(MAKE) --no-print-directory -C $(SC_RTL)/obj -f Vcore.mk $(SC_VMKFLAGS) \
+	$(MAKE) --no-print-directory -C $(SC_RTL)/obj -f $(RTL_PCH_MK) VM_MK=Vcore.mk $(SC_VMKFLAGS) \
 	  Vcore__ALL.a verilated.o verilated_threads.o
 
 # X(port) for every port of Vcore but the clock.

@@ -280,11 +280,15 @@ torus=$cycles
 S=1048576
 run ag-v5e-both-torus v5e programs/allgather.s "-D R=4 -D C=4 -D BOTH=1 -D SHARD=$S -D DATA=0" "--cores 16 --topology torus2d --grid 4x4"
 both=$cycles
-ports=""
-for p in 0 1 2 3; do ports="$ports $(json_field "ici_port${p}_bytes" "$work/ag-v5e-both-torus.json")"; done
-if [ "$ports" = "$(printf ' %s' $((16 * 15 * S / 4)) $((16 * 15 * S / 4)) $((16 * 15 * S / 4)) $((16 * 15 * S / 4)))" ]; then
-  ok "AllGather 4x4 both axes, 1 MiB shards: each of the four ports carries 15/4 shards per core"
-else bad "AllGather 4x4 both axes, 1 MiB shards: bytes on ports 0..3:$ports, want $((16 * 15 * S / 4)) each"; fi
+# four_ports_carry WHAT NAME BYTES: ports 0..3 of run NAME each carried BYTES
+four_ports_carry() {
+  local ports="" p
+  for p in 0 1 2 3; do ports="$ports $(json_field "ici_port${p}_bytes" "$work/$2.json")"; done
+  if [ "$ports" = "$(printf ' %s' "$3" "$3" "$3" "$3")" ]; then ok "$1"
+  else bad "$1: bytes on ports 0..3:$ports, want $3 each"; fi
+}
+four_ports_carry "AllGather 4x4 both axes, 1 MiB shards: each of the four ports carries 15/4 shards per core" \
+  ag-v5e-both-torus $((16 * 15 * S / 4))
 within "AllGather 4x4 both axes, 1 MiB shards: cycles / (15 x shard/4 / W + 2 hops)" \
   "$(awk -v c="$both" -v s=$S 'BEGIN { printf "%.4f", c / (15 * s / 4 / 30 + 2 * 1500) }')" 1.0 1.10
 within "AllGather 4x4, 1 MiB shards: both axes at once / one axis after the other" \
@@ -322,11 +326,8 @@ run ar-v5e-torus-1m v5e programs/allreduce.s "-D R=4 -D C=4 -D CHUNK=$S -D DATA=
 ar_one=$cycles
 run rs-v5e-both-torus v5e programs/reducescatter.s "-D R=4 -D C=4 -D BOTH=1 -D CHUNK=$S -D DATA=0" "--cores 16 --topology torus2d --grid 4x4"
 rs_both=$cycles
-ports=""
-for p in 0 1 2 3; do ports="$ports $(json_field "ici_port${p}_bytes" "$work/rs-v5e-both-torus.json")"; done
-if [ "$ports" = "$(printf ' %s' $((16 * 15 * S / 4)) $((16 * 15 * S / 4)) $((16 * 15 * S / 4)) $((16 * 15 * S / 4)))" ]; then
-  ok "ReduceScatter 4x4 both axes, 1 MiB chunks: each of the four ports carries 15/4 chunks per core"
-else bad "ReduceScatter 4x4 both axes, 1 MiB chunks: bytes on ports 0..3:$ports, want $((16 * 15 * S / 4)) each"; fi
+four_ports_carry "ReduceScatter 4x4 both axes, 1 MiB chunks: each of the four ports carries 15/4 chunks per core" \
+  rs-v5e-both-torus $((16 * 15 * S / 4))
 within "ReduceScatter 4x4 both axes, 1 MiB chunks: cycles / (15 x chunk/4 / W + 2 hops)" \
   "$(awk -v c="$rs_both" -v s=$S 'BEGIN { printf "%.4f", c / (15 * s / 4 / 30 + 2 * 1500) }')" 1.0 1.10
 within "ReduceScatter 4x4, 1 MiB chunks: both axes at once / one axis after the other" \

@@ -267,8 +267,9 @@ static void finish_row(tpu_mxu *m, uint64_t t)
     if (next->read_at == r + 1 && next->mma)   /* the host cache: next cycle's old row */
         prefetch_vmem(m->vmem, next->dst, bytes);
     tpu_vmem_must(m->vmem, bytes);
-    uint32_t old[256];                      /* mxu_n <= 256 (config.def) */
-    memcpy(old, tpu_vmem_at(m->vmem, row->dst, bytes), bytes);
+    /* Read in place: VMEM does not change before the commit, and the
+     * result row y is the MXU's own (ring_y), never VMEM. */
+    const uint32_t *old = (const uint32_t *)(const void *)tpu_vmem_at(m->vmem, row->dst, bytes);
     if (row->i8)                            /* int32 add, mod 2^32 */
         for (unsigned c = 0; c < n; c++)
             y[c] += old[c];

@@ -83,6 +83,15 @@ void tpu_hbm_read(const tpu_hbm *h, uint64_t addr, uint8_t *dst, uint64_t n)
     }
 }
 
+const uint8_t *tpu_hbm_span(const tpu_hbm *h, uint64_t addr, uint64_t n)
+{
+    uint64_t off = addr & (TPU_HBM_PAGE - 1);
+    if (n > TPU_HBM_PAGE - off)
+        return NULL;
+    const uint8_t *p = page_of(h, addr >> TPU_HBM_PAGE_BITS);
+    return p ? p + off : NULL;
+}
+
 static int all_zero(const uint8_t *p, uint64_t n)
 {
     for (uint64_t i = 0; i < n; i++)

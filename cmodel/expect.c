@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "fp.h"
+#include "hostmem.h"
 #include "ref.h"
 
 #define DEFAULT_BLOCK_BYTES (4u << 20)   /* work in blocks of about this many output bytes */
@@ -172,11 +173,14 @@ static int read_output(checker *k, unsigned i, const char *name, uint64_t off, v
     return 0;
 }
 
+/* A buffer of the check (megabytes for a large matmul: huge host pages
+ * when it is that big, hostmem.h). */
 static void *alloc_or_error(checker *k, size_t n)
 {
     void *p = malloc(n ? n : 1);
     if (!p)
         check_error(k, "out of memory (%zu bytes)", n);
+    tpu_hostmem_huge(p, n);
     return p;
 }
 

@@ -102,6 +102,7 @@
 #include <string.h>
 
 #include "fp.h"
+#include "hostmem.h"
 
 /* -DTPU_REF_SOFT forces the portable path (to test it on x86).  The host
  * path needs SSE arithmetic for every float operation (x86-64, where
@@ -1154,6 +1155,7 @@ static int matmul_fused(const fused_isa *isa, const uint16_t *x, const uint16_t 
         return -1;
     float *wf = malloc((size_t)TPU_REF_MAX_N * MM_CHUNK * sizeof *wf);
     float *xs = malloc((size_t)(panel * d) * sizeof *xs);
+    tpu_hostmem_huge(xs, (size_t)(panel * d) * sizeof *xs);   /* up to MM_XS_BYTES */
     uint8_t *xr = malloc((size_t)(panel * ntiles) * 2);   /* lo, hi per row and K-tile */
     if (!wf || !xs || !xr) {
         free(wf);

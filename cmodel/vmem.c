@@ -6,20 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hostmem.h"
-
 int tpu_vmem_init(tpu_vmem *v, uint64_t size, uint64_t bw)
 {
     memset(v, 0, sizeof *v);
     if (size > SIZE_MAX)
         return -1;
     /* calloc of a large block is an anonymous mapping: a 128 MiB VMEM costs
-     * host memory only for the pages a program touches (huge ones where
-     * the host has them: the units read rows kilobytes apart). */
+     * host memory only for the pages a program touches.  (Not on huge
+     * pages, hostmem.h: a core that touches a few scattered bytes would
+     * cost 2 MiB each, and a system may have hundreds of cores.) */
     v->mem = calloc(1, (size_t)size ? (size_t)size : 1);
     if (!v->mem)
         return -1;
-    tpu_hostmem_huge(v->mem, (size_t)size);
     v->size = size;
     v->bw = bw;
     v->left = bw;

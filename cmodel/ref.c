@@ -1142,6 +1142,44 @@ static void rows_fused(const fused_isa *isa, const uint16_t *x, size_t ldx, unsi
 #define MM_CHUNK 256
 #define MM_XS_BYTES (16u << 20)
 
+/* The host cache: the weights scan_windows widens next, asked for a few
+ * 64-byte lines at a time while the register blocks of the current K-tile
+ * run.  Their rows lie kilobytes apart, where the host's own prefetcher
+ * does not follow, and the widening would otherwise wait for memory row by
+ * row.  (Nothing changes but when the bytes reach the cache.) */
+typedef struct w_ahead {
+    const uint16_t *w;          /* row 0 of the block */
+    size_t ldw, nbytes, off;    /* row stride (elements), bytes per row, next line */
+    unsigned nk, k;             /* rows, next row */
+} w_ahead;
+
+/* The block of W[d][f] after the one at K-tile row k0, column c0: the next
+ * K-tile of the chunk, else the first of the next chunk (none at the end). */
+static void ahead_start(w_ahead *a, const uint16_t *w, uint64_t d, uint64_t f, unsigned tile,
+                        uint64_t k0, uint64_t c0)
+{
+    uint64_t nk0 = k0 + tile < d ? k0 + tile : 0;
+    uint64_t nc0 = k0 + tile < d ? c0 : c0 + MM_CHUNK;
+    *a = (w_ahead){ .ldw = (size_t)f };
+    if (nc0 >= f)
+        return;
+    a->w = w + nk0 * f + nc0;
+    a->nk = (unsigned)(d - nk0 < tile ? d - nk0 : tile);
+    a->nbytes = (size_t)(f - nc0 < MM_CHUNK ? f - nc0 : MM_CHUNK) * sizeof *w;
+}
+
+static void ahead_step(w_ahead *a, unsigned lines)
+{
+    for (; lines && a->k < a->nk; lines--) {
+        __builtin_prefetch((const uint8_t *)(a->w + (size_t)a->k * a->ldw) + a->off);
+        a->off += 64;
+        if (a->off >= a->nbytes) {
+            a->off = 0;
+            a->k++;
+        }
+    }
+}
+
 static int matmul_fused(const fused_isa *isa, const uint16_t *x, const uint16_t *w, uint32_t *y,
                         uint64_t b, uint64_t d, uint64_t f, unsigned tile)
 {
@@ -1185,6 +1223,8 @@ static int matmul_fused(const fused_isa *isa, const uint16_t *x, const uint16_t 
                 uint8_t all_lo, all_hi;
                 scan_windows(w + k0 * f + c0, (size_t)f, nk, nc, wlo, whi, &all_lo, &all_hi,
                              wf, MM_CHUNK);
+                w_ahead ahead;
+                ahead_start(&ahead, w, d, f, tile, k0, c0);
                 if (ncp > nc)
                     for (unsigned k = 0; k < nk; k++)
                         memset(wf + (size_t)k * MM_CHUNK + nc, 0, (ncp - nc) * sizeof *wf);
@@ -1207,6 +1247,7 @@ static int matmul_fused(const fused_isa *isa, const uint16_t *x, const uint16_t 
                             }
                             safe = flags;
                         }
+                        ahead_step(&ahead, 4);
                         isa->block(xs + (size_t)r0 * d + k0, (size_t)d, wf + j0, MM_CHUNK, nk,
                                    rows, safe, y + (p0 + r0) * f + c0 + j0, (size_t)f,
                                    nc - j0 < bw ? nc - j0 : bw, kt > 0);

@@ -1287,27 +1287,47 @@ static void add_kernel(const uint32_t *a, const uint32_t *b, uint32_t *z, size_t
  * because a sum of two zero-or-normal fp32 values below 2^-126 is an exact
  * subnormal (rounding cannot carry it to 2^-126), flushed here to the
  * signed zero of the exact sum; NaNs canonical.  The caller's MXCSR
- * (whatever its FTZ, DAZ and rounding) changes none of these steps. */
+ * (whatever its FTZ, DAZ and rounding) changes none of these steps (the
+ * NaN test is a quiet compare, which no MXCSR bit changes either). */
+AVX512_TARGET INLINE __m512i add16_avx512(__m512i va, __m512i vb)
+{
+    const __m512i expo = _mm512_set1_epi32(0x7f800000), sign = _mm512_set1_epi32(INT32_MIN);
+    const __m512i qnan = _mm512_set1_epi32(0x7fc00000);
+    /* Most sums need none of the fixes: only an input or a result with
+     * exponent field 0 (zero or subnormal) or a NaN result takes them. */
+    __mmask16 a0 = _mm512_testn_epi32_mask(va, expo), b0 = _mm512_testn_epi32_mask(vb, expo);
+    if (a0 | b0) {
+        va = _mm512_mask_and_epi32(va, a0, va, sign);
+        vb = _mm512_mask_and_epi32(vb, b0, vb, sign);
+    }
+    __m512 f = _mm512_add_round_ps(_mm512_castsi512_ps(va), _mm512_castsi512_ps(vb),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512i r = _mm512_castps_si512(f);
+    __mmask16 nan = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
+    __mmask16 out0 = _mm512_testn_epi32_mask(r, expo);
+    if (out0 | nan) {
+        r = _mm512_mask_and_epi32(r, out0, r, sign);
+        r = _mm512_mask_mov_epi32(r, nan, qnan);
+    }
+    return r;
+}
+
 AVX512_TARGET __attribute__((noinline))
 static void add_avx512(const uint32_t *a, const uint32_t *b, uint32_t *z, size_t n,
                        uint32_t flip)
 {
-    const __m512i expo = _mm512_set1_epi32(0x7f800000), sign = _mm512_set1_epi32(INT32_MIN);
-    const __m512i mag = _mm512_set1_epi32(0x7fffffff), qnan = _mm512_set1_epi32(0x7fc00000);
     const __m512i fl = _mm512_set1_epi32((int)flip);
-    for (size_t i = 0; i < n; i += 16) {
-        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512i va = _mm512_loadu_si512((const void *)(a + i));
+        __m512i vb = _mm512_xor_si512(_mm512_loadu_si512((const void *)(b + i)), fl);
+        _mm512_storeu_si512((void *)(z + i), add16_avx512(va, vb));
+    }
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
         __m512i va = _mm512_maskz_loadu_epi32(m, a + i);
         __m512i vb = _mm512_xor_si512(_mm512_maskz_loadu_epi32(m, b + i), fl);
-        va = _mm512_mask_and_epi32(va, _mm512_testn_epi32_mask(va, expo), va, sign);
-        vb = _mm512_mask_and_epi32(vb, _mm512_testn_epi32_mask(vb, expo), vb, sign);
-        __m512i r = _mm512_castps_si512(_mm512_add_round_ps(
-            _mm512_castsi512_ps(va), _mm512_castsi512_ps(vb),
-            _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-        r = _mm512_mask_and_epi32(r, _mm512_testn_epi32_mask(r, expo), r, sign);
-        r = _mm512_mask_mov_epi32(r, _mm512_cmpgt_epu32_mask(_mm512_and_si512(r, mag), expo),
-                                  qnan);
-        _mm512_mask_storeu_epi32(z + i, m, r);
+        _mm512_mask_storeu_epi32(z + i, m, add16_avx512(va, vb));
     }
 }
 #endif

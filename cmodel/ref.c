@@ -684,6 +684,20 @@ AVX512_TARGET INLINE void store32(float *out, __m512 e, __m512 o)
     _mm512_storeu_ps(out + 16, _mm512_permutex2var_ps(e, i1, o));
 }
 
+/* v with every NaN lane made canonical (TPU_F32_QNAN): a quiet compare,
+ * which FTZ and DAZ do not change. */
+FMA_TARGET INLINE __m256 canon256(__m256 v)
+{
+    const __m256 qnan = _mm256_castsi256_ps(_mm256_set1_epi32((int)TPU_F32_QNAN));
+    return _mm256_blendv_ps(v, qnan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+
+AVX512_TARGET INLINE __m512 canon512(__m512 v)
+{
+    const __m512 qnan = _mm512_castsi512_ps(_mm512_set1_epi32((int)TPU_F32_QNAN));
+    return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), qnan);
+}
+
 #define LOAD256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define LOAD512(p) _mm512_loadu_si512((const void *)(p))
 
@@ -951,11 +965,11 @@ FMA_TARGET INLINE void mm_rows_256(const float *xs, size_t ldx, const float *wf,
 
 /* The MXU model's rows in blocks: MM_ROWS rows of x by 64 (AVX-512) or 16
  * (AVX2) columns of a bf16 tile, widened as they are loaded, each widened
- * weight vector serving every row of the block.  out: the sums as floats,
- * row stride ldo. */
+ * weight vector serving every row of the block.  y: the sums' bits, NaNs
+ * canonical, row stride ldy. */
 AVX512_TARGET INLINE void tile_rows_512(const float *xs, size_t ldx, const uint16_t *w,
                                         size_t ldw, unsigned nk, const unsigned rows,
-                                        const uint8_t *safe, float *out, size_t ldo)
+                                        const uint8_t *safe, uint32_t *y, size_t ldy)
 {
     __m512 a[MM_ROWS][4];
 #pragma GCC unroll 6
@@ -977,14 +991,15 @@ AVX512_TARGET INLINE void tile_rows_512(const float *xs, size_t ldx, const uint1
     }
 #pragma GCC unroll 6
     for (unsigned i = 0; i < rows; i++) {
-        store32(out + i * ldo, a[i][0], a[i][1]);
-        store32(out + i * ldo + 32, a[i][2], a[i][3]);
+        float *out = (float *)(void *)(y + i * ldy);
+        store32(out, canon512(a[i][0]), canon512(a[i][1]));
+        store32(out + 32, canon512(a[i][2]), canon512(a[i][3]));
     }
 }
 
 FMA_TARGET INLINE void tile_rows_256(const float *xs, size_t ldx, const uint16_t *w,
                                      size_t ldw, unsigned nk, const unsigned rows,
-                                     const uint8_t *safe, float *out, size_t ldo)
+                                     const uint8_t *safe, uint32_t *y, size_t ldy)
 {
     __m256 a[MM_ROWS][2];
 #pragma GCC unroll 6
@@ -1003,7 +1018,7 @@ FMA_TARGET INLINE void tile_rows_256(const float *xs, size_t ldx, const uint16_t
     }
 #pragma GCC unroll 6
     for (unsigned i = 0; i < rows; i++)
-        store16(out + i * ldo, a[i][0], a[i][1]);
+        store16((float *)(void *)(y + i * ldy), canon256(a[i][0]), canon256(a[i][1]));
 }
 
 /* The dispatch on rows (1..MM_ROWS) and on safe (NULL or not), so every
@@ -1044,47 +1059,63 @@ static void mm_block_avx2(const float *xs, size_t ldx, const float *wf, size_t l
 }
 
 #define TR_CALL_512(R)                                                                   \
-    (safe ? tile_rows_512(xs, ldx, w + c, ldw, nk, R, safe, out + c, ldo)                \
-          : tile_rows_512(xs, ldx, w + c, ldw, nk, R, NULL, out + c, ldo))
+    (safe ? tile_rows_512(xs, ldx, w + c, ldw, nk, R, safe, y + c, ldy)                  \
+          : tile_rows_512(xs, ldx, w + c, ldw, nk, R, NULL, y + c, ldy))
 #define TR_CALL_256(R)                                                                   \
-    (safe ? tile_rows_256(xs, ldx, w + c, ldw, nk, R, safe, out + c, ldo)                \
-          : tile_rows_256(xs, ldx, w + c, ldw, nk, R, NULL, out + c, ldo))
+    (safe ? tile_rows_256(xs, ldx, w + c, ldw, nk, R, safe, y + c, ldy)                  \
+          : tile_rows_256(xs, ldx, w + c, ldw, nk, R, NULL, y + c, ldy))
 
-/* rows (<= MM_ROWS) rows' column sums over nc columns: whole blocks of
- * columns together, the rest row by row.  A block of fewer rows than its
- * kernel needs to cover the FMA latency (8 chains: one row's 4 or 2
- * accumulators are not enough) goes row by row, 8 accumulators each. */
+typedef void (*row_fma_fn)(const float *xf, const uint16_t *w, size_t ldw, unsigned nk,
+                           unsigned nc, const uint8_t *safe, float *out);
+
+/* Columns c .. nc - 1 of the rows, which the register blocks left, row by
+ * row through the row kernel; their bits into y (row stride ldy), NaNs
+ * canonical. */
+static void rows_rest(row_fma_fn row, const float *xs, size_t ldx, const uint16_t *w,
+                      size_t ldw, unsigned nk, unsigned c, unsigned nc, unsigned rows,
+                      const uint8_t *safe, uint32_t *y, size_t ldy)
+{
+    float acc[TPU_REF_MAX_N];
+    for (unsigned i = 0; i < rows; i++) {
+        row(xs + i * ldx, w + c, ldw, nk, nc - c, safe, acc);
+        store_canonical(acc, y + i * ldy + c, nc - c);
+    }
+}
+
+/* rows (<= MM_ROWS) rows' column sums over nc columns, their bits into y
+ * (row stride ldy), NaNs canonical: whole blocks of columns together, the
+ * rest row by row.  A block of fewer rows than its kernel needs to cover
+ * the FMA latency (8 chains: one row's 4 or 2 accumulators are not enough)
+ * goes row by row, 8 accumulators each. */
 AVX512_TARGET __attribute__((noinline))
 static void tile_block_avx512(const float *xs, size_t ldx, const uint16_t *w, size_t ldw,
                               unsigned nk, unsigned nc, unsigned rows, const uint8_t *safe,
-                              float *out, size_t ldo)
+                              uint32_t *y, size_t ldy)
 {
     unsigned c = 0;
     if (rows >= 2)                           /* else all columns to the row kernel */
         for (; c + 64 <= nc; c += 64)
             MM_SWITCH(TR_CALL_512);
     if (c < nc)
-        for (unsigned i = 0; i < rows; i++)
-            row_fma_avx512(xs + i * ldx, w + c, ldw, nk, nc - c, safe, out + i * ldo + c);
+        rows_rest(row_fma_avx512, xs, ldx, w, ldw, nk, c, nc, rows, safe, y, ldy);
 }
 
 FMA_TARGET __attribute__((noinline))
 static void tile_block_avx2(const float *xs, size_t ldx, const uint16_t *w, size_t ldw,
                             unsigned nk, unsigned nc, unsigned rows, const uint8_t *safe,
-                            float *out, size_t ldo)
+                            uint32_t *y, size_t ldy)
 {
     unsigned c = 0;
     if (rows >= 4)                           /* else all columns to the row kernel */
         for (; c + 16 <= nc; c += 16)
             MM_SWITCH(TR_CALL_256);
     if (c < nc)
-        for (unsigned i = 0; i < rows; i++)
-            row_fma_avx2(xs + i * ldx, w + c, ldw, nk, nc - c, safe, out + i * ldo + c);
+        rows_rest(row_fma_avx2, xs, ldx, w, ldw, nk, c, nc, rows, safe, y, ldy);
 }
 
 typedef void (*tile_block_fn)(const float *xs, size_t ldx, const uint16_t *w, size_t ldw,
                               unsigned nk, unsigned nc, unsigned rows, const uint8_t *safe,
-                              float *out, size_t ldo);
+                              uint32_t *y, size_t ldy);
 
 /* A fused kernel: its row sums and its matmul block (bw columns wide). */
 typedef struct fused_isa {
@@ -1108,7 +1139,7 @@ static void rows_fused(const fused_isa *isa, const uint16_t *x, size_t ldx, unsi
         tpu_ref_tile_scan(w, n, &scanned);
         t = &scanned;
     }
-    float xs[MM_ROWS * TPU_REF_MAX_N], acc[MM_ROWS * TPU_REF_MAX_N];
+    float xs[MM_ROWS * TPU_REF_MAX_N];
     uint8_t flags[TPU_REF_MAX_N];
     unsigned old = mxcsr_enter();
     for (unsigned r0 = 0; r0 < rows; r0 += MM_ROWS) {
@@ -1125,9 +1156,7 @@ static void rows_fused(const fused_isa *isa, const uint16_t *x, size_t ldx, unsi
             }
             safe = flags;
         }
-        isa->rows(xs, n, w, n, n, n, nr, safe, acc, n);
-        for (unsigned i = 0; i < nr; i++)
-            store_canonical(acc + (size_t)i * n, y + (r0 + i) * ldy, n);
+        isa->rows(xs, n, w, n, n, n, nr, safe, y + r0 * ldy, ldy);
     }
     mxcsr_restore(old);
 }

@@ -131,6 +131,8 @@ int tpu_hbm_write_now(tpu_hbm *h, uint64_t addr, const uint8_t *src, uint64_t n)
 void tpu_hbm_commit(tpu_hbm *h, const tpu_evsrc *ev)
 {
     tpu_wlog *l = &h->log;
+    if (!l->n)                  /* most cycles: no DMA writes HBM */
+        return;
     int want = ev && tpu_ev_wanted(ev, TPU_EV_MEM_WRITE);
     for (size_t i = 0; i < l->n; i++) {
         const tpu_wlog_entry *e = &l->e[i];

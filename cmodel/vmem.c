@@ -39,6 +39,8 @@ void tpu_vmem_free(tpu_vmem *v)
 void tpu_vmem_commit(tpu_vmem *v, const tpu_evsrc *ev)
 {
     tpu_wlog *l = &v->log;
+    if (!l->n)                  /* nothing written this cycle */
+        return;
     int want = ev && tpu_ev_wanted(ev, TPU_EV_MEM_WRITE);
     for (size_t i = 0; i < l->n; i++) {
         const tpu_wlog_entry *e = &l->e[i];

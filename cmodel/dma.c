@@ -53,6 +53,22 @@ static void start(tpu_dma *d, unsigned i, const tpu_qentry *q, uint64_t t)
     d->order[d->norder++] = i;
 }
 
+/* dma.h2v: seg bytes from HBM s to VMEM t, landing at the VMEM commit.
+ * The log refers to the bytes in their HBM page when it can (no copy):
+ * HBM's own writes of this cycle land after VMEM's (tpu_core_commit), so
+ * the page still holds what this cycle read. */
+static void to_vmem(tpu_dma *d, uint64_t s, uint64_t t, uint64_t seg)
+{
+    const uint8_t *p = tpu_hbm_span(d->hbm, s, seg);
+    if (p) {
+        tpu_vmem_write_ref(d->vmem, TPU_U_DMA, t, p, seg);
+        return;
+    }
+    uint8_t *buf = tpu_vmem_write(d->vmem, TPU_U_DMA, t, seg);
+    if (buf)
+        tpu_hbm_read(d->hbm, s, buf, seg);
+}
+
 /* T16: move n bytes of engine e, in row order, low to high address. */
 static void move(tpu_dma *d, tpu_dma_engine *e, uint64_t n)
 {
@@ -76,9 +92,7 @@ static void move(tpu_dma *d, tpu_dma_engine *e, uint64_t n)
             }
             d->hbm_read_bytes += seg;
         } else if (e->to_vmem) {
-            uint8_t *buf = tpu_vmem_write(d->vmem, TPU_U_DMA, t, seg);
-            if (buf)
-                tpu_hbm_read(d->hbm, s, buf, seg);
+            to_vmem(d, s, t, seg);
             d->hbm_read_bytes += seg;
         } else {
             uint8_t *buf = tpu_hbm_write(d->hbm, TPU_U_DMA, t, seg);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "fp.h"
+#include "hostmem.h"
 #include "ref.h"
 
 #define DEFAULT_BLOCK_BYTES (4u << 20)   /* work in blocks of about this many output bytes */
@@ -143,11 +144,25 @@ static int want_nops(checker *k, unsigned n)
 
 /* ---- memory ---------------------------------------------------------------------- */
 
+/* 1 when a single chunk of the space holds every byte of [addr, end). */
+static int one_chunk_covers(const tpu_object *obj, enum tpu_space space, uint64_t addr,
+                            uint64_t end)
+{
+    for (size_t i = 0; i < obj->nchunks; i++) {
+        const tpu_obj_chunk *c = &obj->chunks[i];
+        uint64_t cend = c->addr + c->size < c->addr ? UINT64_MAX : c->addr + c->size;
+        if (c->space == space && c->addr <= addr && cend >= end)
+            return 1;
+    }
+    return 0;
+}
+
 void tpu_expect_initial_read(const tpu_object *obj, enum tpu_space space, uint64_t addr,
                              uint8_t *dst, size_t n)
 {
-    memset(dst, 0, n);
     uint64_t end = addr + n < addr ? UINT64_MAX : addr + n;
+    if (!one_chunk_covers(obj, space, addr, end))  /* else every byte is written below */
+        memset(dst, 0, n);
     for (size_t i = 0; i < obj->nchunks; i++) {
         const tpu_obj_chunk *c = &obj->chunks[i];
         if (c->space != space || c->size == 0)
@@ -172,11 +187,14 @@ static int read_output(checker *k, unsigned i, const char *name, uint64_t off, v
     return 0;
 }
 
+/* A buffer of the check (megabytes for a large matmul: huge host pages
+ * when it is that big, hostmem.h). */
 static void *alloc_or_error(checker *k, size_t n)
 {
     void *p = malloc(n ? n : 1);
     if (!p)
         check_error(k, "out of memory (%zu bytes)", n);
+    tpu_hostmem_huge(p, n);
     return p;
 }
 

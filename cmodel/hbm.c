@@ -83,11 +83,25 @@ void tpu_hbm_read(const tpu_hbm *h, uint64_t addr, uint8_t *dst, uint64_t n)
     }
 }
 
-static int all_zero(const uint8_t *p, uint64_t n)
+const uint8_t *tpu_hbm_span(const tpu_hbm *h, uint64_t addr, uint64_t n)
 {
-    for (uint64_t i = 0; i < n; i++)
-        if (p[i])
+    uint64_t off = addr & (TPU_HBM_PAGE - 1);
+    if (n > TPU_HBM_PAGE - off)
+        return NULL;
+    const uint8_t *p = page_of(h, addr >> TPU_HBM_PAGE_BITS);
+    return p ? p + off : NULL;
+}
+
+int tpu_bytes_zero(const uint8_t *p, uint64_t n)
+{
+    static const uint8_t zero[4096];
+    while (n) {                             /* memcmp: many bytes at a time */
+        size_t k = n < sizeof zero ? (size_t)n : sizeof zero;
+        if (memcmp(p, zero, k))
             return 0;
+        p += k;
+        n -= k;
+    }
     return 1;
 }
 
@@ -98,7 +112,7 @@ int tpu_hbm_write_now(tpu_hbm *h, uint64_t addr, const uint8_t *src, uint64_t n)
         uint64_t k = TPU_HBM_PAGE - off < n ? TPU_HBM_PAGE - off : n;
         uint64_t page = addr >> TPU_HBM_PAGE_BITS;
         uint8_t *p = page_of(h, page);
-        if (!p && !all_zero(src, k)) {
+        if (!p && !tpu_bytes_zero(src, k)) {
             p = page_make(h, page);
             if (!p) {
                 h->oom = 1;
@@ -117,6 +131,8 @@ int tpu_hbm_write_now(tpu_hbm *h, uint64_t addr, const uint8_t *src, uint64_t n)
 void tpu_hbm_commit(tpu_hbm *h, const tpu_evsrc *ev)
 {
     tpu_wlog *l = &h->log;
+    if (!l->n)                  /* most cycles: no DMA writes HBM */
+        return;
     int want = ev && tpu_ev_wanted(ev, TPU_EV_MEM_WRITE);
     for (size_t i = 0; i < l->n; i++) {
         const tpu_wlog_entry *e = &l->e[i];

@@ -38,6 +38,12 @@ void tpu_hbm_free(tpu_hbm *h);
 /* Copy [addr, addr + n) out (unwritten bytes read 0).  The caller checked
  * the range. */
 void tpu_hbm_read(const tpu_hbm *h, uint64_t addr, uint8_t *dst, uint64_t n);
+/* The n bytes at addr read in place: a pointer into their page when they
+ * lie in one page that exists, else NULL (tpu_hbm_read copies them).  The
+ * bytes stay as they are until the next tpu_hbm_commit or write. */
+const uint8_t *tpu_hbm_span(const tpu_hbm *h, uint64_t addr, uint64_t n);
+/* 1 when the n bytes at p are all zero (a page need not exist for them). */
+int tpu_bytes_zero(const uint8_t *p, uint64_t n);
 /* Write now (loading, backdoor, commit).  Zero bytes going to a page that
  * does not exist do not create it.  -1 when out of host memory. */
 int tpu_hbm_write_now(tpu_hbm *h, uint64_t addr, const uint8_t *src, uint64_t n);

@@ -22,6 +22,7 @@
 
 #define NO_ROW UINT64_MAX
 #define MXU_BATCH 48           /* rows whose products are computed at once, at most */
+#define MXU_YRING 128          /* result rows kept: a power of two >= MXU_BATCH + 1 */
 
 int tpu_mxu_init(tpu_mxu *m, unsigned id, unsigned n, unsigned w, unsigned qdepth,
                  tpu_vmem *vmem, tpu_sem_inc *sems, const tpu_evsrc *ev)
@@ -39,6 +40,13 @@ int tpu_mxu_init(tpu_mxu *m, unsigned id, unsigned n, unsigned w, unsigned qdept
     while (r < 2ull * n + 2)
         r <<= 1;
     m->mask = r - 1;
+    /* A result exists from its batch's computation (at most MXU_BATCH - 1
+     * cycles before its row's finish cycle) to the commit of its write
+     * (the cycle after): rows read in at most MXU_BATCH + 1 consecutive
+     * cycles hold one at once, so a small ring of results, by read cycle,
+     * keeps them apart (and in the host's cache: the ring of rows is
+     * hundreds of cycles long). */
+    m->ymask = (r < MXU_YRING ? r : MXU_YRING) - 1;
     /* At most W loads start in any N cycles (T19), so at most 2W are kept
      * (l + 2N > t) and at most 2W + 1 swaps are younger than 2N - 1 cycles
      * (each swaps in a different load's tile).  Tiles grow on demand. */
@@ -47,7 +55,7 @@ int tpu_mxu_init(tpu_mxu *m, unsigned id, unsigned n, unsigned w, unsigned qdept
     m->ntiles = 4 * m->w + 8;
     m->ring = malloc(r * sizeof *m->ring);
     m->ring_x = malloc(r * n * sizeof *m->ring_x);
-    m->ring_y = malloc(r * n * sizeof *m->ring_y);
+    m->ring_y = malloc((m->ymask + 1) * n * sizeof *m->ring_y);
     m->loads = malloc(m->maxloads * sizeof *m->loads);
     m->swaps = malloc(m->maxswaps * sizeof *m->swaps);
     m->tile = calloc(m->ntiles, sizeof *m->tile);
@@ -178,7 +186,7 @@ static void write_result(tpu_mxu *m, uint64_t t)
     tpu_mxu_row *row = &m->ring[r & m->mask];
     if (row->read_at != r)
         return;
-    const uint32_t *y = m->ring_y + (r & m->mask) * m->n;
+    const uint32_t *y = m->ring_y + (r & m->ymask) * m->n;
     uint64_t bytes = 4ull * m->n;
     tpu_vmem_must(m->vmem, bytes);
     tpu_vmem_write_ref(m->vmem, m->unit, row->dst, (const uint8_t *)y, bytes);
@@ -211,6 +219,27 @@ static void prefetch_vmem(const tpu_vmem *v, uint64_t addr, uint64_t n)
         __builtin_prefetch(v->mem + addr + i);
 }
 
+/* The rows whose products finish_row computes with row r's: this row and
+ * the ones read after it (read_at r + 1, r + 2, .., so already in the
+ * ring) that multiply the same tile in the same mode, which is complete
+ * now and stays so while they hold it: their products are what they would
+ * be in their own cycles.  Not across the end of either ring, so the rows
+ * and their results lie at constant strides.  Marks the later ones as
+ * computed; returns how many rows, at most MXU_BATCH. */
+static unsigned batch_rows(tpu_mxu *m, uint64_t r)
+{
+    uint64_t slot = r & m->mask, yslot = r & m->ymask;
+    const tpu_mxu_row *row = &m->ring[slot];
+    unsigned rows = 1;
+    while (rows < MXU_BATCH && slot + rows <= m->mask && yslot + rows <= m->ymask
+           && m->ring[slot + rows].read_at == r + rows
+           && m->ring[slot + rows].tile == row->tile && m->ring[slot + rows].i8 == row->i8)
+        rows++;
+    for (unsigned i = 1; i < rows; i++)
+        m->ring[slot + i].has_y = 1;
+    return rows;
+}
+
 /* 2. T24: the row read in t - 2N + 1 leaves the array at the end of this
  * cycle; its result is computed now, when every weight of its tile has long
  * been read (the tile's last row in l + N - 1 <= s + N - 2).  mxu.mma reads
@@ -226,18 +255,12 @@ static void finish_row(tpu_mxu *m, uint64_t t)
         return;
     unsigned n = m->n;
     uint64_t slot = r & m->mask;
-    uint32_t *y = m->ring_y + slot * n;
+    uint32_t *y = m->ring_y + (r & m->ymask) * n;
     if (!row->has_y && row->i8) {
         /* int8 (numerics.md section 9): exact integer sums; the same
          * batching as below. */
-        unsigned rows = 1;
-        while (rows < MXU_BATCH && slot + rows <= m->mask
-               && m->ring[slot + rows].read_at == r + rows
-               && m->ring[slot + rows].tile == row->tile && m->ring[slot + rows].i8)
-            rows++;
+        unsigned rows = batch_rows(m, r);
         tpu_ref_rows_i8(m->ring_x + slot * n, n, rows, m->tile[row->tile], n, y, n);
-        for (unsigned i = 1; i < rows; i++)
-            m->ring[slot + i].has_y = 1;
     } else if (!row->has_y) {
         /* The tile's exponent windows, once per tile after its last write
          * (every row using it comes after that: see mxu.h). */
@@ -245,20 +268,9 @@ static void finish_row(tpu_mxu *m, uint64_t t)
             tpu_ref_tile_scan(m->tile[row->tile], n, &m->scan[row->tile]);
             m->scanned[row->tile] = 1;
         }
-        /* This row and the ones read after it (read_at r + 1, r + 2, ..,
-         * so already in the ring) that multiply the same tile, which is
-         * complete now and stays so while they hold it: their products are
-         * what they would be in their own cycles.  Not across the ring's
-         * end, so the rows lie at a constant stride. */
-        unsigned rows = 1;
-        while (rows < MXU_BATCH && slot + rows <= m->mask
-               && m->ring[slot + rows].read_at == r + rows
-               && m->ring[slot + rows].tile == row->tile && !m->ring[slot + rows].i8)
-            rows++;
+        unsigned rows = batch_rows(m, r);
         tpu_ref_rows_tile(m->ring_x + slot * n, n, rows, m->tile[row->tile],
                           &m->scan[row->tile], n, y, n);
-        for (unsigned i = 1; i < rows; i++)
-            m->ring[slot + i].has_y = 1;
     }
     if (!row->mma)
         return;
@@ -267,8 +279,9 @@ static void finish_row(tpu_mxu *m, uint64_t t)
     if (next->read_at == r + 1 && next->mma)   /* the host cache: next cycle's old row */
         prefetch_vmem(m->vmem, next->dst, bytes);
     tpu_vmem_must(m->vmem, bytes);
-    uint32_t old[256];                      /* mxu_n <= 256 (config.def) */
-    memcpy(old, tpu_vmem_at(m->vmem, row->dst, bytes), bytes);
+    /* Read in place: VMEM does not change before the commit, and the
+     * result row y is the MXU's own (ring_y), never VMEM. */
+    const uint32_t *old = (const uint32_t *)(const void *)tpu_vmem_at(m->vmem, row->dst, bytes);
     if (row->i8)                            /* int32 add, mod 2^32 */
         for (unsigned c = 0; c < n; c++)
             y[c] += old[c];

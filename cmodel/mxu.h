@@ -118,9 +118,10 @@ typedef struct tpu_mxu {
     /* rows in flight: ring of R >= 2N + 2 entries, slot = read cycle & mask */
     tpu_mxu_row *ring;
     uint16_t *ring_x;       /* R * N activations */
-    uint32_t *ring_y;       /* R * N results (mma: old + y), computed in s + b + 2N - 1
+    uint32_t *ring_y;       /* YR * N results (mma: old + y), computed in s + b + 2N - 1
                              * (the product part possibly earlier, see finish_row) */
     uint64_t mask;
+    uint64_t ymask;         /* YR - 1: ring_y is indexed by read cycle & ymask (mxu.c) */
 
     /* swaps for the views, kept until every cell has seen them */
     tpu_mxu_mark *swaps;

@@ -102,6 +102,7 @@
 #include <string.h>
 
 #include "fp.h"
+#include "hostmem.h"
 
 /* -DTPU_REF_SOFT forces the portable path (to test it on x86).  The host
  * path needs SSE arithmetic for every float operation (x86-64, where
@@ -683,6 +684,20 @@ AVX512_TARGET INLINE void store32(float *out, __m512 e, __m512 o)
     _mm512_storeu_ps(out + 16, _mm512_permutex2var_ps(e, i1, o));
 }
 
+/* v with every NaN lane made canonical (TPU_F32_QNAN): a quiet compare,
+ * which FTZ and DAZ do not change. */
+FMA_TARGET INLINE __m256 canon256(__m256 v)
+{
+    const __m256 qnan = _mm256_castsi256_ps(_mm256_set1_epi32((int)TPU_F32_QNAN));
+    return _mm256_blendv_ps(v, qnan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+
+AVX512_TARGET INLINE __m512 canon512(__m512 v)
+{
+    const __m512 qnan = _mm512_castsi512_ps(_mm512_set1_epi32((int)TPU_F32_QNAN));
+    return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), qnan);
+}
+
 #define LOAD256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define LOAD512(p) _mm512_loadu_si512((const void *)(p))
 
@@ -950,11 +965,11 @@ FMA_TARGET INLINE void mm_rows_256(const float *xs, size_t ldx, const float *wf,
 
 /* The MXU model's rows in blocks: MM_ROWS rows of x by 64 (AVX-512) or 16
  * (AVX2) columns of a bf16 tile, widened as they are loaded, each widened
- * weight vector serving every row of the block.  out: the sums as floats,
- * row stride ldo. */
+ * weight vector serving every row of the block.  y: the sums' bits, NaNs
+ * canonical, row stride ldy. */
 AVX512_TARGET INLINE void tile_rows_512(const float *xs, size_t ldx, const uint16_t *w,
                                         size_t ldw, unsigned nk, const unsigned rows,
-                                        const uint8_t *safe, float *out, size_t ldo)
+                                        const uint8_t *safe, uint32_t *y, size_t ldy)
 {
     __m512 a[MM_ROWS][4];
 #pragma GCC unroll 6
@@ -976,14 +991,15 @@ AVX512_TARGET INLINE void tile_rows_512(const float *xs, size_t ldx, const uint1
     }
 #pragma GCC unroll 6
     for (unsigned i = 0; i < rows; i++) {
-        store32(out + i * ldo, a[i][0], a[i][1]);
-        store32(out + i * ldo + 32, a[i][2], a[i][3]);
+        float *out = (float *)(void *)(y + i * ldy);
+        store32(out, canon512(a[i][0]), canon512(a[i][1]));
+        store32(out + 32, canon512(a[i][2]), canon512(a[i][3]));
     }
 }
 
 FMA_TARGET INLINE void tile_rows_256(const float *xs, size_t ldx, const uint16_t *w,
                                      size_t ldw, unsigned nk, const unsigned rows,
-                                     const uint8_t *safe, float *out, size_t ldo)
+                                     const uint8_t *safe, uint32_t *y, size_t ldy)
 {
     __m256 a[MM_ROWS][2];
 #pragma GCC unroll 6
@@ -1002,7 +1018,7 @@ FMA_TARGET INLINE void tile_rows_256(const float *xs, size_t ldx, const uint16_t
     }
 #pragma GCC unroll 6
     for (unsigned i = 0; i < rows; i++)
-        store16(out + i * ldo, a[i][0], a[i][1]);
+        store16((float *)(void *)(y + i * ldy), canon256(a[i][0]), canon256(a[i][1]));
 }
 
 /* The dispatch on rows (1..MM_ROWS) and on safe (NULL or not), so every
@@ -1043,47 +1059,63 @@ static void mm_block_avx2(const float *xs, size_t ldx, const float *wf, size_t l
 }
 
 #define TR_CALL_512(R)                                                                   \
-    (safe ? tile_rows_512(xs, ldx, w + c, ldw, nk, R, safe, out + c, ldo)                \
-          : tile_rows_512(xs, ldx, w + c, ldw, nk, R, NULL, out + c, ldo))
+    (safe ? tile_rows_512(xs, ldx, w + c, ldw, nk, R, safe, y + c, ldy)                  \
+          : tile_rows_512(xs, ldx, w + c, ldw, nk, R, NULL, y + c, ldy))
 #define TR_CALL_256(R)                                                                   \
-    (safe ? tile_rows_256(xs, ldx, w + c, ldw, nk, R, safe, out + c, ldo)                \
-          : tile_rows_256(xs, ldx, w + c, ldw, nk, R, NULL, out + c, ldo))
+    (safe ? tile_rows_256(xs, ldx, w + c, ldw, nk, R, safe, y + c, ldy)                  \
+          : tile_rows_256(xs, ldx, w + c, ldw, nk, R, NULL, y + c, ldy))
 
-/* rows (<= MM_ROWS) rows' column sums over nc columns: whole blocks of
- * columns together, the rest row by row.  A block of fewer rows than its
- * kernel needs to cover the FMA latency (8 chains: one row's 4 or 2
- * accumulators are not enough) goes row by row, 8 accumulators each. */
+typedef void (*row_fma_fn)(const float *xf, const uint16_t *w, size_t ldw, unsigned nk,
+                           unsigned nc, const uint8_t *safe, float *out);
+
+/* Columns c .. nc - 1 of the rows, which the register blocks left, row by
+ * row through the row kernel; their bits into y (row stride ldy), NaNs
+ * canonical. */
+static void rows_rest(row_fma_fn row, const float *xs, size_t ldx, const uint16_t *w,
+                      size_t ldw, unsigned nk, unsigned c, unsigned nc, unsigned rows,
+                      const uint8_t *safe, uint32_t *y, size_t ldy)
+{
+    float acc[TPU_REF_MAX_N];
+    for (unsigned i = 0; i < rows; i++) {
+        row(xs + i * ldx, w + c, ldw, nk, nc - c, safe, acc);
+        store_canonical(acc, y + i * ldy + c, nc - c);
+    }
+}
+
+/* rows (<= MM_ROWS) rows' column sums over nc columns, their bits into y
+ * (row stride ldy), NaNs canonical: whole blocks of columns together, the
+ * rest row by row.  A block of fewer rows than its kernel needs to cover
+ * the FMA latency (8 chains: one row's 4 or 2 accumulators are not enough)
+ * goes row by row, 8 accumulators each. */
 AVX512_TARGET __attribute__((noinline))
 static void tile_block_avx512(const float *xs, size_t ldx, const uint16_t *w, size_t ldw,
                               unsigned nk, unsigned nc, unsigned rows, const uint8_t *safe,
-                              float *out, size_t ldo)
+                              uint32_t *y, size_t ldy)
 {
     unsigned c = 0;
     if (rows >= 2)                           /* else all columns to the row kernel */
         for (; c + 64 <= nc; c += 64)
             MM_SWITCH(TR_CALL_512);
     if (c < nc)
-        for (unsigned i = 0; i < rows; i++)
-            row_fma_avx512(xs + i * ldx, w + c, ldw, nk, nc - c, safe, out + i * ldo + c);
+        rows_rest(row_fma_avx512, xs, ldx, w, ldw, nk, c, nc, rows, safe, y, ldy);
 }
 
 FMA_TARGET __attribute__((noinline))
 static void tile_block_avx2(const float *xs, size_t ldx, const uint16_t *w, size_t ldw,
                             unsigned nk, unsigned nc, unsigned rows, const uint8_t *safe,
-                            float *out, size_t ldo)
+                            uint32_t *y, size_t ldy)
 {
     unsigned c = 0;
     if (rows >= 4)                           /* else all columns to the row kernel */
         for (; c + 16 <= nc; c += 16)
             MM_SWITCH(TR_CALL_256);
     if (c < nc)
-        for (unsigned i = 0; i < rows; i++)
-            row_fma_avx2(xs + i * ldx, w + c, ldw, nk, nc - c, safe, out + i * ldo + c);
+        rows_rest(row_fma_avx2, xs, ldx, w, ldw, nk, c, nc, rows, safe, y, ldy);
 }
 
 typedef void (*tile_block_fn)(const float *xs, size_t ldx, const uint16_t *w, size_t ldw,
                               unsigned nk, unsigned nc, unsigned rows, const uint8_t *safe,
-                              float *out, size_t ldo);
+                              uint32_t *y, size_t ldy);
 
 /* A fused kernel: its row sums and its matmul block (bw columns wide). */
 typedef struct fused_isa {
@@ -1107,7 +1139,7 @@ static void rows_fused(const fused_isa *isa, const uint16_t *x, size_t ldx, unsi
         tpu_ref_tile_scan(w, n, &scanned);
         t = &scanned;
     }
-    float xs[MM_ROWS * TPU_REF_MAX_N], acc[MM_ROWS * TPU_REF_MAX_N];
+    float xs[MM_ROWS * TPU_REF_MAX_N];
     uint8_t flags[TPU_REF_MAX_N];
     unsigned old = mxcsr_enter();
     for (unsigned r0 = 0; r0 < rows; r0 += MM_ROWS) {
@@ -1124,9 +1156,7 @@ static void rows_fused(const fused_isa *isa, const uint16_t *x, size_t ldx, unsi
             }
             safe = flags;
         }
-        isa->rows(xs, n, w, n, n, n, nr, safe, acc, n);
-        for (unsigned i = 0; i < nr; i++)
-            store_canonical(acc + (size_t)i * n, y + (r0 + i) * ldy, n);
+        isa->rows(xs, n, w, n, n, n, nr, safe, y + r0 * ldy, ldy);
     }
     mxcsr_restore(old);
 }
@@ -1141,6 +1171,44 @@ static void rows_fused(const fused_isa *isa, const uint16_t *x, size_t ldx, unsi
 #define MM_CHUNK 256
 #define MM_XS_BYTES (16u << 20)
 
+/* The host cache: the weights scan_windows widens next, asked for a few
+ * 64-byte lines at a time while the register blocks of the current K-tile
+ * run.  Their rows lie kilobytes apart, where the host's own prefetcher
+ * does not follow, and the widening would otherwise wait for memory row by
+ * row.  (Nothing changes but when the bytes reach the cache.) */
+typedef struct w_ahead {
+    const uint16_t *w;          /* row 0 of the block */
+    size_t ldw, nbytes, off;    /* row stride (elements), bytes per row, next line */
+    unsigned nk, k;             /* rows, next row */
+} w_ahead;
+
+/* The block of W[d][f] after the one at K-tile row k0, column c0: the next
+ * K-tile of the chunk, else the first of the next chunk (none at the end). */
+static void ahead_start(w_ahead *a, const uint16_t *w, uint64_t d, uint64_t f, unsigned tile,
+                        uint64_t k0, uint64_t c0)
+{
+    uint64_t nk0 = k0 + tile < d ? k0 + tile : 0;
+    uint64_t nc0 = k0 + tile < d ? c0 : c0 + MM_CHUNK;
+    *a = (w_ahead){ .ldw = (size_t)f };
+    if (nc0 >= f)
+        return;
+    a->w = w + nk0 * f + nc0;
+    a->nk = (unsigned)(d - nk0 < tile ? d - nk0 : tile);
+    a->nbytes = (size_t)(f - nc0 < MM_CHUNK ? f - nc0 : MM_CHUNK) * sizeof *w;
+}
+
+static void ahead_step(w_ahead *a, unsigned lines)
+{
+    for (; lines && a->k < a->nk; lines--) {
+        __builtin_prefetch((const uint8_t *)(a->w + (size_t)a->k * a->ldw) + a->off);
+        a->off += 64;
+        if (a->off >= a->nbytes) {
+            a->off = 0;
+            a->k++;
+        }
+    }
+}
+
 static int matmul_fused(const fused_isa *isa, const uint16_t *x, const uint16_t *w, uint32_t *y,
                         uint64_t b, uint64_t d, uint64_t f, unsigned tile)
 {
@@ -1154,6 +1222,7 @@ static int matmul_fused(const fused_isa *isa, const uint16_t *x, const uint16_t 
         return -1;
     float *wf = malloc((size_t)TPU_REF_MAX_N * MM_CHUNK * sizeof *wf);
     float *xs = malloc((size_t)(panel * d) * sizeof *xs);
+    tpu_hostmem_huge(xs, (size_t)(panel * d) * sizeof *xs);   /* up to MM_XS_BYTES */
     uint8_t *xr = malloc((size_t)(panel * ntiles) * 2);   /* lo, hi per row and K-tile */
     if (!wf || !xs || !xr) {
         free(wf);
@@ -1183,6 +1252,8 @@ static int matmul_fused(const fused_isa *isa, const uint16_t *x, const uint16_t 
                 uint8_t all_lo, all_hi;
                 scan_windows(w + k0 * f + c0, (size_t)f, nk, nc, wlo, whi, &all_lo, &all_hi,
                              wf, MM_CHUNK);
+                w_ahead ahead;
+                ahead_start(&ahead, w, d, f, tile, k0, c0);
                 if (ncp > nc)
                     for (unsigned k = 0; k < nk; k++)
                         memset(wf + (size_t)k * MM_CHUNK + nc, 0, (ncp - nc) * sizeof *wf);
@@ -1205,6 +1276,7 @@ static int matmul_fused(const fused_isa *isa, const uint16_t *x, const uint16_t 
                             }
                             safe = flags;
                         }
+                        ahead_step(&ahead, 4);
                         isa->block(xs + (size_t)r0 * d + k0, (size_t)d, wf + j0, MM_CHUNK, nk,
                                    rows, safe, y + (p0 + r0) * f + c0 + j0, (size_t)f,
                                    nc - j0 < bw ? nc - j0 : bw, kt > 0);
@@ -1244,27 +1316,49 @@ static void add_kernel(const uint32_t *a, const uint32_t *b, uint32_t *z, size_t
  * because a sum of two zero-or-normal fp32 values below 2^-126 is an exact
  * subnormal (rounding cannot carry it to 2^-126), flushed here to the
  * signed zero of the exact sum; NaNs canonical.  The caller's MXCSR
- * (whatever its FTZ, DAZ and rounding) changes none of these steps. */
+ * (whatever its FTZ, DAZ and rounding) changes none of these steps (the
+ * NaN test is a quiet compare, which no MXCSR bit changes either). */
+AVX512_TARGET INLINE __m512i add16_avx512(__m512i va, __m512i vb, __mmask16 m)
+{
+    const __m512i expo = _mm512_set1_epi32(0x7f800000), sign = _mm512_set1_epi32(INT32_MIN);
+    const __m512i qnan = _mm512_set1_epi32(0x7fc00000);
+    /* Most sums need none of the fixes: only an input or a result with
+     * exponent field 0 (zero or subnormal) or a NaN result takes them, in
+     * the lanes m in use. */
+    __mmask16 a0 = _mm512_mask_testn_epi32_mask(m, va, expo);
+    __mmask16 b0 = _mm512_mask_testn_epi32_mask(m, vb, expo);
+    if (a0 | b0) {
+        va = _mm512_mask_and_epi32(va, a0, va, sign);
+        vb = _mm512_mask_and_epi32(vb, b0, vb, sign);
+    }
+    __m512 f = _mm512_add_round_ps(_mm512_castsi512_ps(va), _mm512_castsi512_ps(vb),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512i r = _mm512_castps_si512(f);
+    __mmask16 nan = _mm512_mask_cmp_ps_mask(m, f, f, _CMP_UNORD_Q);
+    __mmask16 out0 = _mm512_mask_testn_epi32_mask(m, r, expo);
+    if (out0 | nan) {
+        r = _mm512_mask_and_epi32(r, out0, r, sign);
+        r = _mm512_mask_mov_epi32(r, nan, qnan);
+    }
+    return r;
+}
+
 AVX512_TARGET __attribute__((noinline))
 static void add_avx512(const uint32_t *a, const uint32_t *b, uint32_t *z, size_t n,
                        uint32_t flip)
 {
-    const __m512i expo = _mm512_set1_epi32(0x7f800000), sign = _mm512_set1_epi32(INT32_MIN);
-    const __m512i mag = _mm512_set1_epi32(0x7fffffff), qnan = _mm512_set1_epi32(0x7fc00000);
     const __m512i fl = _mm512_set1_epi32((int)flip);
-    for (size_t i = 0; i < n; i += 16) {
-        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512i va = _mm512_loadu_si512((const void *)(a + i));
+        __m512i vb = _mm512_xor_si512(_mm512_loadu_si512((const void *)(b + i)), fl);
+        _mm512_storeu_si512((void *)(z + i), add16_avx512(va, vb, 0xffff));
+    }
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
         __m512i va = _mm512_maskz_loadu_epi32(m, a + i);
         __m512i vb = _mm512_xor_si512(_mm512_maskz_loadu_epi32(m, b + i), fl);
-        va = _mm512_mask_and_epi32(va, _mm512_testn_epi32_mask(va, expo), va, sign);
-        vb = _mm512_mask_and_epi32(vb, _mm512_testn_epi32_mask(vb, expo), vb, sign);
-        __m512i r = _mm512_castps_si512(_mm512_add_round_ps(
-            _mm512_castsi512_ps(va), _mm512_castsi512_ps(vb),
-            _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-        r = _mm512_mask_and_epi32(r, _mm512_testn_epi32_mask(r, expo), r, sign);
-        r = _mm512_mask_mov_epi32(r, _mm512_cmpgt_epu32_mask(_mm512_and_si512(r, mag), expo),
-                                  qnan);
-        _mm512_mask_storeu_epi32(z + i, m, r);
+        _mm512_mask_storeu_epi32(z + i, m, add16_avx512(va, vb, m));
     }
 }
 #endif

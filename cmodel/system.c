@@ -268,31 +268,18 @@ const char *tpu_system_error(const tpu_system *s) { return s->error; }
 
 #define LOAD_PIECE (64u << 10)
 
-static int all_zero(const uint8_t *p, size_t n)
-{
-    static const uint8_t zero[4096];
-    while (n) {
-        size_t k = n < sizeof zero ? n : sizeof zero;
-        if (memcmp(p, zero, k))
-            return 0;
-        p += k;
-        n -= k;
-    }
-    return 1;
-}
-
 /* Write one piece of a chunk into every core.  Zeros going where VMEM
  * already holds zeros are skipped, so a large zero fill does not make the
  * host map VMEM pages (HBM skips them by itself). */
 static int put_piece(tpu_system *s, uint8_t space, uint64_t addr, const uint8_t *buf, size_t n)
 {
-    int zero = all_zero(buf, n);
+    int zero = tpu_bytes_zero(buf, n);
     for (unsigned c = 0; c < s->ncores; c++) {
         if (!tpu_system_owns(s, c))
             continue;           /* another process steps it (tpu_system_set_partition) */
         tpu_core *core = s->cores[c];
         if (space == TPU_SPACE_VMEM) {
-            if (zero && all_zero(core->vmem.mem + addr, n))
+            if (zero && tpu_bytes_zero(core->vmem.mem + addr, n))
                 continue;
             if (tpu_vmem_poke(&core->vmem, addr, buf, n) < 0)
                 return -1;

@@ -12,7 +12,9 @@ int tpu_vmem_init(tpu_vmem *v, uint64_t size, uint64_t bw)
     if (size > SIZE_MAX)
         return -1;
     /* calloc of a large block is an anonymous mapping: a 128 MiB VMEM costs
-     * host memory only for the pages a program touches. */
+     * host memory only for the pages a program touches.  (Not on huge
+     * pages, hostmem.h: a core that touches a few scattered bytes would
+     * cost 2 MiB each, and a system may have hundreds of cores.) */
     v->mem = calloc(1, (size_t)size ? (size_t)size : 1);
     if (!v->mem)
         return -1;
@@ -37,6 +39,8 @@ void tpu_vmem_free(tpu_vmem *v)
 void tpu_vmem_commit(tpu_vmem *v, const tpu_evsrc *ev)
 {
     tpu_wlog *l = &v->log;
+    if (!l->n)                  /* nothing written this cycle */
+        return;
     int want = ev && tpu_ev_wanted(ev, TPU_EV_MEM_WRITE);
     for (size_t i = 0; i < l->n; i++) {
         const tpu_wlog_entry *e = &l->e[i];

@@ -10,7 +10,8 @@
  *
  * A write either copies its bytes into the log's arena (tpu_wlog_add) or
  * refers to a buffer its unit keeps unchanged until the commit
- * (tpu_wlog_add_ref: the MXU's result rows, no copy).
+ * (tpu_wlog_add_ref, no copy: the MXU's result rows, and dma.h2v's bytes
+ * in their HBM page, which HBM's own commit changes only after VMEM's).
  */
 #ifndef TPU_WLOG_H
 #define TPU_WLOG_H

@@ -31,14 +31,18 @@
 # rebuild from the cache 1 instead of 3.6.  GCC leaves the -include'd
 # header off that list, so the headers' checksum also goes on the command
 # line (-DVM_PCH_CKSUM=..., which ccache hashes; the same for the .gch, as
-# GCC wants): a changed header gives every object a new key.
+# GCC wants): a changed header gives every object a new key.  (-MMD leaves
+# system headers off the list: a new libc without a new compiler would not
+# be noticed; `ccache -C` empties the cache.)
 
 include $(VM_MK)
 
 VM_PCH     := $(VM_PREFIX)__pch.h
 VM_PCH_GCH := $(VM_PCH).gch/fast.gch $(VM_PCH).gch/slow.gch
 VM_PCH_SUM := $(shell cat $(sort $(filter-out $(VM_PCH),$(wildcard $(VM_PREFIX)*.h))) | cksum)
-VM_PCH_DEF := -DVM_PCH_CKSUM=$(subst $(eval) ,_,$(strip $(VM_PCH_SUM)))
+vm_empty   :=
+vm_space   := $(vm_empty) $(vm_empty)
+VM_PCH_DEF := -DVM_PCH_CKSUM=$(subst $(vm_space),_,$(strip $(VM_PCH_SUM)))
 VM_PCH_OBJS := $(filter-out $(VK_GLOBAL_OBJS) $(VK_USER_OBJS),$(VK_FAST_OBJS) $(VK_SLOW_OBJS))
 
 vm-pch-force: ;

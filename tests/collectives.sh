@@ -289,10 +289,17 @@ four_ports_carry() {
 }
 four_ports_carry "AllGather 4x4 both axes, 1 MiB shards: each of the four ports carries 15/4 shards per core" \
   ag-v5e-both-torus $((16 * 15 * S / 4))
-within "AllGather 4x4 both axes, 1 MiB shards: cycles / (15 x shard/4 / W + 2 hops)" \
-  "$(awk -v c="$both" -v s=$S 'BEGIN { printf "%.4f", c / (15 * s / 4 / 30 + 2 * 1500) }')" 1.0 1.10
-within "AllGather 4x4, 1 MiB shards: both axes at once / one axis after the other" \
-  "$(awk -v b="$both" -v t="$torus" 'BEGIN { printf "%.4f", b / t }')" 0.45 0.55
+# both_axes_within WHAT FORMULA CYCLES QUARTERS HOPS ONE_AXIS: CYCLES within
+# 1.0..1.10 of QUARTERS quarter shards (S bytes) / W + HOPS hops (v5e: 30
+# bytes a cycle, 1500 cycles a hop), and 0.45..0.55 of ONE_AXIS, the same
+# collective one axis after the other
+both_axes_within() {
+  within "$1 4x4 both axes, 1 MiB: cycles / ($2)" \
+    "$(awk -v c="$3" -v q="$4" -v h="$5" -v s=$S 'BEGIN { printf "%.4f", c / (q * s / 4 / 30 + h * 1500) }')" 1.0 1.10
+  within "$1 4x4, 1 MiB: both axes at once / one axis after the other" \
+    "$(awk -v b="$3" -v t="$6" 'BEGIN { printf "%.4f", b / t }')" 0.45 0.55
+}
+both_axes_within AllGather "15 x shard/4 / W + 2 hops" "$both" 15 2 "$torus"
 # 2x4: phase 0 puts 3 quarters on a row link (1 on a column link), phase 1
 # 3 x 2 = 6 (1 x 4 = 4): 9 quarters / W if each stream runs at its own pace
 # (lockstep streams would take 11); the one axis after the other 3.5 shards
@@ -328,15 +335,9 @@ run rs-v5e-both-torus v5e programs/reducescatter.s "-D R=4 -D C=4 -D BOTH=1 -D C
 rs_both=$cycles
 four_ports_carry "ReduceScatter 4x4 both axes, 1 MiB chunks: each of the four ports carries 15/4 chunks per core" \
   rs-v5e-both-torus $((16 * 15 * S / 4))
-within "ReduceScatter 4x4 both axes, 1 MiB chunks: cycles / (15 x chunk/4 / W + 2 hops)" \
-  "$(awk -v c="$rs_both" -v s=$S 'BEGIN { printf "%.4f", c / (15 * s / 4 / 30 + 2 * 1500) }')" 1.0 1.10
-within "ReduceScatter 4x4, 1 MiB chunks: both axes at once / one axis after the other" \
-  "$(awk -v b="$rs_both" -v t="$rs_one" 'BEGIN { printf "%.4f", b / t }')" 0.45 0.55
+both_axes_within ReduceScatter "15 x chunk/4 / W + 2 hops" "$rs_both" 15 2 "$rs_one"
 run ar-v5e-both-torus v5e programs/allreduce.s "-D R=4 -D C=4 -D BOTH=1 -D CHUNK=$S -D DATA=0" "--cores 16 --topology torus2d --grid 4x4"
-within "AllReduce 4x4 both axes, 1 MiB chunks: cycles / (2 x 15 x chunk/4 / W + 4 hops)" \
-  "$(awk -v c="$cycles" -v s=$S 'BEGIN { printf "%.4f", c / (2 * 15 * s / 4 / 30 + 4 * 1500) }')" 1.0 1.10
-within "AllReduce 4x4, 1 MiB chunks: both axes at once / one axis after the other" \
-  "$(awk -v b="$cycles" -v t="$ar_one" 'BEGIN { printf "%.4f", b / t }')" 0.45 0.55
+both_axes_within AllReduce "2 x 15 x chunk/4 / W + 4 hops" "$cycles" 30 4 "$ar_one"
 # the time checks can fail: a copy of torus.inc whose row pieces must have
 # left (sync ici) before the column's go, so the axes take turns instead of
 # sharing the time, is still exact but falls outside them (measured 1.33x

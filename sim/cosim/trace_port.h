@@ -92,8 +92,9 @@ void decode_trace(const Reader &r, const TraceLayout &L, const Shape &s, unsigne
         }
     };
     // bit i of a port of one-bit elements, read 64 elements at a time
-    auto flags = [&](P p) {
-        std::vector<uint64_t> m((L.count[(unsigned)p] + 63) / 64);
+    // (into buffers kept from call to call: no allocation per cycle)
+    auto flags = [&](P p, std::vector<uint64_t> &m) -> const std::vector<uint64_t> & {
+        m.resize((L.count[(unsigned)p] + 63) / 64);
         for (unsigned w = 0; w < m.size(); w++) {
             unsigned n = L.count[(unsigned)p] - 64 * w;
             m[w] = r.bits(p, L.lsb(p, k, 64 * w), n < 64 ? n : 64);
@@ -101,7 +102,8 @@ void decode_trace(const Reader &r, const TraceLayout &L, const Shape &s, unsigne
         return m;
     };
     auto flag = [](const std::vector<uint64_t> &m, unsigned i) { return (m[i / 64] >> (i % 64)) & 1; };
-    std::vector<uint8_t> v;
+    thread_local std::vector<uint8_t> v;
+    thread_local std::vector<uint64_t> sem_buf, dma_we_buf, hbm_we_buf;
 
     if (get(P::issue))
         c.simple.push_back(Rec::issue(get(P::pc), get(P::word)));
@@ -113,7 +115,7 @@ void decode_trace(const Reader &r, const TraceLayout &L, const Shape &s, unsigne
             c.simple.push_back(Rec::sreg(i, (uint64_t)val));
         }
     }
-    std::vector<uint64_t> sems = flags(P::sem_mask);
+    const std::vector<uint64_t> &sems = flags(P::sem_mask, sem_buf);
     for (unsigned i = 0; i < L.count[(unsigned)P::sem_mask]; i++)
         if (flag(sems, i))
             c.simple.push_back(Rec::sem(i, (unsigned)get(P::sem_val, i)));
@@ -139,13 +141,13 @@ void decode_trace(const Reader &r, const TraceLayout &L, const Shape &s, unsigne
     }
     // DMA: one byte per port, ports in landing order (VMEM has two write
     // ports per HBM byte port: dma.h2v.i8 writes a bf16 for each byte)
-    std::vector<uint64_t> dma_we = flags(P::dma_vmem_we);
+    const std::vector<uint64_t> &dma_we = flags(P::dma_vmem_we, dma_we_buf);
     for (unsigned p = 0; p < L.count[(unsigned)P::dma_vmem_we]; p++)
         if (flag(dma_we, p)) {
             uint8_t b = (uint8_t)get(P::dma_vmem_data, p);
             c.add_write(c.vmem, "dma", get(P::dma_vmem_addr, p), &b, 1);
         }
-    std::vector<uint64_t> hbm_we = flags(P::dma_hbm_we);
+    const std::vector<uint64_t> &hbm_we = flags(P::dma_hbm_we, hbm_we_buf);
     for (unsigned p = 0; p < s.dma_ports; p++) {
         if (flag(hbm_we, p)) {
             uint8_t b = (uint8_t)get(P::dma_hbm_data, p);

@@ -160,7 +160,13 @@ struct Cycle {
             v.back().data.insert(v.back().data.end(), p, p + n);
             return;
         }
-        v.push_back(Write{ unit, addr, std::vector<uint8_t>(p, p + n) });
+        std::vector<uint8_t> d;
+        if (!spare_.empty()) {          // a buffer of an earlier cycle: no malloc
+            d = std::move(spare_.back());
+            spare_.pop_back();
+        }
+        d.assign(p, p + n);
+        v.push_back(Write{ unit, addr, std::move(d) });
     }
 
     // The records as text: simple records sorted, then the VMEM and HBM
@@ -185,12 +191,20 @@ struct Cycle {
                + hex_bytes(w.data.data(), w.data.size());
     }
 
+    // Empty for the next cycle; the writes' byte buffers are kept for
+    // add_write to reuse (a lockstep run clears its Cycles every cycle).
     void clear()
     {
         simple.clear();
-        vmem.clear();
-        hbm.clear();
+        for (std::vector<Write> *v : { &vmem, &hbm }) {
+            for (Write &w : *v)
+                spare_.push_back(std::move(w.data));
+            v->clear();
+        }
     }
+
+private:
+    std::vector<std::vector<uint8_t>> spare_;
 };
 
 // The C model's events a lockstep harness subscribes to: those that make

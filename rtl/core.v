@@ -31,6 +31,13 @@ module core (
   stuck_o,
   `TPU_TRACE_PORTS        // rtl/trace_ports.def (tpu_trace.vh)
 );
+  // As the top of a Verilated model (TPU_INLINE_CORE, sim/rtl/rtl.mk) the
+  // core is inlined into Verilator's root: its ports are then the model's,
+  // not copied into it after every evaluation (the 2048-bit trace ports
+  // among them).  In rtl/system.v each core stays a module of its own.
+`ifdef TPU_INLINE_CORE
+  /* verilator inline_module */
+`endif
   `include "tpu_cfg.vh"
 
   // ---- derived parameters -----------------------------------------------------

@@ -52,7 +52,7 @@ $(MUT_DIR)/%/tpu_cfg.vh: rtl-cfg-force $(BIN)/tpu-rtlcfg
 define mutant_bench_recipe
 	@mkdir -p $(2)
 	rm -f $@
-	$(VERILATOR) $(filter-out -Irtl -y rtl,$(RTL_VFLAGS)) $(if $(4),-GNCores=$(4)) -I$(MUT_SRC) -y $(MUT_SRC) -I$(3) \
+	$(VERILATOR) $(filter-out -Irtl -y rtl,$(RTL_VFLAGS)) $(if $(4),-GNCores=$(4)) $(if $(filter core,$(1)),$(RTL_CORE_TOP)) -I$(MUT_SRC) -y $(MUT_SRC) -I$(3) \
 	  --top-module $(1) --prefix V$(1) --Mdir $(2) -o ../$(notdir $@) \
 	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(3))$(if $(4), -DRTL_SYSTEM -DRTL_CORES=$(4))" \
 	  -LDFLAGS "$(abspath $(LIB)) -lm" \

@@ -21,7 +21,7 @@ $(LAB8_DIR)/rtl-bench: $(LAB8_CFG)/tpu_cfg.vh $(RTL_BENCH_DEPS) $(LAB8_PATCH) si
 	patch -s -d $(LAB8_DIR)/rtl -p1 < $(LAB8_PATCH)
 	rm -f $@
 	$(VERILATOR) $(subst -Irtl -y rtl,-I$(LAB8_DIR)/rtl -y $(LAB8_DIR)/rtl,$(RTL_VFLAGS)) \
-	  -I$(LAB8_CFG) --top-module core --prefix Vcore --Mdir $(LAB8_DIR)/obj -o ../rtl-bench \
+	  $(RTL_CORE_TOP) -I$(LAB8_CFG) --top-module core --prefix Vcore --Mdir $(LAB8_DIR)/obj -o ../rtl-bench \
 	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(LAB8_CFG))" \
 	  -LDFLAGS "$(abspath $(LIB)) -lm" \
 	  $(RTL_WAIVERS) $(LAB8_DIR)/rtl/core.v $(abspath $(RTL_BENCH_CPP))

@@ -81,7 +81,7 @@ $(SC_RTL)/tpu_cfg.vh: sc-rtl-cfg-force $(BIN)/tpu-rtlcfg
 
 $(SC_RTL)/obj/Vcore.h: $(SC_RTL_V) rtl/lint_waivers.vlt $(SC_RTL)/tpu_cfg.vh sim/systemc/systemc.mk
 	@mkdir -p $(SC_RTL)/obj
-	$(SC_VERILATOR) $(SC_VFLAGS) -I$(SC_RTL) --top-module core --prefix Vcore \
+	$(SC_VERILATOR) $(SC_VFLAGS) $(RTL_CORE_TOP) -I$(SC_RTL) --top-module core --prefix Vcore \
 	  --Mdir $(SC_RTL)/obj rtl/lint_waivers.vlt rtl/core.v
 	@touch $@
 

@@ -257,17 +257,26 @@ module dma #(
       ds = cur_dstride[ord[k]];
       pos_to_vmem[k] = cur_to_vmem[ord[k]];
       pos_wide[k]    = cur_wide[ord[k]];
+      // (the ports' addresses only for a position that moves bytes; 0
+      // otherwise: docs/rtl.md, "Simulation speed")
       for (int i = 0; i < MaxB; i++) begin
-        port_valid[k*MaxB + i] = (GW'(i) < got[k]);
-        port_saddr[k*MaxB + i] = s + c[AW-1:0];
-        port_daddr[k*MaxB + i] = d + (pos_wide[k] ? {c[AW-2:0], 1'b0} : c[AW-1:0]);
-        if (GW'(i) < got[k]) begin
-          if (c + 1'b1 == rb) begin
-            s = s + ss;
-            d = d + ds;
-            c = '0;
-          end else begin
-            c = c + 1'b1;
+        port_valid[k*MaxB + i] = 1'b0;
+        port_saddr[k*MaxB + i] = '0;
+        port_daddr[k*MaxB + i] = '0;
+      end
+      if (got[k] != '0) begin
+        for (int i = 0; i < MaxB; i++) begin
+          port_valid[k*MaxB + i] = (GW'(i) < got[k]);
+          port_saddr[k*MaxB + i] = s + c[AW-1:0];
+          port_daddr[k*MaxB + i] = d + (pos_wide[k] ? {c[AW-2:0], 1'b0} : c[AW-1:0]);
+          if (GW'(i) < got[k]) begin
+            if (c + 1'b1 == rb) begin
+              s = s + ss;
+              d = d + ds;
+              c = '0;
+            end else begin
+              c = c + 1'b1;
+            end
           end
         end
       end
@@ -310,37 +319,60 @@ module dma #(
     end
   end
 
-  for (genvar k = 0; k < Engines; k++) begin : g_vpos
-    for (genvar j = 0; j < 2 * MaxB; j++) begin : g_vbyte
-      localparam integer V = k * 2 * MaxB + j;  // the VMEM write port
-      localparam integer H = k * MaxB + j / 2;  // its HBM byte when wide
-      logic           plain_we;
-      logic [VAW-1:0] plain_addr;
-      logic [7:0]     plain_data;
-      if (j < MaxB) begin : g_plain           // HBM byte j of a plain copy
-        assign plain_we   = port_valid[k*MaxB + j] && pos_to_vmem[k];
-        assign plain_addr = port_daddr[k*MaxB + j][VAW-1:0];
-        assign plain_data = hbm_rdata_i[(k*MaxB + j)*8 +: 8];
-      end else begin : g_wide_only
-        assign plain_we   = 1'b0;
-        assign plain_addr = '0;
-        assign plain_data = 8'd0;
+  // The byte ports, computed only in a cycle in which some engine moves
+  // bytes (all 0 otherwise: no port is valid then), so that an idle DMA
+  // costs the Verilated model a few stores (docs/rtl.md, "Simulation
+  // speed").  VMEM write port V = k*2*MaxB + j of position k: HBM byte j
+  // of a plain copy (j < MaxB), or byte j%2 of the bf16 of HBM byte j/2 of
+  // a wide one; read and HBM port P = k*MaxB + i: byte i.  Three blocks:
+  // the read addresses, and the writes of each memory, which depend on
+  // what the other memory reads (one block would be a combinational loop
+  // to Verilator).
+  always_comb begin
+    vmem_raddr_o = '0;
+    hbm_raddr_o  = '0;
+    if (any_xfer) begin
+      for (int p = 0; p < Ports; p++) begin
+        vmem_raddr_o[p*VAW +: VAW] = port_saddr[p][VAW-1:0];
+        hbm_raddr_o[p*HAW +: HAW]  = port_saddr[p][HAW-1:0];
       end
-      assign vmem_we_o[V]               = pos_wide[k] ? port_valid[H] : plain_we;
-      assign vmem_waddr_o[V*VAW +: VAW] = pos_wide[k] ? port_daddr[H][VAW-1:0] + VAW'(j % 2)
-                                                      : plain_addr;
-      assign vmem_wdata_o[V*8 +: 8]     = pos_wide[k] ? wide_h[H][8*(j%2) +: 8] : plain_data;
     end
   end
 
-  for (genvar k = 0; k < Engines; k++) begin : g_pos
-    for (genvar i = 0; i < MaxB; i++) begin : g_byte
-      localparam integer P = k * MaxB + i;
-      assign vmem_raddr_o[P*VAW +: VAW] = port_saddr[P][VAW-1:0];
-      assign hbm_we_o[P]                = port_valid[P] && !pos_to_vmem[k];
-      assign hbm_waddr_o[P*HAW +: HAW]  = port_daddr[P][HAW-1:0];
-      assign hbm_wdata_o[P*8 +: 8]      = vmem_rdata_i[P*8 +: 8];
-      assign hbm_raddr_o[P*HAW +: HAW]  = port_saddr[P][HAW-1:0];
+  always_comb begin
+    vmem_we_o    = '0;
+    vmem_waddr_o = '0;
+    vmem_wdata_o = '0;
+    if (any_xfer) begin
+      for (int k = 0; k < Engines; k++) begin
+        for (int j = 0; j < 2 * MaxB; j++) begin
+          if (pos_wide[k]) begin
+            vmem_we_o[k*2*MaxB + j]                 = port_valid[k*MaxB + j/2];
+            vmem_waddr_o[(k*2*MaxB + j)*VAW +: VAW] = port_daddr[k*MaxB + j/2][VAW-1:0]
+                                                    + VAW'(j % 2);
+            vmem_wdata_o[(k*2*MaxB + j)*8 +: 8]     = wide_h[k*MaxB + j/2][8*(j%2) +: 8];
+          end else if (j < MaxB) begin
+            vmem_we_o[k*2*MaxB + j]                 = port_valid[k*MaxB + j] && pos_to_vmem[k];
+            vmem_waddr_o[(k*2*MaxB + j)*VAW +: VAW] = port_daddr[k*MaxB + j][VAW-1:0];
+            vmem_wdata_o[(k*2*MaxB + j)*8 +: 8]     = hbm_rdata_i[(k*MaxB + j)*8 +: 8];
+          end
+        end
+      end
+    end
+  end
+
+  always_comb begin
+    hbm_we_o    = '0;
+    hbm_waddr_o = '0;
+    hbm_wdata_o = '0;
+    if (any_xfer) begin
+      for (int k = 0; k < Engines; k++) begin
+        for (int i = 0; i < MaxB; i++) begin
+          hbm_we_o[k*MaxB + i]                 = port_valid[k*MaxB + i] && !pos_to_vmem[k];
+          hbm_waddr_o[(k*MaxB + i)*HAW +: HAW] = port_daddr[k*MaxB + i][HAW-1:0];
+          hbm_wdata_o[(k*MaxB + i)*8 +: 8]     = vmem_rdata_i[(k*MaxB + i)*8 +: 8];
+        end
+      end
     end
   end
 

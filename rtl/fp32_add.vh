@@ -26,6 +26,7 @@ function automatic logic [31:0] fp32_add_f(input logic [31:0] a, input logic [31
   logic        a_zero, b_zero, a_inf, b_inf, a_nan, b_nan;
   logic [23:0] a_man, b_man;                        // 1.F with the hidden bit
   logic        swap, big_sign;
+  logic [31:0] swap_d;                              // a ^ b if swapped, else 0
   logic [7:0]  big_exp, small_exp;
   logic [23:0] big_man, small_man;
   logic [7:0]  exp_diff;
@@ -35,6 +36,7 @@ function automatic logic [31:0] fp32_add_f(input logic [31:0] a, input logic [31
   logic        eff_sub;
   logic [27:0] sum_raw;
   logic [4:0]  lead_zeros;
+  logic        lz16, lz8, lz4, lz2, lz1;          // the five steps of the count
   logic [27:0] sum_norm;
   logic signed [9:0] exp_norm, exp_rnd;
   logic [23:0] man_trunc;
@@ -65,12 +67,14 @@ function automatic logic [31:0] fp32_add_f(input logic [31:0] a, input logic [31
   // negative and the result takes big's sign.  A zero operand
   // (significand 0) is always "small" and adds nothing: the other
   // operand comes out unchanged, as section 4 requires.
+  // The swap is written with XOR masks, a mux in hardware; in the
+  // Verilated model five `swap ? b : a` became one if/else, a branch the
+  // host mispredicts on random data, and the masks have none.
   swap      = {b_exp, b_man} > {a_exp, a_man};
-  big_sign  = swap ? b_sign : a_sign;
-  big_exp   = swap ? b_exp  : a_exp;
-  big_man   = swap ? b_man  : a_man;
-  small_exp = swap ? a_exp  : b_exp;
-  small_man = swap ? a_man  : b_man;
+  swap_d    = ({a_exp, a_man} ^ {b_exp, b_man}) & {32{swap}};
+  {big_exp, big_man}     = {a_exp, a_man} ^ swap_d;
+  {small_exp, small_man} = {b_exp, b_man} ^ swap_d;
+  big_sign  = a_sign ^ (swap & (a_sign ^ b_sign));
 
   // ---- Align --------------------------------------------------------
   // Both significands get 3 zero bits below (guard, round, sticky): 27
@@ -93,30 +97,22 @@ function automatic logic [31:0] fp32_add_f(input logic [31:0] a, input logic [31
   // ---- Normalise ----------------------------------------------------
   // Shift the leading one of the 28-bit sum up to bit 27 and count the
   // shift (the leading zeros), in five steps of 16, 8, 4, 2 and 1 bits:
-  // each step shifts when the top bits it looks at are all zero.  For a
-  // sum of 0 the count is unused (2.7 below).
-  sum_norm   = sum_raw;
-  lead_zeros = 5'd0;
-  if (sum_norm[27:12] == 16'd0) begin
-    sum_norm   = sum_norm << 16;
-    lead_zeros = lead_zeros + 5'd16;
-  end
-  if (sum_norm[27:20] == 8'd0) begin
-    sum_norm   = sum_norm << 8;
-    lead_zeros = lead_zeros + 5'd8;
-  end
-  if (sum_norm[27:24] == 4'd0) begin
-    sum_norm   = sum_norm << 4;
-    lead_zeros = lead_zeros + 5'd4;
-  end
-  if (sum_norm[27:26] == 2'd0) begin
-    sum_norm   = sum_norm << 2;
-    lead_zeros = lead_zeros + 5'd2;
-  end
-  if (!sum_norm[27]) begin
-    sum_norm   = sum_norm << 1;
-    lead_zeros = lead_zeros + 5'd1;
-  end
+  // each step shifts when the top bits it looks at are all zero, and its
+  // bit of the count says whether it did.  (Written as shifts by the
+  // count's bits rather than ifs: the Verilated model then has no
+  // data-dependent branch here for the host to mispredict; docs/rtl.md,
+  // "Simulation speed".)  For a sum of 0 the count is unused (2.7 below).
+  lz16       = (sum_raw[27:12] == 16'd0);
+  sum_norm   = sum_raw << {lz16, 4'd0};
+  lz8        = (sum_norm[27:20] == 8'd0);
+  sum_norm   = sum_norm << {lz8, 3'd0};
+  lz4        = (sum_norm[27:24] == 4'd0);
+  sum_norm   = sum_norm << {lz4, 2'd0};
+  lz2        = (sum_norm[27:26] == 2'd0);
+  sum_norm   = sum_norm << {lz2, 1'b0};
+  lz1        = !sum_norm[27];
+  sum_norm   = sum_norm << lz1;
+  lead_zeros = {lz16, lz8, lz4, lz2, lz1};
 
   // The exact result is sum_raw * 2^(big_exp - 153); its leading one is
   // at bit 27 - lead_zeros, so its biased exponent is big_exp + 1 -

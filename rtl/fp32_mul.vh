@@ -80,7 +80,7 @@ function automatic logic [31:0] fp32_mul_f(input logic [MulUsedW-1:0] a, input l
   // a_exp + b_exp - 127, plus 1 if the product was >= 2 (section 4:
   // e = m + k + 127).  Range -125 .. 382: 10 bits signed.
   prod_hi   = prod[47];
-  prod_norm = prod_hi ? prod : {prod[46:0], 1'b0};
+  prod_norm = prod << !prod_hi;                     // a shift, not a mux: no branch in C++
   exp_norm  = $signed({2'b00, a_exp}) + $signed({2'b00, b_exp}) - 10'sd127
             + $signed({9'd0, prod_hi});
 

@@ -101,7 +101,12 @@ void decode_trace(const Reader &r, const TraceLayout &L, const Shape &s, unsigne
         }
         return m;
     };
-    auto flag = [](const std::vector<uint64_t> &m, unsigned i) { return (m[i / 64] >> (i % 64)) & 1; };
+    // f(i) for each set bit i of m, lowest first
+    auto for_each_flag = [](const std::vector<uint64_t> &m, auto f) {
+        for (unsigned w = 0; w < m.size(); w++)
+            for (uint64_t b = m[w]; b; b &= b - 1)
+                f(64 * w + (unsigned)__builtin_ctzll(b));
+    };
     thread_local std::vector<uint8_t> v;
     thread_local std::vector<uint64_t> sem_buf, dma_we_buf, hbm_we_buf;
 
@@ -116,9 +121,9 @@ void decode_trace(const Reader &r, const TraceLayout &L, const Shape &s, unsigne
         }
     }
     const std::vector<uint64_t> &sems = flags(P::sem_mask, sem_buf);
-    for (unsigned i = 0; i < L.count[(unsigned)P::sem_mask]; i++)
-        if (flag(sems, i))
-            c.simple.push_back(Rec::sem(i, (unsigned)get(P::sem_val, i)));
+    for_each_flag(sems, [&](unsigned i) {
+        c.simple.push_back(Rec::sem(i, (unsigned)get(P::sem_val, i)));
+    });
     if (get(P::halt))
         c.simple.push_back(Rec::halt());
 
@@ -142,18 +147,15 @@ void decode_trace(const Reader &r, const TraceLayout &L, const Shape &s, unsigne
     // DMA: one byte per port, ports in landing order (VMEM has two write
     // ports per HBM byte port: dma.h2v.i8 writes a bf16 for each byte)
     const std::vector<uint64_t> &dma_we = flags(P::dma_vmem_we, dma_we_buf);
-    for (unsigned p = 0; p < L.count[(unsigned)P::dma_vmem_we]; p++)
-        if (flag(dma_we, p)) {
-            uint8_t b = (uint8_t)get(P::dma_vmem_data, p);
-            c.add_write(c.vmem, "dma", get(P::dma_vmem_addr, p), &b, 1);
-        }
+    for_each_flag(dma_we, [&](unsigned p) {
+        uint8_t b = (uint8_t)get(P::dma_vmem_data, p);
+        c.add_write(c.vmem, "dma", get(P::dma_vmem_addr, p), &b, 1);
+    });
     const std::vector<uint64_t> &hbm_we = flags(P::dma_hbm_we, hbm_we_buf);
-    for (unsigned p = 0; p < s.dma_ports; p++) {
-        if (flag(hbm_we, p)) {
-            uint8_t b = (uint8_t)get(P::dma_hbm_data, p);
-            c.add_write(c.hbm, "dma", get(P::dma_hbm_addr, p), &b, 1);
-        }
-    }
+    for_each_flag(hbm_we, [&](unsigned p) {
+        uint8_t b = (uint8_t)get(P::dma_hbm_data, p);
+        c.add_write(c.hbm, "dma", get(P::dma_hbm_addr, p), &b, 1);
+    });
     for (unsigned e = 0; e < s.dma_engines; e++)
         if (get(P::dma_done, e))
             c.simple.push_back(Rec::dma_done(e, get(P::dma_done_bytes, e)));

@@ -100,6 +100,10 @@ std::vector<const char *> g_plusargs = { RTL_NAME };
 template <std::size_t N>
 uint64_t port_bits(const VlWide<N> &w, unsigned lsb, unsigned width)
 {
+    if (lsb % 32 + width <= 32) {           // inside one word: most reads
+        uint64_t part = (uint64_t)(w[lsb / 32] >> (lsb % 32));
+        return width == 32 ? part : part & ((1ull << width) - 1);
+    }
     uint64_t v = 0;
     for (unsigned got = 0; got < width;) {
         unsigned b = lsb + got, o = b % 32, take = std::min(32 - o, width - got);

@@ -141,10 +141,7 @@ function automatic logic [31:0] fp32_add_f(input logic [31:0] a, input logic [31
   // Special cases in the order of section 4: NaN (2.2: a NaN input or
   // inf - inf), infinities, two zeros (2.7: -0 only for (-0) + (-0)), an
   // exact zero sum (2.7: x + (-x) = +0), then the rounded value.
-  if (a_exp != 8'h00 && a_exp != 8'hff && b_exp != 8'h00 && b_exp != 8'hff
-      && sum_raw != 28'd0 && !tiny && !overflow) begin
-    fp32_add_f = {big_sign, exp_rnd[7:0], man_rnd[22:0]};   // no special case: first, one test
-  end else if (a_nan || b_nan || (a_inf && b_inf && eff_sub)) begin
+  if (a_nan || b_nan || (a_inf && b_inf && eff_sub)) begin
     fp32_add_f = AddQNaN;
   end else if (a_inf || b_inf) begin
     fp32_add_f = {a_inf ? a_sign : b_sign, 8'hff, 23'd0};

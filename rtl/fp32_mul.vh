@@ -105,10 +105,7 @@ function automatic logic [31:0] fp32_mul_f(input logic [MulUsedW-1:0] a, input l
   // Special cases in the order of section 4: NaN (2.2: a NaN input or
   // 0 * inf), infinities, zeros (2.7: the XOR sign), then FTZ, overflow
   // and the rounded value.
-  if (a_exp != 8'h00 && a_exp != 8'hff && b_exp != 8'h00 && b_exp != 8'hff
-      && !tiny && !overflow) begin
-    fp32_mul_f = {prod_sign, exp_rnd[7:0], man_rnd[22:0]};  // no special case: first, one test
-  end else if (a_nan || b_nan || (a_inf && b_zero) || (a_zero && b_inf)) begin
+  if (a_nan || b_nan || (a_inf && b_zero) || (a_zero && b_inf)) begin
     fp32_mul_f = MulQNaN;
   end else if (a_inf || b_inf) begin
     fp32_mul_f = {prod_sign, 8'hff, 23'd0};

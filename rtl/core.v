@@ -34,7 +34,7 @@ module core (
   // As the top of a Verilated model (TPU_INLINE_CORE, sim/rtl/rtl.mk) the
   // core is inlined into Verilator's root: its ports are then the model's,
   // not copied into it after every evaluation (the 2048-bit trace ports
-  // among them).  In rtl/system.v each core stays a module of its own.
+  // among them).  In rtl/system.v each core stays a module (lint_waivers.vlt).
 `ifdef TPU_INLINE_CORE
   /* verilator inline_module */
 `endif

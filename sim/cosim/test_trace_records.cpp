@@ -154,6 +154,34 @@ void test_write_bytes_and_lengths(void **)
     assert_string_equal(diff(r3, m3).c_str(), "vpu vmem write 0x80: expected none, actual 4 bytes");
 }
 
+// A Cycle is cleared and refilled every cycle of a lockstep run, reusing
+// the byte buffers of the writes it cleared: a write must hold exactly its
+// own bytes, never a longer earlier write's tail.
+void test_write_buffers_reused(void **)
+{
+    Cycle c;
+    uint8_t big[64], small[2] = { 0xaa, 0xbb };
+    for (unsigned i = 0; i < sizeof big; i++)
+        big[i] = (uint8_t)i;
+    c.add_write(c.vmem, "vpu", 0x100, big, sizeof big);
+    c.add_write(c.hbm, "dma", 0x7, big, 3);
+    c.clear();
+    assert_true(c.vmem.empty() && c.hbm.empty() && c.simple.empty());
+    c.add_write(c.vmem, "dma", 0x40, small, 2);
+    c.add_write(c.vmem, "mxu0", 0x80, small, 1);
+    assert_int_equal(c.vmem.size(), 2);
+    assert_true(c.vmem[0].data == std::vector<uint8_t>({ 0xaa, 0xbb }));
+    assert_true(c.vmem[1].data == std::vector<uint8_t>({ 0xaa }));
+    std::vector<std::string> l = c.lines();
+    assert_int_equal(l.size(), 2);
+    assert_string_equal(l[0].c_str(), "vmem write dma 0x40 2 bytes: aabb");
+    assert_string_equal(l[1].c_str(), "vmem write mxu0 0x80 1 bytes: aa");
+    Cycle other;                            // equal to a Cycle that never reused
+    other.add_write(other.vmem, "dma", 0x40, small, 2);
+    other.add_write(other.vmem, "mxu0", 0x80, small, 1);
+    assert_true(compare_cycle("t", "p", 1, 0, c, other, false, nullptr));
+}
+
 void test_in_flight(void **)
 {
     uint64_t mm = encode("mxu.mm", { 0, 3, 4, 5, 2, 6, 1 });
@@ -337,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_extra_and_missing_records),
         cmocka_unit_test(test_write_words),
         cmocka_unit_test(test_write_bytes_and_lengths),
+        cmocka_unit_test(test_write_buffers_reused),
         cmocka_unit_test(test_in_flight),
         cmocka_unit_test(test_trace_layout),
         cmocka_unit_test(test_trace_decode),

@@ -23,8 +23,8 @@
 # changes), not every time Verilator rewrites the same headers; objects
 # whose inputs did not change still come from the cache.  ccache handles
 # precompiled headers only with the sloppiness below (its manual,
-# "Precompiled headers"); it is added for the compiles of this makefile.
-# And ccache runs in its depend mode: it keys an object on the source and
+# "Precompiled headers"); it is set for the model's files and the .gch.
+# And those run in ccache's depend mode: it keys an object on the source and
 # the files in the compiler's -MMD list (verilated.mk asks for one) instead
 # of running the preprocessor first and hashing the 90 MB .gch twice per
 # file: a cold build of tiny's core took 41 instead of 47 CPU seconds, a
@@ -72,9 +72,19 @@ $(VM_PCH_OBJS): $(VM_PCH_GCH)
 $(VM_PCH_OBJS): CPPFLAGS += $(VM_PCH_DEF) -include $(VM_PCH)
 
 comma := ,
-export CCACHE_SLOPPINESS := $(if $(CCACHE_SLOPPINESS),$(CCACHE_SLOPPINESS)$(comma))pch_defines,time_macros,include_file_mtime,include_file_ctime
-CCACHE_DEPEND ?= true
-export CCACHE_DEPEND
+# Only for the model's files and the .gch, whose key carries the headers'
+# checksum (VM_PCH_DEF): depend mode, and the sloppiness ccache needs to
+# cache objects that use a .gch made in the same build.  The bench's own
+# file (rtl_bench.cpp) and Verilator's runtime files keep ccache's usual
+# checks: with include_file_mtime/ctime sloppiness ccache also caches a
+# compile during which a header was edited, under the new header's hash
+# with the old object (found 2026-11-26: a stale rtl_bench.o, from before
+# a change to sim/cosim/trace_port.h, came back from the cache for the
+# mutants' two-core bench, whose lockstep then failed a matmul that a
+# build without ccache passed).
+VM_PCH_SLOPPY := $(if $(CCACHE_SLOPPINESS),$(CCACHE_SLOPPINESS)$(comma))pch_defines,time_macros,include_file_mtime,include_file_ctime
+$(VM_PCH_OBJS) $(VM_PCH_GCH): export CCACHE_SLOPPINESS := $(VM_PCH_SLOPPY)
+$(VM_PCH_OBJS) $(VM_PCH_GCH): export CCACHE_DEPEND := true
 
 # The waveform code runs only while a waveform is written, and its fast
 # half is the slowest file to compile (9 of mid's 120 CPU seconds at -O1):

@@ -25,6 +25,10 @@ tiny_repeat=${BENCH_TINY_REPEAT:-60}
 v5e_sizes=${BENCH_V5E:--D B=1024 -D D=4096 -D F=4096}
 v5e_repeat=${BENCH_V5E_REPEAT:-1}
 prog=${BENCH_PROGRAM:-programs/matmul.s}
+case ${BENCH_RTL_RUNS:-3} in
+  '' | *[!0-9]* | 0) echo "bench.sh: BENCH_RTL_RUNS must be a positive number of runs, not '${BENCH_RTL_RUNS}'" >&2
+                     exit 2 ;;
+esac
 
 echo "== tpu_ref_row_tile alone (MXU model inner loop)"
 "$bin/tpu-bench" row --n 8

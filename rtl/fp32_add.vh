@@ -3,7 +3,7 @@
 // body of the modules that use it: fp32_add.v (the combinational unit of
 // the VPU lanes and mxu.mma) and, through mxu_mac.vh, mxu_cell.v, which
 // calls it inside its clocked block (docs/rtl.md, "Simulation speed").
-// It declares the localparams AddQNaN, AddExpMax and AddAlignMax.
+// It declares the localparams AddQNaN, AddInf and AddAlignMax.
 //
 // The specification is docs/numerics.md; the rule numbers below (2.1 ...)
 // are its sections, and the datapath is its section 4 "Add":
@@ -17,13 +17,13 @@
 // NaN, so that is exact.
 
 localparam logic [31:0] AddQNaN     = 32'h7fc0_0000;  // 2.2: the one NaN
-localparam logic [9:0]  AddExpMax   = 10'd254;         // largest finite biased exponent
+localparam logic [31:0] AddInf      = 32'h7f80_0000;  // +inf: exponent 255, fraction 0
 localparam logic [4:0]  AddAlignMax = 5'd27;           // 24 significand + 3 guard bits
 
 function automatic logic [31:0] fp32_add_f(input logic [31:0] a, input logic [31:0] b);
   logic        a_sign, b_sign;
   logic [7:0]  a_exp, b_exp;
-  logic        a_zero, b_zero, a_inf, b_inf, a_nan, b_nan;
+  logic        a_zero, b_zero, a_max, b_max;          // exponent field 0 / 255
   logic [23:0] a_man, b_man;                        // 1.F with the hidden bit
   logic        swap, big_sign;
   logic [31:0] swap_d;                              // a ^ b if swapped, else 0
@@ -38,12 +38,10 @@ function automatic logic [31:0] fp32_add_f(input logic [31:0] a, input logic [31
   logic [4:0]  lead_zeros;
   logic        lz16, lz8, lz4, lz2, lz1;          // the five steps of the count
   logic [27:0] sum_norm;
-  logic signed [9:0] exp_norm, exp_rnd;
   logic [23:0] man_trunc;
   logic        guard, sticky, round_up;
-  logic [24:0] man_rnd;
+  logic [31:0] packed_rnd;                          // exponent and fraction, rounded
   logic        tiny, overflow;
-  logic        unused_hidden;
 
   // ---- Unpack -------------------------------------------------------
   // 2.1 DAZ: exponent field 0 is a zero of the same sign, whatever the
@@ -54,10 +52,8 @@ function automatic logic [31:0] fp32_add_f(input logic [31:0] a, input logic [31
   b_exp  = b[30:23];
   a_zero = (a_exp == 8'h00);
   b_zero = (b_exp == 8'h00);
-  a_inf  = (a_exp == 8'hff) && (a[22:0] == 23'd0);
-  b_inf  = (b_exp == 8'hff) && (b[22:0] == 23'd0);
-  a_nan  = (a_exp == 8'hff) && (a[22:0] != 23'd0);
-  b_nan  = (b_exp == 8'hff) && (b[22:0] != 23'd0);
+  a_max  = (a_exp == 8'hff);                        // an infinity or a NaN
+  b_max  = (b_exp == 8'hff);
   a_man  = a_zero ? 24'd0 : {1'b1, a[22:0]};
   b_man  = b_zero ? 24'd0 : {1'b1, b[22:0]};
 
@@ -115,36 +111,43 @@ function automatic logic [31:0] fp32_add_f(input logic [31:0] a, input logic [31
   lead_zeros = {lz16, lz8, lz4, lz2, lz1};
 
   // The exact result is sum_raw * 2^(big_exp - 153); its leading one is
-  // at bit 27 - lead_zeros, so its biased exponent is big_exp + 1 -
-  // lead_zeros (section 4: e = m + k + 127).  Range -25 .. 255: 10 bits
-  // signed.
-  exp_norm = $signed({2'b00, big_exp}) + 10'sd1 - $signed({5'b00000, lead_zeros});
+  // at bit 27 - lead_zeros, so its biased exponent is e = big_exp + 1 -
+  // lead_zeros (section 4: e = m + k + 127), in -26 .. 255 for a sum that
+  // is not 0.  It is used as e - 1 = big_exp - lead_zeros, unsigned.
 
-  // ---- Round (2.5: nearest, ties to even) ----------------------------
+  // ---- Round (2.5: nearest, ties to even) and pack --------------------
   // The significand is sum_norm[27:4]; below it the guard bit and the
-  // sticky OR of the rest.  A carry out of the significand (1.11..1 ->
-  // 10.00..0) bumps the exponent; the fraction bits are then all zero.
-  man_trunc = sum_norm[27:4];
-  guard     = sum_norm[3];
-  sticky    = |sum_norm[2:0];
-  round_up  = guard & (sticky | man_trunc[0]);
-  man_rnd   = {1'b0, man_trunc} + {24'd0, round_up};
-  exp_rnd   = exp_norm + $signed({9'd0, man_rnd[24]});
-  unused_hidden = man_rnd[23];                      // implicit in the packed format
+  // sticky OR of the rest.  The exponent and the significand are packed
+  // as (e - 1) * 2^23 + significand: the hidden bit (bit 23) makes the
+  // exponent field e, and the rounding bit added there carries out of a
+  // fraction of all ones into the exponent (1.11..1 -> 10.00..0) by
+  // itself.  While e is in 1 .. 255, e - 1 fits the 8 bits.
+  man_trunc  = sum_norm[27:4];
+  guard      = sum_norm[3];
+  sticky     = |sum_norm[2:0];
+  round_up   = guard & (sticky | man_trunc[0]);
+  packed_rnd = {1'b0, big_exp - {3'b000, lead_zeros}, 23'd0} + {8'd0, man_trunc}
+             + {31'd0, round_up};
 
-  // 2.4 FTZ, decided on the exact value before rounding; 2.6 overflow,
-  // after rounding (the rounded exponent would be 255 or more).
-  tiny     = (exp_norm < 10'sd1);
-  overflow = (exp_rnd > $signed(AddExpMax));
+  // 2.4 FTZ, decided on the exact value before rounding: e < 1, that is
+  // big_exp < lead_zeros.  2.6 overflow, after rounding: the packed
+  // exponent field is 255 or more (e is at most 255, so the packed value
+  // is at most 2^31: it does not wrap).
+  tiny     = (big_exp < {3'b000, lead_zeros});
+  overflow = (packed_rnd >= AddInf);
 
   // ---- Select the result ----------------------------------------------
   // Special cases in the order of section 4: NaN (2.2: a NaN input or
   // inf - inf), infinities, two zeros (2.7: -0 only for (-0) + (-0)), an
-  // exact zero sum (2.7: x + (-x) = +0), then the rounded value.
-  if (a_nan || b_nan || (a_inf && b_inf && eff_sub)) begin
-    fp32_add_f = AddQNaN;
-  end else if (a_inf || b_inf) begin
-    fp32_add_f = {a_inf ? a_sign : b_sign, 8'hff, 23'd0};
+  // exact zero sum (2.7: x + (-x) = +0), then the rounded value.  The
+  // infinities and NaNs (exponent field 255, rare) are told apart inside
+  // their own branch, so the common path tests only a_max and b_max.
+  if (a_max || b_max) begin
+    if ((a_max && a[22:0] != 23'd0) || (b_max && b[22:0] != 23'd0) || (a_max && b_max && eff_sub)) begin
+      fp32_add_f = AddQNaN;
+    end else begin
+      fp32_add_f = {a_max ? a_sign : b_sign, AddInf[30:0]};
+    end
   end else if (a_zero && b_zero) begin
     fp32_add_f = {a_sign & b_sign, 31'd0};
   end else if (sum_raw == 28'd0) begin
@@ -152,8 +155,8 @@ function automatic logic [31:0] fp32_add_f(input logic [31:0] a, input logic [31
   end else if (tiny) begin
     fp32_add_f = {big_sign, 31'd0};
   end else if (overflow) begin
-    fp32_add_f = {big_sign, 8'hff, 23'd0};
+    fp32_add_f = {big_sign, AddInf[30:0]};
   end else begin
-    fp32_add_f = {big_sign, exp_rnd[7:0], man_rnd[22:0]};
+    fp32_add_f = {big_sign, packed_rnd[30:0]};
   end
 endfunction

@@ -4,7 +4,7 @@
 // the VPU lanes) and, through mxu_mac.vh, mxu_cell.v, which calls it inside
 // its clocked block (docs/rtl.md, "Simulation speed").  The includer
 // declares the integer localparam MulInFracW first; this file declares
-// MulManW, MulPadW, MulUsedW, MulQNaN and MulExpMax.
+// MulManW, MulPadW, MulUsedW, MulQNaN and MulInf.
 //
 // The specification is docs/numerics.md (rule numbers 2.1 ... below are its
 // sections); the datapath is its section 4 "Multiply":
@@ -26,7 +26,7 @@ localparam integer MulManW  = MulInFracW + 1;         // significand width with 
 localparam integer MulPadW  = 2 * (23 - MulInFracW);  // product bits below the used ones (all 0)
 
 localparam logic [31:0] MulQNaN   = 32'h7fc0_0000;    // 2.2: the one NaN
-localparam logic [9:0]  MulExpMax = 10'd254;          // largest finite biased exponent
+localparam logic [31:0] MulInf    = 32'h7f80_0000;    // +inf: exponent 255, fraction 0
 
 // a and b: the sign, the exponent and the MulInFracW used fraction bits.
 localparam integer MulUsedW = 9 + MulInFracW;
@@ -34,17 +34,16 @@ function automatic logic [31:0] fp32_mul_f(input logic [MulUsedW-1:0] a, input l
   logic                  a_sign, b_sign, prod_sign;
   logic [7:0]            a_exp, b_exp;
   logic [MulInFracW-1:0] a_frac, b_frac;
-  logic                  a_zero, b_zero, a_inf, b_inf, a_nan, b_nan;
+  logic                  a_zero, b_zero, a_max, b_max;  // exponent field 0 / 255
   logic [MulManW-1:0]    a_man, b_man;               // 1.F with the hidden bit
   logic [2*MulManW-1:0]  man_prod;
   logic [47:0]           prod, prod_norm;
   logic                  prod_hi;
-  logic signed [9:0]     exp_norm, exp_rnd;
+  logic [9:0]            exp_sum;                    // e + 127: a_exp + b_exp + prod_hi
   logic [23:0]           man_trunc;
   logic                  guard, sticky, round_up;
-  logic [24:0]           man_rnd;
+  logic [31:0]           packed_rnd;                 // exponent and fraction, rounded
   logic                  tiny, overflow;
-  logic                  unused_hidden;
 
   // ---- Unpack -------------------------------------------------------
   // 2.1 DAZ: exponent field 0 is a zero of the same sign, whatever the
@@ -59,10 +58,8 @@ function automatic logic [31:0] fp32_mul_f(input logic [MulUsedW-1:0] a, input l
   b_frac    = b[MulInFracW-1:0];
   a_zero    = (a_exp == 8'h00);
   b_zero    = (b_exp == 8'h00);
-  a_inf     = (a_exp == 8'hff) && (a_frac == '0);
-  b_inf     = (b_exp == 8'hff) && (b_frac == '0);
-  a_nan     = (a_exp == 8'hff) && (a_frac != '0);
-  b_nan     = (b_exp == 8'hff) && (b_frac != '0);
+  a_max     = (a_exp == 8'hff);                    // an infinity or a NaN
+  b_max     = (b_exp == 8'hff);
   a_man     = {1'b1, a_frac};
   b_man     = {1'b1, b_frac};
 
@@ -77,43 +74,49 @@ function automatic logic [31:0] fp32_mul_f(input logic [MulUsedW-1:0] a, input l
   // ---- Normalise ----------------------------------------------------
   // The leading one is at bit 47 or 46: shift by at most one so that it
   // sits at bit 47.  The exact result's biased exponent is then
-  // a_exp + b_exp - 127, plus 1 if the product was >= 2 (section 4:
-  // e = m + k + 127).  Range -125 .. 382: 10 bits signed.
+  // e = a_exp + b_exp - 127, plus 1 if the product was >= 2 (section 4:
+  // e = m + k + 127), in -125 .. 382; exp_sum = e + 127, unsigned.
   prod_hi   = prod[47];
   prod_norm = prod << !prod_hi;                     // a shift, not a mux: no branch in C++
-  exp_norm  = $signed({2'b00, a_exp}) + $signed({2'b00, b_exp}) - 10'sd127
-            + $signed({9'd0, prod_hi});
+  exp_sum   = {2'b00, a_exp} + {2'b00, b_exp} + {9'd0, prod_hi};
 
-  // ---- Round (2.5: nearest, ties to even) ----------------------------
+  // ---- Round (2.5: nearest, ties to even) and pack --------------------
   // The significand is prod_norm[47:24]; below it the guard bit and the
-  // sticky OR of the rest.  A carry out of the significand bumps the
-  // exponent; the fraction bits are then all zero.
-  man_trunc = prod_norm[47:24];
-  guard     = prod_norm[23];
-  sticky    = |prod_norm[22:0];
-  round_up  = guard & (sticky | man_trunc[0]);
-  man_rnd   = {1'b0, man_trunc} + {24'd0, round_up};
-  exp_rnd   = exp_norm + $signed({9'd0, man_rnd[24]});
-  unused_hidden = man_rnd[23];                      // implicit in the packed format
+  // sticky OR of the rest.  The exponent and the significand are packed
+  // as (e - 1) * 2^23 + significand: the hidden bit (bit 23) makes the
+  // exponent field e, and the rounding bit added there carries out of a
+  // fraction of all ones into the exponent by itself.  e - 1 =
+  // exp_sum - 128 is at most 381: 9 bits, the packed value below 2^32.
+  man_trunc  = prod_norm[47:24];
+  guard      = prod_norm[23];
+  sticky     = |prod_norm[22:0];
+  round_up   = guard & (sticky | man_trunc[0]);
+  packed_rnd = {exp_sum[8:0] - 9'd128, 23'd0} + {8'd0, man_trunc} + {31'd0, round_up};
 
-  // 2.4 FTZ, decided on the exact value before rounding; 2.6 overflow,
-  // after rounding (the rounded exponent would be 255 or more).
-  tiny     = (exp_norm < 10'sd1);
-  overflow = (exp_rnd > $signed(MulExpMax));
+  // 2.4 FTZ, decided on the exact value before rounding: e < 1, that is
+  // exp_sum < 128 (then e - 1 wraps, but tiny wins below); 2.6 overflow,
+  // after rounding: the packed exponent field is 255 or more.
+  tiny     = (exp_sum < 10'd128);
+  overflow = (packed_rnd >= MulInf);
 
   // ---- Select the result ----------------------------------------------
   // Special cases in the order of section 4: NaN (2.2: a NaN input or
   // 0 * inf), infinities, zeros (2.7: the XOR sign), then FTZ, overflow
-  // and the rounded value.
-  if (a_nan || b_nan || (a_inf && b_zero) || (a_zero && b_inf)) begin
-    fp32_mul_f = MulQNaN;
-  end else if (a_inf || b_inf) begin
-    fp32_mul_f = {prod_sign, 8'hff, 23'd0};
+  // and the rounded value.  The infinities and NaNs (exponent field 255,
+  // rare) are told apart inside their own branch, so the common path
+  // tests only a_max and b_max.
+  if (a_max || b_max) begin
+    if ((a_max && a_frac != '0) || (b_max && b_frac != '0)
+        || (a_max && b_zero) || (a_zero && b_max)) begin
+      fp32_mul_f = MulQNaN;
+    end else begin
+      fp32_mul_f = {prod_sign, MulInf[30:0]};
+    end
   end else if (a_zero || b_zero || tiny) begin
     fp32_mul_f = {prod_sign, 31'd0};
   end else if (overflow) begin
-    fp32_mul_f = {prod_sign, 8'hff, 23'd0};
+    fp32_mul_f = {prod_sign, MulInf[30:0]};
   end else begin
-    fp32_mul_f = {prod_sign, exp_rnd[7:0], man_rnd[22:0]};
+    fp32_mul_f = {prod_sign, packed_rnd[30:0]};
   end
 endfunction

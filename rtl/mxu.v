@@ -253,38 +253,30 @@ module mxu #(
   logic [16*N-1:0] row_x;                     // per row k: input of cell (k, 0)
   logic [N-1:0]    row_valid, row_swap, row_i8;
 
+  // Each row's stages are one packed vector, stage j at bits [j]: the
+  // shift is one assignment (as unpacked arrays, every element got its
+  // own delayed-assignment flag in the Verilated model; docs/rtl.md,
+  // "Simulation speed").  Stage 0 takes the input; stage k feeds the cell.
   for (genvar k = 0; k < N; k++) begin : g_xskew
-    logic [15:0] x_q [k + 1];
-    logic        v_q [k + 1];
-    logic        s_q [k + 1];
-    logic        i_q [k + 1];
+    logic [16*(k+1)-1:0] x_q;                 // stage j at [16*j +: 16]
+    logic [k:0]          v_q, s_q, i_q;       // stage j at [j]
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        for (int j = 0; j <= k; j++) begin
-          v_q[j] <= 1'b0;
-          s_q[j] <= 1'b0;
-          i_q[j] <= 1'b0;
-        end
+        v_q <= '0;
+        s_q <= '0;
+        i_q <= '0;
       end else if (en) begin
-        v_q[0] <= x_read;
-        s_q[0] <= x_swap;
-        i_q[0] <= x_i8;
-        for (int j = 1; j <= k; j++) begin
-          v_q[j] <= v_q[j-1];
-          s_q[j] <= s_q[j-1];
-          i_q[j] <= i_q[j-1];
-        end
+        v_q <= (k+1)'({v_q, x_read});         // the top stage drops out
+        s_q <= (k+1)'({s_q, x_swap});
+        i_q <= (k+1)'({i_q, x_i8});
       end
     end
     always_ff @(posedge clk_i) begin
       if (en) begin
-        x_q[0] <= x_data_i[16*k +: 16];
-        for (int j = 1; j <= k; j++) begin
-          x_q[j] <= x_q[j-1];
-        end
+        x_q <= (16*(k+1))'({x_q, x_data_i[16*k +: 16]});
       end
     end
-    assign row_x[16*k +: 16] = x_q[k];
+    assign row_x[16*k +: 16] = x_q[16*k +: 16];
     assign row_valid[k]      = v_q[k];
     assign row_swap[k]       = s_q[k];
     assign row_i8[k]         = i_q[k];
@@ -300,16 +292,13 @@ module mxu #(
       if (c == 0) begin : g_direct
         assign col_w[c][16*j +: 16] = w_data_i[16*(j*N + c) +: 16];
       end else begin : g_delay
-        logic [15:0] w_q [c];
+        logic [16*c-1:0] w_q;                 // stage i at [16*i +: 16], as g_xskew
         always_ff @(posedge clk_i) begin
           if (en) begin
-            w_q[0] <= w_data_i[16*(j*N + c) +: 16];
-            for (int i = 1; i < c; i++) begin
-              w_q[i] <= w_q[i-1];
-            end
+            w_q <= (16*c)'({w_q, w_data_i[16*(j*N + c) +: 16]});
           end
         end
-        assign col_w[c][16*j +: 16] = w_q[c-1];
+        assign col_w[c][16*j +: 16] = w_q[16*(c-1) +: 16];
       end
     end
   end
@@ -410,16 +399,13 @@ module mxu #(
     if (c == N - 1) begin : g_direct
       assign y[32*c +: 32] = psum_out[(N-1)*N + c];
     end else begin : g_delay
-      logic [31:0] d_q [N - 1 - c];
+      logic [32*(N-1-c)-1:0] d_q;             // stage j at [32*j +: 32], as g_xskew
       always_ff @(posedge clk_i) begin
         if (en) begin
-          d_q[0] <= psum_out[(N-1)*N + c];
-          for (int j = 1; j < N - 1 - c; j++) begin
-            d_q[j] <= d_q[j-1];
-          end
+          d_q <= (32*(N-1-c))'({d_q, psum_out[(N-1)*N + c]});
         end
       end
-      assign y[32*c +: 32] = d_q[N - 2 - c];
+      assign y[32*c +: 32] = d_q[32*(N-2-c) +: 32];
     end
   end
 

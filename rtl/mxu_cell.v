@@ -37,6 +37,8 @@
 // ports: each port is a neighbour's register or one of the cell's own
 // under another name, and tracing them tripled the waveform code of a
 // big array (docs/cosim.md, "Build time").
+`include "mxu_mac_pkg.vh"   // mxu_mac_f: psum + x * w in bf16 x bf16 -> fp32
+
 module mxu_cell #(
   parameter integer W  = 1,                 // load slots (mxu_wloads)
   parameter integer SW = 1                  // bits of a slot number
@@ -77,8 +79,6 @@ module mxu_cell #(
   logic [15:0]   x_q;
   logic          valid_q, swap_q, i8_q;
   logic [31:0]   psum_q;
-
-  `include "mxu_mac.vh"   // mxu_mac_f: psum + x * w in bf16 x bf16 -> fp32
 
   // int8 (docs/numerics.md 9.1, tpu_mac_i8): two 8 x 8 signed products and
   // a 3-input adder, modulo 2^32; no rounding.
@@ -121,21 +121,21 @@ module mxu_cell #(
       if (path.substr(i, i + 16) == "g_row[3].g_col[5]")
         mut_here = 1'b1;
   end
-  // mxu_mac_f's two steps (mxu_mac.vh), with the product altered between
-  // them for that one operand pair.
+  // mxu_mac_f's two steps (mxu_mac_pkg.vh), with the product altered
+  // between them for that one operand pair.
   function automatic logic [31:0] mac(input logic [31:0] p, input logic [15:0] x,
                                       input logic [15:0] wt);
     logic [31:0] prod;
-    prod = fp32_mul_f(x, wt);
+    prod = mxu_mac_pkg::fp32_mul_f(x, wt);
     if (mut_here && x == 16'h3fc0 && wt == 16'h4040) begin
       prod = prod ^ 32'h0040_0000;
     end
-    mac = fp32_add_f(p, prod);
+    mac = mxu_mac_pkg::fp32_add_f(p, prod);
   endfunction
 `else
   function automatic logic [31:0] mac(input logic [31:0] p, input logic [15:0] x,
                                       input logic [15:0] wt);
-    mac = mxu_mac_f(p, x, wt);
+    mac = mxu_mac_pkg::mxu_mac_f(p, x, wt);
   endfunction
 `endif
 

@@ -105,13 +105,17 @@ if [ -x "$bin/tpu-mutate" ]; then
     echo "FAIL tpu-mutate -o: mutant 1 or the plusarg not in seq.v"; fail=$((fail+1))
   fi
   # a mutated header (fp32_add.vh, mutant 51) is mutated in place and gets
-  # no declaration; the modules that include it, directly (fp32_add.v) or
-  # through another header (mxu_cell.v via mxu_mac.vh), declare tpu_mutant
-  # once; a module with no mutant and no mutated header (system.v) does not
+  # no declaration; the modules that include it (fp32_add.v) declare
+  # tpu_mutant once; the package that includes it (mxu_mac_pkg.vh) declares
+  # its own and loses its no_inline_task, and a module that includes only
+  # that package (mxu_mac.v) declares none; nor does a module with no
+  # mutant and no mutated header (system.v)
   if grep -q 'tpu_mutant == 51) ?' "$tmp/mut/fp32_add.vh" \
      && ! grep -q 'int unsigned tpu_mutant' "$tmp/mut/fp32_add.vh" \
      && [ "$(grep -c 'int unsigned tpu_mutant' "$tmp/mut/fp32_add.v")" = 1 ] \
-     && [ "$(grep -c 'int unsigned tpu_mutant' "$tmp/mut/mxu_cell.v")" = 1 ] \
+     && [ "$(grep -c 'int unsigned tpu_mutant = ' "$tmp/mut/mxu_mac_pkg.vh")" = 1 ] \
+     && ! grep -q 'no_inline_task' "$tmp/mut/mxu_mac_pkg.vh" \
+     && ! grep -q 'int unsigned tpu_mutant' "$tmp/mut/mxu_mac.v" \
      && ! grep -q 'int unsigned tpu_mutant' "$tmp/mut/system.v"; then
     pass=$((pass+1))
   else

@@ -17,7 +17,13 @@
  * and each module that has a mutant, or includes a header (.vh) that has
  * one, gets `tpu_mutant`, set once from the simulation's plusarg
  * +mutant=ID (0, the default: no mutant, the RTL as it is).  One build
- * then runs any mutant: `rtl-bench +mutant=7 prog.bin`.
+ * then runs any mutant: `rtl-bench +mutant=7 prog.bin`.  A header that
+ * declares a package (mxu_mac_pkg.vh) and includes a mutated header gets
+ * its own `tpu_mutant` inside the package, for the package's functions;
+ * and since Verilator does not let a function that is not inlined read a
+ * variable outside it, its `verilator no_inline_task` directives are
+ * dropped (the mutant build inlines them, as the RTL did before the
+ * package: the same logic).
  *
  * A mutant names its line by a piece of text (LINE, or FROM itself when
  * LINE is empty) that must occur on exactly one line of the file, and FROM
@@ -155,6 +161,36 @@ static const char select_decl[] =
     "    end\n"
     "  end\n";
 
+/* The same for a package's functions: after the "package NAME;" line, set
+ * at elaboration (a package has no initial blocks). */
+static const char package_decl[] =
+    "  // tpu-mutate: the mutant this run selects (+mutant=ID; 0: none)\n"
+    "  function automatic int unsigned tpu_mutant_arg();\n"
+    "    int unsigned m;\n"
+    "    if (!$value$plusargs(\"mutant=%d\", m)) begin\n"
+    "      m = 0;\n"
+    "    end\n"
+    "    return m;\n"
+    "  endfunction\n"
+    "  int unsigned tpu_mutant = tpu_mutant_arg();\n";
+
+static const char no_inline_pragma[] = "/*verilator no_inline_task*/";
+static const char no_inline_blank[]  = "/* tpu-mutate: inlined    */";
+_Static_assert(sizeof no_inline_pragma == sizeof no_inline_blank, "same length, in place");
+
+/* The line "package NAME;" of t, or -1. */
+static long package_line(const text *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const char *s = t->line[i];
+        while (*s == ' ')
+            s++;
+        if (strncmp(s, "package ", 8) == 0)
+            return (long)i;
+    }
+    return -1;
+}
+
 static long port_list_end(const text *t)
 {
     int in_module = 0;
@@ -176,9 +212,24 @@ static int is_header(const char *name)
     return k > 3 && strcmp(name + k - 3, ".vh") == 0;
 }
 
+/* Whether dir/name declares a package (a line "package NAME;"). */
+static int is_package_header(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    text t;
+    if (!is_header(name) || text_read(path, &t) < 0)
+        return 0;
+    long at = package_line(&t);
+    text_free(&t);
+    return at >= 0;
+}
+
 /* Whether dir/name includes (itself, or through the headers it includes) a
  * header that has mutants.  A header's functions read the tpu_mutant of
- * the module they are included in, so that module declares it. */
+ * the module they are included in, so that module declares it; a package
+ * header declares its own, so what it includes does not count for the
+ * files that include it. */
 static int includes_mutated(const char *dir, const char *name, int depth)
 {
     char path[4096];
@@ -194,6 +245,8 @@ static int includes_mutated(const char *dir, const char *name, int depth)
             continue;
         char inc[256];
         snprintf(inc, sizeof inc, "%.*s", (int)(q - (p + 10)), p + 10);
+        if (is_package_header(dir, inc))
+            continue;
         for (size_t k = 0; k < NMUT && !found; k++)
             found = strcmp(mutants[k].file, inc) == 0;
         if (!found)
@@ -201,6 +254,18 @@ static int includes_mutated(const char *dir, const char *name, int depth)
     }
     fclose(f);
     return found;
+}
+
+/* A package header that reads tpu_mutant: its no_inline_task directives
+ * are blanked in place (Verilator's IMPURE: a function that is not inlined
+ * cannot read a variable outside it). */
+static void drop_no_inline(text *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        char *p = strstr(t->line[i], no_inline_pragma);
+        if (p)
+            memcpy(p, no_inline_blank, sizeof no_inline_blank - 1);
+    }
 }
 
 /* Mutate one file: every mutant of `name` applied to dir/name, written to
@@ -254,13 +319,16 @@ static int mutate_file(const char *dir, const char *name, const char *out)
         applied++;
     }
     free(used);
-    int declare = !is_header(name) && (applied || includes_mutated(dir, name, 0));
-    long decl = declare && !bad ? port_list_end(&t) : 0;
+    long pkg = is_header(name) ? package_line(&t) : -1;
+    int declare = (!is_header(name) || pkg >= 0) && (applied || includes_mutated(dir, name, 0));
+    long decl = declare && !bad ? (pkg >= 0 ? pkg : port_list_end(&t)) : 0;
     if (declare && !bad && decl < 0) {
         fprintf(stderr, "tpu-mutate: %s: error: no line ');' closing the module's ports (the "
                 "declaration of tpu_mutant goes after it)\n", path);
         bad = 1;
     }
+    if (declare && pkg >= 0)
+        drop_no_inline(&t);
     if (!bad && out) {
         FILE *f = fopen(opath, "w");
         if (!f) {
@@ -270,7 +338,7 @@ static int mutate_file(const char *dir, const char *name, const char *out)
             for (size_t i = 0; i < t.n; i++) {
                 fputs(t.line[i], f);
                 if (declare && (long)i == decl)
-                    fputs(select_decl, f);
+                    fputs(pkg >= 0 ? package_decl : select_decl, f);
             }
             if (fclose(f) != 0) {
                 fprintf(stderr, "tpu-mutate: %s: %s\n", opath, strerror(errno));

@@ -37,6 +37,16 @@
 
 include $(VM_MK)
 
+# verilated.mk builds the model's archive from a list that its recipe
+# appends to (with $(shell echo ... >> V<prefix>__ALL.verilator_deplist.tmp),
+# expanded even by `make -n`) and deletes at its end.  A list left behind
+# (by `make -n`, or a build stopped in the middle) would be appended to the
+# next time, and the archive would hold the objects of files Verilator no
+# longer writes beside the new ones: a model linked from old and new code
+# (seen 2026-11-26, after the model was split into fewer files).  So the
+# list starts empty in every run of this makefile.
+$(shell rm -f $(VM_PREFIX)__ALL.verilator_deplist.tmp)
+
 VM_PCH     := $(VM_PREFIX)__pch.h
 VM_PCH_GCH := $(VM_PCH).gch/fast.gch $(VM_PCH).gch/slow.gch
 VM_PCH_SUM := $(shell cat $(sort $(filter-out $(VM_PCH),$(wildcard $(VM_PREFIX)*.h))) | cksum)

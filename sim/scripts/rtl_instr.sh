@@ -36,4 +36,4 @@ instr() {  # instr ARGS...: instructions callgrind counted for the bench with AR
 full=$(instr "$obj")
 once=$(instr --max-cycles 1 "$obj")
 awk -v f="$full" -v o="$once" -v c="$cycles" 'BEGIN {
-  printf "running: %d instructions, %.0f per cycle (whole run %d, start and end %d)\n", f - o, (f - o) / c, f, o }'
+  printf "running: %.0f instructions, %.0f per cycle (whole run %.0f, start and end %.0f)\n", f - o, (f - o) / c, f, o }'

@@ -1,8 +1,9 @@
 // fp32_add.vh: fp32_add_f(a, b) = a + b in the core's fp32 arithmetic,
 // bit-exact with tpu_f32_add() in cmodel/fp.c.  A function, included in the
 // body of the modules that use it: fp32_add.v (the combinational unit of
-// the VPU lanes and mxu.mma) and, through mxu_mac.vh, mxu_cell.v, which
-// calls it inside its clocked block (docs/rtl.md, "Simulation speed").
+// the VPU lanes and mxu.mma), and in the package of mxu_mac_pkg.vh, whose
+// mxu_mac_f mxu_cell.v calls inside its clocked block (docs/rtl.md,
+// "Simulation speed").
 // It declares the localparams AddQNaN, AddInf and AddAlignMax.
 //
 // The specification is docs/numerics.md; the rule numbers below (2.1 ...)

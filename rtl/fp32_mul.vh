@@ -1,8 +1,9 @@
 // fp32_mul.vh: fp32_mul_f(a, b) = a * b in the core's fp32 arithmetic,
 // bit-exact with tpu_f32_mul() in cmodel/fp.c.  A function, included in the
 // body of the modules that use it: fp32_mul.v (the combinational unit of
-// the VPU lanes) and, through mxu_mac.vh, mxu_cell.v, which calls it inside
-// its clocked block (docs/rtl.md, "Simulation speed").  The includer
+// the VPU lanes), and in the package of mxu_mac_pkg.vh, whose mxu_mac_f
+// mxu_cell.v calls inside its clocked block (docs/rtl.md, "Simulation
+// speed").  The includer
 // declares the integer localparam MulInFracW first; this file declares
 // MulManW, MulPadW, MulUsedW, MulQNaN and MulInf.
 //

@@ -3,7 +3,11 @@
 #
 # A non-interactive shell starts background jobs with SIGINT ignored (and
 # a program or script cannot undo a signal ignored on entry); with job
-# control on (set -m) they keep the default, as under a terminal.
+# control on (set -m) they keep the default, as under a terminal.  And if
+# make test itself was started with SIGINT ignored (from a script's
+# background job, or nohup), every process under it inherits that:
+# run_signalled starts its command through `env --default-signal`, which
+# restores the default first.
 set -m
 
 # run_signalled SIG DELAY OUT ERR COMMAND...: run COMMAND in the background
@@ -15,7 +19,7 @@ set -m
 run_signalled() {
   local sig=$1 delay=$2 out=$3 err=$4 pid i
   shift 4
-  "$@" >"$out" 2>"$err" &
+  env --default-signal=INT,TERM "$@" >"$out" 2>"$err" &
   pid=$!
   if [ "${delay#@}" != "$delay" ]; then
     for ((i = 0; i < 600; i++)); do

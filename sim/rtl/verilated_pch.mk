@@ -107,3 +107,18 @@ $(VK_USER_OBJS): override OPT_FAST := -O2
 
 VM_TRACE_OBJS := $(filter $(VM_PREFIX)__Trace__%,$(VK_FAST_OBJS))
 $(VM_TRACE_OBJS): override OPT_FAST := $(OPT_SLOW)
+
+# The other way round for the slow files that hold a module class's
+# constructor reset (`_ctor_var_reset`, split into `_ctor_var_reset_0` ...
+# on mid; in the root, or in the core's class of a multi-core system): it
+# zeroes each memory element by element (HBM's 16 MiB on tiny, 64 MiB on
+# mid) through VlUnpacked::operator[], which -O0 calls and -O1 inlines
+# into a loop GCC turns into memset.  At -O0 that was about 40% of a
+# lockstep run's start and end (tiny 0.045 of 0.1 CPU s, mid 0.13 of
+# 0.27 s), paid by every random seed, mutant and soak program; at OPT_FAST
+# (and its precompiled header) a file costs about 1 CPU second more to
+# compile.  The files' names carry a hash, so they are found by their text
+# (Verilator has written them before this makefile runs).
+VM_CTOR_OBJS := $(patsubst %.cpp,%.o,$(shell grep -lE '_ctor_var_reset(_[0-9]+)?[(]$(VM_PREFIX)[A-Za-z0-9_]*\* vlSelf[)] [{]' \
+                  $(VM_PREFIX)*__DepSet_*Slow.cpp 2>/dev/null))
+$(VM_CTOR_OBJS): override OPT_SLOW := $(OPT_FAST)

@@ -141,13 +141,18 @@ void set_byte(VlWide<N> &w, unsigned i, uint8_t v)
     w[i / 4] = (w[i / 4] & ~m) | ((uint32_t)v << (8 * (i % 4)));
 }
 
-// The first n bytes of a wide port, byte i at bits 8i..8i+7, in and out.
-// On a little-endian host that is the port's words as they lie in memory:
-// one memcpy (the end's comparison of all of HBM reads 64 bytes at a time,
-// a quarter of a million times on tiny).
+// The first n bytes of a wide port, byte i at bits 8i..8i+7, in and out
+// (n at most the port's 4N bytes; more is cut to that).  On a
+// little-endian host that is the port's words as they lie in memory: one
+// memcpy (the end's comparison of all of HBM reads 64 bytes at a time, a
+// quarter of a million times on tiny).  Every lockstep run checks both:
+// the load goes in through bytes_to and the final comparison of VMEM and
+// HBM with the C model's comes out through bytes_from.
 template <std::size_t N>
 void bytes_from(const VlWide<N> &w, uint8_t *p, unsigned n)
 {
+    if (n > 4 * N)
+        n = 4 * N;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     memcpy(p, w.data(), n);
 #else
@@ -159,6 +164,8 @@ void bytes_from(const VlWide<N> &w, uint8_t *p, unsigned n)
 template <std::size_t N>
 void bytes_to(VlWide<N> &w, const uint8_t *p, unsigned n)
 {
+    if (n > 4 * N)
+        n = 4 * N;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     memcpy(w.data(), p, n);
 #else

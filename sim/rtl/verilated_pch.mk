@@ -116,9 +116,11 @@ $(VM_TRACE_OBJS): override OPT_FAST := $(OPT_SLOW)
 # into a loop GCC turns into memset.  At -O0 that was about 40% of a
 # lockstep run's start and end (tiny 0.045 of 0.1 CPU s, mid 0.13 of
 # 0.27 s), paid by every random seed, mutant and soak program; at OPT_FAST
-# (and its precompiled header) a file costs about 1 CPU second more to
-# compile.  The files' names carry a hash, so they are found by their text
-# (Verilator has written them before this makefile runs).
+# (and its precompiled header) they cost about 1 CPU second more to
+# compile on tiny, 3.7 on mid.  The files' names carry a hash, so they are
+# found by their text (Verilator has written them before this makefile
+# runs).  make tracks files, not flags: objects compiled before this rule
+# existed stay at -O0 until Verilator rewrites their source.
 VM_CTOR_OBJS := $(patsubst %.cpp,%.o,$(shell grep -lE '_ctor_var_reset(_[0-9]+)?[(]$(VM_PREFIX)[A-Za-z0-9_]*\* vlSelf[)] [{]' \
                   $(VM_PREFIX)*__DepSet_*Slow.cpp 2>/dev/null))
 $(VM_CTOR_OBJS): override OPT_SLOW := $(OPT_FAST)

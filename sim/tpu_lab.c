@@ -141,7 +141,32 @@ static int cmd_list(void)
     return EXIT_FULL;
 }
 
-static int cmd_grade(const lab_def *lab, const lab_env *env, const char *file, int quiet)
+/* tpu-lab variant N NAME: the student's own numbers for an answer lab. */
+static int cmd_variant(const lab_def *lab, const lab_env *env, const char *student)
+{
+    if (!lab->print_variant) {
+        fprintf(stderr, "tpu-lab: error: lab %u is the same for every student: it has no "
+                        "variants (the answer labs have)\n", lab->num);
+        return EXIT_USAGE;
+    }
+    lab_grade *g = calloc(1, sizeof *g);
+    if (!g) {
+        fprintf(stderr, "tpu-lab: error: out of memory\n");
+        return EXIT_LAB;
+    }
+    g->lab = lab;
+    g->env = env;
+    g->student = student;
+    g->variant = lab_variant_of(student);
+    int rc = lab->print_variant(g, stdout) ? EXIT_LAB : EXIT_FULL;
+    if (rc)
+        fprintf(stderr, "tpu-lab: error: %s\n", g->internal);
+    free(g);
+    return rc;
+}
+
+static int cmd_grade(const lab_def *lab, const lab_env *env, const char *file,
+                     const char *student, int quiet)
 {
     char err[1200];
     size_t len;
@@ -156,7 +181,7 @@ static int cmd_grade(const lab_def *lab, const lab_env *env, const char *file, i
         fprintf(stderr, "tpu-lab: error: out of memory\n");
         return EXIT_LAB;
     }
-    int rc = lab_grade_text(lab, env, file, text, len, g);
+    int rc = lab_grade_text(lab, env, file, student, text, len, g);
     if (g->interrupted) {
         fprintf(stderr, "tpu-lab: interrupted\n");
         rc = TPU_EXIT_INTERRUPTED;
@@ -227,7 +252,8 @@ static void free_list(char **v, size_t n)
     free(v);
 }
 
-/* Grade one file into the CSV; returns -1 when grading must stop. */
+/* Grade one file into the CSV (the answer labs in the student's variant);
+ * returns -1 when grading must stop. */
 static int grade_one(FILE *csv, const lab_def *lab, const lab_env *env, const char *student,
                      const char *path, lab_grade *g)
 {
@@ -239,7 +265,7 @@ static int grade_one(FILE *csv, const lab_def *lab, const lab_env *env, const ch
         fprintf(stderr, "tpu-lab: %s: %s\n", student, err);
         return 0;
     }
-    int rc = lab_grade_text(lab, env, path, text, len, g);
+    int rc = lab_grade_text(lab, env, path, student, text, len, g);
     free(text);
     if (g->interrupted)
         return -1;
@@ -323,7 +349,7 @@ static int cmd_grade_class(const lab_def *lab, const lab_env *env, const char *d
 
 int main(int argc, char **argv)
 {
-    const char *programs = NULL, *csv = NULL;
+    const char *programs = NULL, *csv = NULL, *student = NULL;
     const char *pos[4];
     int npos = 0, quiet = 0;
     for (int i = 1; i < argc; i++) {
@@ -338,6 +364,8 @@ int main(int argc, char **argv)
             programs = v;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--csv", &missing))) {
             csv = v;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--student", &missing))) {
+            student = v;
         } else if (missing) {
             return bad_usage("option '%s' needs a value", a);
         } else if (a[0] == '-' && a[1]) {
@@ -357,8 +385,27 @@ int main(int argc, char **argv)
         return cmd_list();
     }
     int grade = !strcmp(cmd, "grade"), klass = !strcmp(cmd, "grade-class");
-    if (!grade && !klass)
-        return bad_usage("unknown command '%s' (list, grade or grade-class)", cmd);
+    int variant = !strcmp(cmd, "variant");
+    if (!grade && !klass && !variant)
+        return bad_usage("unknown command '%s' (list, grade, grade-class or variant)", cmd);
+    if (variant) {
+        if (npos != 3)
+            return bad_usage("'%s' wants a lab number and a name: tpu-lab variant N NAME", cmd);
+        const lab_def *vlab;
+        int vrc = parse_lab(pos[1], &vlab);
+        if (vrc)
+            return vrc;
+        if (!pos[2][0])
+            return bad_usage("%s", "the student's name is empty");
+        char vdir[1024];
+        if (find_programs(programs, argv[0], vdir, sizeof vdir))
+            return programs ? EXIT_USAGE : EXIT_LAB;
+        lab_env venv = { .programs = vdir };
+        return cmd_variant(vlab, &venv, pos[2]);
+    }
+    if (student && !grade)
+        return bad_usage("%s", "--student goes with grade (grade-class names each student "
+                               "after the file or folder)");
     if (npos != 3)
         return bad_usage(grade ? "'%s' wants a lab number and a file: tpu-lab grade N FILE"
                                : "'%s' wants a lab number and a folder: tpu-lab grade-class N DIR",
@@ -382,5 +429,6 @@ int main(int argc, char **argv)
         return programs ? EXIT_USAGE : EXIT_LAB;
     lab_env env = { .programs = pdir };
     tpu_interrupt_install();
-    return grade ? cmd_grade(lab, &env, pos[2], quiet) : cmd_grade_class(lab, &env, pos[2], csv);
+    return grade ? cmd_grade(lab, &env, pos[2], student, quiet)
+                 : cmd_grade_class(lab, &env, pos[2], csv);
 }

@@ -48,6 +48,10 @@ typedef struct lab_def {
     unsigned minutes;        /* about how long it takes a student */
     const lab_check *checks; /* ends with an entry whose id is NULL */
     void (*grade)(lab_grade *g);
+    /* Answer labs: print the student's own numbers (the variant g->variant
+     * of the questions, `tpu-lab variant N NAME`); NULL when every student
+     * gets the same lab.  Returns 0, or -1 with g->internal. */
+    int (*print_variant)(lab_grade *g, FILE *f);
 } lab_def;
 
 extern const lab_def lab_defs[];
@@ -66,6 +70,9 @@ struct lab_grade {
     const lab_def *lab;
     const lab_env *env;
     const char *path;        /* the submission's file name (for messages) */
+    const char *student;     /* whose it is (grade-class, --student), or NULL */
+    uint64_t variant;        /* the student's variant of an answer lab: 0 is the
+                              * handout's own numbers (no student named) */
     const char *text;        /* its contents */
     size_t len;
     int done[LAB_MAX_CHECKS];
@@ -77,11 +84,16 @@ struct lab_grade {
     unsigned score;
 };
 
-/* Grade `text` (len bytes, the contents of `path`) for the lab.  Returns 0
+/* Grade `text` (len bytes, the contents of `path`; student may be NULL:
+ * the handout's variant) for the lab.  Returns 0
  * when graded (whatever the score), -1 when the lab's own files failed
  * (g->internal) or Ctrl-C stopped it (g->interrupted). */
-int lab_grade_text(const lab_def *lab, const lab_env *env, const char *path, const char *text,
-                   size_t len, lab_grade *g);
+int lab_grade_text(const lab_def *lab, const lab_env *env, const char *path, const char *student,
+                   const char *text, size_t len, lab_grade *g);
+
+/* The variant of an answer lab for a student's name: never 0 (0 is the
+ * handout's numbers); the same name always gets the same variant. */
+uint64_t lab_variant_of(const char *student);
 
 /* The report: a header, one line per check (ok/FAIL, points, id, detail)
  * and for a failed check a "look at:" line, then "score: S/10". */

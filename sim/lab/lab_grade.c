@@ -97,11 +97,29 @@ void lab_internal(lab_grade *g, const char *fmt, ...)
     va_end(ap);
 }
 
-int lab_grade_text(const lab_def *lab, const lab_env *env, const char *path, const char *text,
-                   size_t len, lab_grade *g)
+uint64_t lab_variant_of(const char *student)
+{
+    /* FNV-1a over the name, lower case, without surrounding blanks */
+    const char *s = student, *e = student + strlen(student);
+    while (s < e && isspace((unsigned char)*s))
+        s++;
+    while (e > s && isspace((unsigned char)e[-1]))
+        e--;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; s < e; s++) {
+        h ^= (uint64_t)(unsigned char)tolower((unsigned char)*s);
+        h *= 0x100000001b3ull;
+    }
+    return h ? h : 1;
+}
+
+int lab_grade_text(const lab_def *lab, const lab_env *env, const char *path, const char *student,
+                   const char *text, size_t len, lab_grade *g)
 {
     memset(g, 0, sizeof *g);
     g->lab = lab;
+    g->student = student;
+    g->variant = student ? lab_variant_of(student) : 0;
     g->env = env;
     g->path = path;
     g->text = text;

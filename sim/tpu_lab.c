@@ -12,18 +12,20 @@
  * lab, a file or folder that cannot be read), 3 the lab's own files failed
  * (programs folder not found), 130 Ctrl-C.  list: 0.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <math.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "interrupt.h"
 #include "lab.h"
 
-enum { EXIT_FULL = 0, EXIT_BELOW = 1, EXIT_USAGE = 2, EXIT_LAB = 3 };
 
 static void usage(FILE *f)
 {
@@ -57,12 +59,7 @@ static int bad_usage(const char *fmt, const char *arg)
     fprintf(stderr, "tpu-lab: error: ");
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\nTry 'tpu-lab --help'.\n");
-    return EXIT_USAGE;
-}
-
-static const char *kind_ext(enum lab_kind k)
-{
-    return k == LAB_ASM ? ".s" : k == LAB_ANSWERS ? ".txt" : ".cfg";
+    return LAB_EXIT_USAGE;
 }
 
 static const char *kind_name(enum lab_kind k)
@@ -76,8 +73,19 @@ static int is_dir(const char *p)
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The programs folder: --programs, ./programs, or ../../programs next to
- * the executable (build/bin/tpu-lab). */
+/* Is `dir`/labs a folder?  Then `dir` is the programs folder. */
+static int has_labs(const char *dir)
+{
+    char labs[1100];
+    return (size_t)snprintf(labs, sizeof labs, "%s/labs", dir) < sizeof labs && is_dir(labs);
+}
+
+/* The programs folder: --programs, else ../../programs from where the
+ * executable really is (build/bin/tpu-lab, found through /proc/self/exe, so
+ * a tpu-lab run through PATH or a symbolic link finds it too), else from
+ * argv[0], else ./programs.  The executable's own folder comes before the
+ * working directory, so a submission's folder cannot supply the lab's
+ * files. */
 static int find_programs(const char *given, const char *argv0, char *out, size_t len)
 {
     if (given) {
@@ -88,20 +96,28 @@ static int find_programs(const char *given, const char *argv0, char *out, size_t
         snprintf(out, len, "%s", given);
         return 0;
     }
-    if (is_dir("programs/labs")) {
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    const char *from[2] = { NULL, argv0 };
+    if (n > 0) {
+        exe[n] = 0;
+        from[0] = exe;
+    }
+    for (int i = 0; i < 2; i++) {
+        const char *slash = from[i] ? strrchr(from[i], '/') : NULL;
+        if (slash && (size_t)(slash - from[i]) < len - 20) {
+            snprintf(out, len, "%.*s/../../programs", (int)(slash - from[i]), from[i]);
+            if (has_labs(out))
+                return 0;
+        }
+    }
+    if (has_labs("programs")) {
         snprintf(out, len, "programs");
         return 0;
     }
-    const char *slash = strrchr(argv0, '/');
-    if (slash && (size_t)(slash - argv0) < len - 20) {
-        snprintf(out, len, "%.*s/../../programs", (int)(slash - argv0), argv0);
-        char labs[1100];
-        snprintf(labs, sizeof labs, "%s/labs", out);
-        if (is_dir(labs))
-            return 0;
-    }
     fprintf(stderr, "tpu-lab: error: cannot find the programs folder with the labs' starters "
-                    "(run from the repository root or give --programs DIR)\n");
+                    "(tpu-lab looks in ../../programs from its own folder; give --programs "
+                    "DIR)\n");
     return -1;
 }
 
@@ -138,7 +154,7 @@ static int cmd_list(void)
     }
     printf("handouts: docs/labs/NN-NAME.md; starters: programs/labs/; "
            "the teacher's page: docs/labs/README.md\n");
-    return EXIT_FULL;
+    return LAB_EXIT_FULL;
 }
 
 /* tpu-lab variant N NAME: the student's own numbers for an answer lab. */
@@ -147,18 +163,18 @@ static int cmd_variant(const lab_def *lab, const lab_env *env, const char *stude
     if (!lab->print_variant) {
         fprintf(stderr, "tpu-lab: error: lab %u is the same for every student: it has no "
                         "variants (the answer labs have)\n", lab->num);
-        return EXIT_USAGE;
+        return LAB_EXIT_USAGE;
     }
     lab_grade *g = calloc(1, sizeof *g);
     if (!g) {
         fprintf(stderr, "tpu-lab: error: out of memory\n");
-        return EXIT_LAB;
+        return LAB_EXIT_LAB;
     }
     g->lab = lab;
     g->env = env;
     g->student = student;
     g->variant = lab_variant_of(student);
-    int rc = lab->print_variant(g, stdout) ? EXIT_LAB : EXIT_FULL;
+    int rc = lab->print_variant(g, stdout) ? LAB_EXIT_LAB : LAB_EXIT_FULL;
     if (rc)
         fprintf(stderr, "tpu-lab: error: %s\n", g->internal);
     free(g);
@@ -170,16 +186,21 @@ static int cmd_grade(const lab_def *lab, const lab_env *env, const char *file,
 {
     char err[1200];
     size_t len;
-    char *text = lab_read_file(file, &len, err, sizeof err);
+    char *text = lab_read_submission(file, &len, err, sizeof err);
     if (!text) {
         fprintf(stderr, "tpu-lab: error: %s\n", err);
-        return EXIT_USAGE;
+        return LAB_EXIT_USAGE;
+    }
+    if (lab_answer_delay(lab, student)) {
+        free(text);
+        fprintf(stderr, "tpu-lab: interrupted\n");
+        return TPU_EXIT_INTERRUPTED;
     }
     lab_grade *g = malloc(sizeof *g);
     if (!g) {
         free(text);
         fprintf(stderr, "tpu-lab: error: out of memory\n");
-        return EXIT_LAB;
+        return LAB_EXIT_LAB;
     }
     int rc = lab_grade_text(lab, env, file, student, text, len, g);
     if (g->interrupted) {
@@ -187,163 +208,16 @@ static int cmd_grade(const lab_def *lab, const lab_env *env, const char *file,
         rc = TPU_EXIT_INTERRUPTED;
     } else if (rc) {
         fprintf(stderr, "tpu-lab: error: %s\n", g->internal);
-        rc = EXIT_LAB;
+        rc = LAB_EXIT_LAB;
     } else {
         if (quiet)
             printf("score: %u/%d\n", g->score, LAB_MAX_POINTS);
         else
             lab_print(stdout, g);
-        rc = g->score == LAB_MAX_POINTS ? EXIT_FULL : EXIT_BELOW;
+        rc = g->score == LAB_MAX_POINTS ? LAB_EXIT_FULL : LAB_EXIT_BELOW;
     }
     free(g);
     free(text);
-    return rc;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int has_ext(const char *name, const char *ext)
-{
-    size_t n = strlen(name), e = strlen(ext);
-    return n > e && !strcmp(name + n - e, ext);
-}
-
-/* The names in dir (no dot files), sorted; NULL on error. */
-static char **list_dir(const char *dir, size_t *n)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return NULL;
-    size_t cap = 64;
-    char **v = malloc(cap * sizeof *v);
-    *n = 0;
-    struct dirent *e;
-    while (v && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        if (*n == cap) {
-            char **nv = realloc(v, (cap *= 2) * sizeof *v);
-            if (!nv) {
-                for (size_t i = 0; i < *n; i++)
-                    free(v[i]);
-                free(v);
-                v = NULL;
-                break;
-            }
-            v = nv;
-        }
-        if (!(v[*n] = strdup(e->d_name)))
-            break;
-        (*n)++;
-    }
-    closedir(d);
-    if (v)
-        qsort(v, *n, sizeof *v, cmp_str);
-    return v;
-}
-
-static void free_list(char **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
-/* Grade one file into the CSV (the answer labs in the student's variant);
- * returns -1 when grading must stop. */
-static int grade_one(FILE *csv, const lab_def *lab, const lab_env *env, const char *student,
-                     const char *path, lab_grade *g)
-{
-    char err[1200];
-    size_t len;
-    char *text = lab_read_file(path, &len, err, sizeof err);
-    if (!text) {
-        lab_csv_unreadable(csv, lab, student, err);
-        fprintf(stderr, "tpu-lab: %s: %s\n", student, err);
-        return 0;
-    }
-    int rc = lab_grade_text(lab, env, path, student, text, len, g);
-    free(text);
-    if (g->interrupted)
-        return -1;
-    if (rc) {
-        fprintf(stderr, "tpu-lab: error: %s\n", g->internal);
-        return -1;
-    }
-    lab_csv_row(csv, g, student);
-    fprintf(stderr, "tpu-lab: %s: %u/%d\n", student, g->score, LAB_MAX_POINTS);
-    return 0;
-}
-
-static int cmd_grade_class(const lab_def *lab, const lab_env *env, const char *dir,
-                           const char *csv_path)
-{
-    size_t n;
-    char **names = list_dir(dir, &n);
-    if (!names) {
-        fprintf(stderr, "tpu-lab: error: cannot read the folder %s: %s\n", dir, strerror(errno));
-        return EXIT_USAGE;
-    }
-    FILE *csv = stdout;
-    if (csv_path && !(csv = fopen(csv_path, "w"))) {
-        fprintf(stderr, "tpu-lab: error: cannot write %s: %s\n", csv_path, strerror(errno));
-        free_list(names, n);
-        return EXIT_USAGE;
-    }
-    lab_grade *g = malloc(sizeof *g);
-    int rc = g ? EXIT_FULL : EXIT_LAB;
-    unsigned graded = 0;
-    const char *ext = kind_ext(lab->kind);
-    if (g)
-        lab_csv_header(csv, lab);
-    for (size_t i = 0; g && i < n && rc == EXIT_FULL; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (is_dir(path)) {
-            /* a student's folder: the first file with the lab's ending */
-            size_t m;
-            char **sub = list_dir(path, &m);
-            size_t k = 0;
-            while (sub && k < m && !has_ext(sub[k], ext))
-                k++;
-            if (!sub || k == m) {
-                char why[200];
-                snprintf(why, sizeof why, "no %s file in the folder", ext);
-                lab_csv_unreadable(csv, lab, names[i], why);
-                fprintf(stderr, "tpu-lab: %s: %s\n", names[i], why);
-            } else {
-                char fpath[8200];
-                snprintf(fpath, sizeof fpath, "%s/%s", path, sub[k]);
-                if (grade_one(csv, lab, env, names[i], fpath, g))
-                    rc = g->interrupted ? TPU_EXIT_INTERRUPTED : EXIT_LAB;
-            }
-            if (sub)
-                free_list(sub, m);
-            graded++;
-        } else if (has_ext(names[i], ext)) {
-            char student[256];
-            snprintf(student, sizeof student, "%.*s", (int)(strlen(names[i]) - strlen(ext)),
-                     names[i]);
-            if (grade_one(csv, lab, env, student, path, g))
-                rc = g->interrupted ? TPU_EXIT_INTERRUPTED : EXIT_LAB;
-            graded++;
-        }
-    }
-    if (rc == TPU_EXIT_INTERRUPTED)
-        fprintf(stderr, "tpu-lab: interrupted: the CSV has the submissions graded so far\n");
-    else if (rc == EXIT_FULL)
-        fprintf(stderr, "tpu-lab: graded %u submission%s of lab %u in %s\n", graded,
-                graded == 1 ? "" : "s", lab->num, dir);
-    if (csv != stdout && fclose(csv) && rc == EXIT_FULL) {
-        fprintf(stderr, "tpu-lab: error: cannot write %s\n", csv_path);
-        rc = EXIT_USAGE;
-    }
-    fflush(stdout);
-    free(g);
-    free_list(names, n);
     return rc;
 }
 
@@ -357,7 +231,7 @@ int main(int argc, char **argv)
         int missing = 0;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
-            return EXIT_FULL;
+            return LAB_EXIT_FULL;
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--programs", &missing))) {
@@ -399,7 +273,7 @@ int main(int argc, char **argv)
             return bad_usage("%s", "the student's name is empty");
         char vdir[1024];
         if (find_programs(programs, argv[0], vdir, sizeof vdir))
-            return programs ? EXIT_USAGE : EXIT_LAB;
+            return programs ? LAB_EXIT_USAGE : LAB_EXIT_LAB;
         lab_env venv = { .programs = vdir };
         return cmd_variant(vlab, &venv, pos[2]);
     }
@@ -422,13 +296,13 @@ int main(int argc, char **argv)
         return bad_usage("%s is a folder: grade-class grades a folder", pos[2]);
     if (klass && !is_dir(pos[2])) {
         fprintf(stderr, "tpu-lab: error: %s is not a folder\n", pos[2]);
-        return EXIT_USAGE;
+        return LAB_EXIT_USAGE;
     }
     char pdir[1024];
     if (find_programs(programs, argv[0], pdir, sizeof pdir))
-        return programs ? EXIT_USAGE : EXIT_LAB;
+        return programs ? LAB_EXIT_USAGE : LAB_EXIT_LAB;
     lab_env env = { .programs = pdir };
     tpu_interrupt_install();
     return grade ? cmd_grade(lab, &env, pos[2], student, quiet)
-                 : cmd_grade_class(lab, &env, pos[2], csv);
+                 : lab_grade_class(lab, &env, pos[2], csv);
 }

@@ -54,6 +54,17 @@ typedef struct tpu_asm_options {
     int allow_include;
     const char *const *include_dirs;
     size_t ninclude_dirs;
+    /* Sources nobody vouches for (tpu-lab's submissions): with
+     * include_sandbox set, `.include` reads only regular files inside the
+     * folder include_root, named relative to the including file, with no
+     * '..' and no absolute path, and no symbolic link anywhere on the way
+     * (include_dirs are not searched).  `filename` must then be a file
+     * directly in include_root.  With include_root NULL nothing may be
+     * included.  A refused name is an error that says why, and nothing
+     * outside the folder is opened or even looked at, so the messages
+     * cannot tell whether such a file exists. */
+    int include_sandbox;
+    const char *include_root;
 } tpu_asm_options;
 
 typedef struct tpu_asm_result {

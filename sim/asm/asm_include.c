@@ -12,8 +12,17 @@
  * includes it, then in each -I directory in order.  Limits: nesting 16
  * deep, no file including itself (directly or not), regular files only,
  * and the whole expanded source at most TPU_ASM_MAX_SOURCE bytes.
+ *
+ * In the sandbox (tpu_asm_options.include_sandbox, for tpu-lab) the names
+ * are checked before anything is opened: relative, no '..', and each
+ * component looked at with lstat() from the sandbox's folder down, so a
+ * symbolic link is refused rather than followed.  Only files inside the
+ * folder are ever opened or stat'ed, so a submission cannot read, nor
+ * learn the existence of, any file of the grading machine.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +35,7 @@ typedef struct expander {
     char *out;              /* the expanded source */
     size_t len, cap;
     const char *stack[TPU_ASM_MAX_INCLUDE_DEPTH + 1];   /* the files being read */
+    const char *rel[TPU_ASM_MAX_INCLUDE_DEPTH + 1]; /* sandbox: their names inside the root */
     unsigned depth;
 } expander;
 
@@ -85,13 +95,19 @@ static int add_file_name(asm_ctx *a, const char *name, uint32_t *idx)
     return 0;
 }
 
-/* Read a regular file whole: 0, -1 with errno-like text in why. */
-static int read_file(const char *path, size_t limit, char **data, size_t *len, const char **why)
+/* Read a regular file whole: 0, -1 with errno-like text in why.  Opened
+ * without blocking (a FIFO would wait for a writer forever) and, in the
+ * sandbox, without following a last symbolic link. */
+static int read_file(const char *path, int nofollow, size_t limit, char **data, size_t *len,
+                     const char **why)
 {
     struct stat st;
-    FILE *f = fopen(path, "rb");
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | (nofollow ? O_NOFOLLOW : 0));
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
         *why = strerror(errno);
+        if (fd >= 0)
+            close(fd);
         return -1;
     }
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -152,6 +168,79 @@ static int resolve(const asm_ctx *a, const char *from, const char *name, char *b
     return -1;
 }
 
+/* Sandbox: check `name`, included by the file whose name inside the root
+ * is `from_rel`, and find it: 0 with the path in buf and its name inside
+ * the root in rel (malloc'd), or -1 with the reason in why.  Nothing
+ * outside the root is looked at. */
+static int sandbox_resolve(const asm_ctx *a, const char *from_rel, const char *name, char *buf,
+                           size_t bufsz, char **rel, const char **why)
+{
+    const char *root = a->opt->include_root;
+    if (!root) {
+        *why = "a submission of one file may not include other files (hand in a folder)";
+        return -1;
+    }
+    if (name[0] == '/') {
+        *why = "a submission may include only files inside its own folder (not an absolute path)";
+        return -1;
+    }
+    for (const char *c = name; *c;) {
+        size_t n = strcspn(c, "/");
+        if (n == 2 && c[0] == '.' && c[1] == '.') {
+            *why = "a submission may include only files inside its own folder (no '..')";
+            return -1;
+        }
+        c += n;
+        c += *c == '/';
+    }
+    char dir[1024];
+    dir_of(from_rel, dir, sizeof dir);
+    size_t rl = strlen(root);
+    const char *sep = rl && root[rl - 1] == '/' ? "" : "/";
+    if ((size_t)snprintf(buf, bufsz, "%s%s%s%s", root, sep, dir, name) >= bufsz) {
+        *why = "the name is too long";
+        return -1;
+    }
+    /* lstat every component below the root, the root's own path trusted */
+    size_t start = rl + strlen(sep), end = strlen(buf);
+    for (size_t i = start; i <= end; i++) {
+        if (i < end && buf[i] != '/')
+            continue;
+        if (i == start || buf[i - 1] == '/')
+            continue;                         /* an empty component: "a//b" */
+        char save = buf[i];
+        buf[i] = '\0';
+        struct stat st;
+        int rc = lstat(buf, &st);
+        buf[i] = save;
+        if (rc != 0) {
+            *why = strerror(errno);
+            return -1;
+        }
+        if (S_ISLNK(st.st_mode)) {
+            *why = "a symbolic link (a submission may include only its own regular files)";
+            return -1;
+        }
+        if (i < end && !S_ISDIR(st.st_mode)) {
+            *why = strerror(ENOTDIR);
+            return -1;
+        }
+        if (i == end && !S_ISREG(st.st_mode)) {
+            *why = "not a regular file (a submission may include only its own regular files)";
+            return -1;
+        }
+    }
+    size_t dl = strlen(dir), nl = strlen(name);
+    *rel = malloc(dl + nl + 1);
+    if (!*rel) {
+        *why = "out of memory";
+        return -1;
+    }
+    memcpy(*rel, dir, dl);
+    memcpy(*rel + dl, name, nl + 1);
+    return 0;
+}
+
 static int expand(expander *e, const char *src, size_t len, uint32_t file);
 
 /* The .include at expanded line `at` (column col) names the file in tok. */
@@ -174,7 +263,15 @@ static int include_file(expander *e, const asm_tok *tok, uint32_t at, uint32_t c
                      TPU_ASM_MAX_INCLUDE_DEPTH);
         return 0;
     }
-    if (resolve(a, e->stack[e->depth], name, path, sizeof path) < 0) {
+    char *rel = NULL;
+    const char *why;
+    if (a->opt->include_sandbox) {
+        if (sandbox_resolve(a, e->rel[e->depth], name, path, sizeof path, &rel, &why) < 0) {
+            asm_error_at(a, at, col, "cannot include '%s': %s",
+                         asm_clip(b, sizeof b, name, strlen(name)), why);
+            return 0;
+        }
+    } else if (resolve(a, e->stack[e->depth], name, path, sizeof path) < 0) {
         asm_error_at(a, at, col, "cannot find '%s' (looked next to %s%s)",
                      asm_clip(b, sizeof b, name, strlen(name)), e->stack[e->depth],
                      a->opt->ninclude_dirs ? " and in the -I directories" : "");
@@ -184,23 +281,28 @@ static int include_file(expander *e, const asm_tok *tok, uint32_t at, uint32_t c
         if (strcmp(e->stack[k], path) == 0) {
             asm_error_at(a, at, col, "'%s' includes itself", asm_clip(b, sizeof b, path,
                                                                      strlen(path)));
+            free(rel);
             return 0;
         }
     char *data;
     size_t n;
-    const char *why;
-    if (read_file(path, TPU_ASM_MAX_SOURCE - e->len, &data, &n, &why) < 0) {
+    if (read_file(path, a->opt->include_sandbox, TPU_ASM_MAX_SOURCE - e->len, &data, &n, &why)
+        < 0) {
         asm_error_at(a, at, col, "cannot read '%s': %s", asm_clip(b, sizeof b, path,
                                                                    strlen(path)), why);
+        free(rel);
         return 0;
     }
     uint32_t idx;
     int rc = -1;
     if (add_file_name(a, path, &idx) == 0) {
         e->stack[++e->depth] = a->files[idx];
+        e->rel[e->depth] = rel;
         rc = expand(e, data, n, idx);
+        e->rel[e->depth] = NULL;
         e->depth--;
     }
+    free(rel);
     free(data);
     return rc;
 }
@@ -269,6 +371,9 @@ int asm_expand_includes(asm_ctx *a)
     if (add_file_name(a, a->file, &top) < 0)
         return -1;
     e.stack[0] = a->files[top];
+    /* sandbox: the top file lies directly in the root */
+    const char *base = strrchr(a->file, '/');
+    e.rel[0] = base ? base + 1 : a->file;
     int rc = expand(&e, a->src, a->srclen, top);
     if (rc < 0 || a->fatal) {
         free(e.out);

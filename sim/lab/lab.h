@@ -25,6 +25,11 @@
 #define LAB_MAX_CHECKS 12
 #define LAB_MAX_POINTS 10
 
+/* tpu-lab's exit statuses (and TPU_EXIT_INTERRUPTED, 130): grade: 0 full
+ * marks, 1 below; grade-class: 0 the CSV was written; 2 bad command line or
+ * a file that cannot be read; 3 the lab's own files failed. */
+enum { LAB_EXIT_FULL = 0, LAB_EXIT_BELOW = 1, LAB_EXIT_USAGE = 2, LAB_EXIT_LAB = 3 };
+
 /* One check of a lab, as the table declares it. */
 typedef struct lab_check {
     const char *id;          /* short name, printed and in the CSV: "roofline-tiny" */
@@ -63,6 +68,10 @@ unsigned lab_nchecks(const lab_def *lab);
  * and how it reports. */
 typedef struct lab_env {
     const char *programs;    /* the programs folder */
+    int one_file;            /* the submission is one file among other students'
+                              * (grade-class's files directly in DIR): it may
+                              * include nothing; else it may include files of
+                              * its own folder (asm.h, include_sandbox) */
 } lab_env;
 
 /* The grade of one submission. */
@@ -78,6 +87,11 @@ struct lab_grade {
     int done[LAB_MAX_CHECKS];
     int pass[LAB_MAX_CHECKS];
     char detail[LAB_MAX_CHECKS][400];
+    char look[LAB_MAX_CHECKS][400];  /* what to look at, chosen from what failed;
+                                      * "" for the check's own look */
+    uint64_t cycles[LAB_MAX_CHECKS]; /* measured by the check (0: none) */
+    double bound[LAB_MAX_CHECKS];    /* and the bound it was held to (0: none) */
+    char root[1024];         /* the submission's folder (its includes' sandbox) */
     char stop[400];          /* why grading stopped early (a student's error), or "" */
     char internal[400];      /* the lab's own files failed (not the student's fault), or "" */
     int interrupted;         /* Ctrl-C during a run */
@@ -99,9 +113,13 @@ uint64_t lab_variant_of(const char *student);
  * and for a failed check a "look at:" line, then "score: S/10". */
 void lab_print(FILE *f, const lab_grade *g);
 
-/* The CSV of a class: the header names the checks; a row per submission. */
+/* The CSV of a class: the header names the checks; a row per submission:
+ * the points of each check, then (labs that run programs) each check's
+ * measured cycles and % of its bound where it has them, the first failure
+ * and a warning (the other files of a student's folder).  A cell that
+ * starts with = + - @ (a formula in a spreadsheet) gets a ' in front. */
 void lab_csv_header(FILE *f, const lab_def *lab);
-void lab_csv_row(FILE *f, const lab_grade *g, const char *student);
+void lab_csv_row(FILE *f, const lab_grade *g, const char *student, const char *warning);
 /* A row for a file that could not be read. */
 void lab_csv_unreadable(FILE *f, const lab_def *lab, const char *student, const char *why);
 
@@ -114,6 +132,15 @@ void lab_fail(lab_grade *g, const char *id, const char *fmt, ...)
 /* Pass when ok, else fail; returns ok. */
 int lab_verdict(lab_grade *g, const char *id, int ok, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* A measured check: pass when cycles <= max_ratio x bound, the detail
+ * "N cycles, P% of the bound B"; the CSV gets the cycles and the %. */
+int lab_check_speed(lab_grade *g, const char *id, uint64_t cycles, double bound,
+                    double max_ratio);
+/* Fail check `id` because check `before` failed (the look says so). */
+void lab_fail_after(lab_grade *g, const char *id, const char *before, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Record what a check measured (bound 0: none), for the CSV. */
+void lab_measure(lab_grade *g, const char *id, uint64_t cycles, double bound);
 /* Grading stops here: every check not yet decided fails with this reason. */
 void lab_stop(lab_grade *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The lab's own files failed. */
@@ -122,8 +149,26 @@ void lab_internal(lab_grade *g, const char *fmt, ...) __attribute__((format(prin
 /* Read a file of the programs folder into a malloc'd NUL-terminated
  * buffer; NULL (and g->internal) when it cannot be read. */
 char *lab_read_program(lab_grade *g, const char *name, size_t *len);
-/* Read any file; NULL with a message in err. */
+/* Read any regular file (never blocking on a FIFO or reading a device);
+ * NULL with a message in err. */
 char *lab_read_file(const char *path, size_t *len, char *err, size_t errlen);
+/* Read a submission: as lab_read_file, and a symbolic link is refused
+ * unless it stays inside the submission's own folder. */
+char *lab_read_submission(const char *path, size_t *len, char *err, size_t errlen);
+
+/* ---- a class (lab_class.c) ------------------------------------------------- */
+/* .s, .txt or .cfg */
+const char *lab_kind_ext(enum lab_kind k);
+/* Grade every student of DIR into the CSV (stdout when csv_path is NULL)
+ * and print the class summary (written beside the CSV too).  Returns a
+ * LAB_EXIT_* status or TPU_EXIT_INTERRUPTED. */
+int lab_grade_class(const lab_def *lab, const lab_env *env, const char *dir, const char *csv_path);
+
+/* ---- repeated grading of answers (lab_delay.c) ------------------------------ */
+/* Before grading an answers file: wait longer the more often the same lab
+ * was graded for the same student lately (docs/labs/README.md).  Returns 0,
+ * or -1 when Ctrl-C came during the wait. */
+int lab_answer_delay(const lab_def *lab, const char *student);
 
 /* ---- machines ------------------------------------------------------------- */
 /* A preset (or a file under the programs folder when it ends in .cfg)
@@ -168,6 +213,12 @@ enum lab_run_status {
     LAB_RUN_INTERRUPTED,     /* Ctrl-C */
 };
 
+/* What went wrong in a run, for the "look at:" line (lab_run_look). */
+enum lab_failure {
+    LAB_FAIL_NONE, LAB_FAIL_ASM, LAB_FAIL_DATA, LAB_FAIL_DEADLOCK, LAB_FAIL_RANGE,
+    LAB_FAIL_ALIGN, LAB_FAIL_ILLEGAL, LAB_FAIL_ERROR, LAB_FAIL_LIMIT, LAB_FAIL_WRONG,
+};
+
 typedef struct lab_run {
     /* what to run */
     const tpu_config *cfg;
@@ -191,6 +242,14 @@ typedef struct lab_run {
 enum lab_run_status lab_run_program(lab_grade *g, lab_run *r);
 /* One line for a status that is not OK: "does not assemble: ...". */
 const char *lab_run_why(const lab_run *r, char *buf, size_t len);
+/* What failed, from the status and the message. */
+enum lab_failure lab_run_failure(const lab_run *r);
+/* Where to look for that failure (the run's own message quoted where it
+ * names a place: the element of a wrong result, the semaphore of a
+ * deadlock); "" for LAB_FAIL_NONE. */
+const char *lab_run_look(const lab_run *r, char *buf, size_t len);
+/* Fail check `id` with the run's reason and the look that fits it. */
+void lab_fail_run(lab_grade *g, const char *id, const lab_run *r, const char *mname);
 
 /* ---- answers -------------------------------------------------------------- */
 /* The answer `key` of the submission: a line "key = value" (answers file)

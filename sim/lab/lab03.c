@@ -47,23 +47,22 @@ void lab03_grade(lab_grade *g)
         r[i].arrays = NULL;
         r[i].check = NULL;
     }
-    char mname[2][64], buf[200];
+    char mname[2][64];
     snprintf(mname[0], sizeof mname[0], "%s at 16 x 16 x 16", cfg.name);
     snprintf(mname[1], sizeof mname[1], "%s at B 128, D 256, F 64", cfg.name);
     lab_result(g, "result-small", &r[0], mname[0]);
     if (r[1].status == LAB_RUN_ASM) {
-        lab_fail(g, "result-large", "does not assemble at the large size: %s", r[1].msg);
-        lab_fail(g, "speed", "no: it does not run at the large size");
+        lab_fail_run(g, "result-large", &r[1], mname[1]);
+        lab_fail_after(g, "speed", "result-large", "no: it does not run at the large size");
         return;
     }
     if (!lab_result(g, "result-large", &r[1], mname[1])) {
-        lab_fail(g, "speed", "no: the large result is not right");
+        lab_fail_after(g, "speed", "result-large", "no: the large result is not right");
         return;
     }
     double b = 128, d = 256, f = 64;
     double t_math = 2 * b * d * f / lab_peak(&cfg);
     double t_mem = (2 * b * d + 2 * d * f + 4 * b * f) / lab_hbm_bpc(&cfg);
     double bound = t_math > t_mem ? t_math : t_mem;
-    lab_verdict(g, "speed", (double)r[1].cycles <= 1.5 * bound, "%s",
-                lab_pct(buf, sizeof buf, r[1].cycles, bound));
+    lab_check_speed(g, "speed", r[1].cycles, bound, 1.5);
 }

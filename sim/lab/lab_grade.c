@@ -2,11 +2,16 @@
  * lab_grade.c - the checks of a grade, the report, the CSV, the answers
  * and the machines of the labs (lab.h).
  */
+#define _XOPEN_SOURCE 700    /* realpath */
 #include "lab.h"
 
 #include <ctype.h>
 #include <strings.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -77,6 +82,45 @@ int lab_verdict(lab_grade *g, const char *id, int ok, const char *fmt, ...)
     return ok;
 }
 
+void lab_fail_run(lab_grade *g, const char *id, const lab_run *r, const char *mname)
+{
+    char why[600];
+    lab_fail(g, id, "on %s: %s", mname, lab_run_why(r, why, sizeof why));
+    int i = check_index(g, id);
+    if (i >= 0 && !g->look[i][0])
+        lab_run_look(r, g->look[i], sizeof g->look[i]);
+}
+
+void lab_measure(lab_grade *g, const char *id, uint64_t cycles, double bound)
+{
+    int i = check_index(g, id);
+    if (i < 0)
+        return;
+    g->cycles[i] = cycles;
+    g->bound[i] = bound;
+}
+
+int lab_check_speed(lab_grade *g, const char *id, uint64_t cycles, double bound,
+                    double max_ratio)
+{
+    char buf[200];
+    snprintf(buf, sizeof buf, "%llu cycles, %.1f%% of the bound %.0f", (unsigned long long)cycles,
+             bound > 0 ? 100.0 * (double)cycles / bound : 0.0, bound);
+    lab_measure(g, id, cycles, bound);
+    return lab_verdict(g, id, (double)cycles <= max_ratio * bound, "%s", buf);
+}
+
+void lab_fail_after(lab_grade *g, const char *id, const char *before, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    set_verdict(g, id, 0, fmt, ap);
+    va_end(ap);
+    int i = check_index(g, id);
+    if (i >= 0 && !g->look[i][0])
+        snprintf(g->look[i], sizeof g->look[i], "%s first: this check needs it", before);
+}
+
 void lab_stop(lab_grade *g, const char *fmt, ...)
 {
     if (g->stop[0])
@@ -120,6 +164,14 @@ int lab_grade_text(const lab_def *lab, const lab_env *env, const char *path, con
     g->lab = lab;
     g->student = student;
     g->variant = student ? lab_variant_of(student) : 0;
+    /* the folder the submission may include from (asm.h include_sandbox) */
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(g->root, sizeof g->root, ".");
+    else if (slash == path)
+        snprintf(g->root, sizeof g->root, "/");
+    else if ((size_t)(slash - path) < sizeof g->root)
+        snprintf(g->root, sizeof g->root, "%.*s", (int)(slash - path), path);
     g->env = env;
     g->path = path;
     g->text = text;
@@ -134,6 +186,11 @@ int lab_grade_text(const lab_def *lab, const lab_env *env, const char *path, con
             g->pass[i] = 0;
             snprintf(g->detail[i], sizeof g->detail[i], "not checked: %.380s",
                      g->stop[0] ? g->stop : g->internal[0] ? g->internal : "an earlier check failed");
+            /* look where the first failed check looks */
+            for (unsigned k = 0; k < i && !g->look[i][0]; k++)
+                if (g->done[k] && !g->pass[k])
+                    snprintf(g->look[i], sizeof g->look[i], "%.390s",
+                             g->look[k][0] ? g->look[k] : lab->checks[k].look);
         }
         if (g->pass[i])
             g->score += (unsigned)lab->checks[i].points;
@@ -152,19 +209,27 @@ void lab_print(FILE *f, const lab_grade *g)
         fprintf(f, "  %-4s %2d/%-2d %-16s %s\n", g->pass[i] ? "ok" : "FAIL",
                 g->pass[i] ? c->points : 0, c->points, c->id, g->detail[i]);
         if (!g->pass[i])
-            fprintf(f, "       %5s %-16s look at: %s\n", "", "", c->look);
+            fprintf(f, "       %5s %-16s look at: %s\n", "", "", g->look[i][0] ? g->look[i] : c->look);
     }
     fprintf(f, "score: %u/%d\n", g->score, LAB_MAX_POINTS);
 }
 
-/* A CSV field: quoted when it holds a comma, a quote or a line end. */
+/* A CSV field: quoted when it holds a comma, a quote or a line end; a
+ * field a spreadsheet would take for a formula (it starts with = + - @, or
+ * a tab or carriage return before one) gets a ' in front, as OWASP's
+ * advice on CSV injection has it. */
 static void csv_field(FILE *f, const char *s)
 {
+    int formula = strchr("=+-@\t\r", s[0]) && s[0];
     if (!strpbrk(s, ",\"\r\n")) {
+        if (formula)
+            fputc('\'', f);
         fputs(s, f);
         return;
     }
     fputc('"', f);
+    if (formula)
+        fputc('\'', f);
     for (; *s; s++) {
         if (*s == '"')
             fputc('"', f);
@@ -173,15 +238,23 @@ static void csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* Labs that run programs have measured columns: ID_cycles, ID_pct. */
+static int has_measures(const lab_def *lab)
+{
+    return lab->kind != LAB_ANSWERS;
+}
+
 void lab_csv_header(FILE *f, const lab_def *lab)
 {
     fputs("student,file,lab,score,max", f);
     for (unsigned i = 0; i < lab_nchecks(lab); i++)
         fprintf(f, ",%s", lab->checks[i].id);
-    fputs(",first_failure\n", f);
+    for (unsigned i = 0; has_measures(lab) && i < lab_nchecks(lab); i++)
+        fprintf(f, ",%s_cycles,%s_pct_of_bound", lab->checks[i].id, lab->checks[i].id);
+    fputs(",first_failure,warning\n", f);
 }
 
-void lab_csv_row(FILE *f, const lab_grade *g, const char *student)
+void lab_csv_row(FILE *f, const lab_grade *g, const char *student, const char *warning)
 {
     csv_field(f, student);
     fputc(',', f);
@@ -196,8 +269,20 @@ void lab_csv_row(FILE *f, const lab_grade *g, const char *student)
             first = buf;
         }
     }
+    for (unsigned i = 0; has_measures(g->lab) && i < lab_nchecks(g->lab); i++) {
+        if (g->cycles[i])
+            fprintf(f, ",%llu", (unsigned long long)g->cycles[i]);
+        else
+            fputc(',', f);
+        if (g->cycles[i] && g->bound[i] > 0)
+            fprintf(f, ",%.1f", 100.0 * (double)g->cycles[i] / g->bound[i]);
+        else
+            fputc(',', f);
+    }
     fputc(',', f);
     csv_field(f, first);
+    fputc(',', f);
+    csv_field(f, warning ? warning : "");
     fputc('\n', f);
 }
 
@@ -207,9 +292,11 @@ void lab_csv_unreadable(FILE *f, const lab_def *lab, const char *student, const 
     fprintf(f, ",,%u,0,%d", lab->num, LAB_MAX_POINTS);
     for (unsigned i = 0; i < lab_nchecks(lab); i++)
         fputs(",0", f);
+    for (unsigned i = 0; has_measures(lab) && i < lab_nchecks(lab); i++)
+        fputs(",,", f);
     fputc(',', f);
     csv_field(f, why);
-    fputc('\n', f);
+    fputs(",\n", f);
 }
 
 /* ---- files ------------------------------------------------------------------ */
@@ -217,9 +304,22 @@ void lab_csv_unreadable(FILE *f, const lab_def *lab, const char *student, const 
 
 char *lab_read_file(const char *path, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
+    /* not blocking: a FIFO handed in as a submission must not hang the grader */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s is not a regular file", path);
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        close(fd);
         return NULL;
     }
     size_t cap = 4096, n = 0;
@@ -255,6 +355,30 @@ char *lab_read_file(const char *path, size_t *len, char *err, size_t errlen)
     buf[n] = 0;
     *len = n;
     return buf;
+}
+
+char *lab_read_submission(const char *path, size_t *len, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        /* a link may only point inside its own folder */
+        char dir[PATH_MAX], *rdir = NULL, *rfile = realpath(path, NULL);
+        const char *slash = strrchr(path, '/');
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+                 slash ? path : ".");
+        rdir = realpath(dir, NULL);
+        size_t dl = rdir ? strlen(rdir) : 0;
+        int inside = rfile && rdir && !strncmp(rfile, rdir, dl)
+                     && (rfile[dl] == '/' || (dl == 1 && rdir[0] == '/'));
+        free(rfile);
+        free(rdir);
+        if (!inside) {
+            snprintf(err, errlen, "%s is a symbolic link that leaves its folder: not graded "
+                                  "(hand in the file itself)", path);
+            return NULL;
+        }
+    }
+    return lab_read_file(path, len, err, errlen);
 }
 
 char *lab_read_program(lab_grade *g, const char *name, size_t *len)

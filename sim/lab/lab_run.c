@@ -36,6 +36,106 @@ const char *lab_run_why(const lab_run *r, char *buf, size_t len)
     return buf;
 }
 
+enum lab_failure lab_run_failure(const lab_run *r)
+{
+    switch (r->status) {
+    case LAB_RUN_OK:
+    case LAB_RUN_INTERRUPTED: return LAB_FAIL_NONE;
+    case LAB_RUN_ASM: return LAB_FAIL_ASM;
+    case LAB_RUN_DATA: return LAB_FAIL_DATA;
+    case LAB_RUN_LIMIT: return LAB_FAIL_LIMIT;
+    case LAB_RUN_WRONG: return LAB_FAIL_WRONG;
+    case LAB_RUN_ERROR: break;
+    }
+    /* the model's run-time errors, by the words of cmodel/core.c and system.c */
+    if (strstr(r->msg, "deadlock"))
+        return LAB_FAIL_DEADLOCK;
+    if (strstr(r->msg, "out of range"))
+        return LAB_FAIL_RANGE;
+    if (strstr(r->msg, "misaligned") || strstr(r->msg, "aligned"))
+        return LAB_FAIL_ALIGN;
+    if (strstr(r->msg, "illegal instruction"))
+        return LAB_FAIL_ILLEGAL;
+    return LAB_FAIL_ERROR;
+}
+
+/* The text after `key` in msg up to the string `stop` (NULL: the end). */
+static const char *quote(const char *msg, const char *key, const char *stop, char *buf, size_t len)
+{
+    const char *p = strstr(msg, key);
+    if (!p) {
+        buf[0] = 0;
+        return buf;
+    }
+    p += strlen(key);
+    const char *e = stop ? strstr(p, stop) : NULL;
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    snprintf(buf, len, "%.*s", (int)(n < 120 ? n : 120), p);
+    return buf;
+}
+
+const char *lab_run_look(const lab_run *r, char *buf, size_t len)
+{
+    char q[160], q2[160];
+    switch (lab_run_failure(r)) {
+    case LAB_FAIL_NONE:
+        buf[0] = 0;
+        break;
+    case LAB_FAIL_ASM:
+        snprintf(buf, len, "the assembler's message: the line and column it names; tpu-as "
+                           "prints every error of the file (docs/assembler.md)");
+        break;
+    case LAB_FAIL_DATA:
+        snprintf(buf, len, "keep the starter's data labels and their '.random' and '.zero' lines "
+                           "as they are: the grader checks the bytes they load");
+        break;
+    case LAB_FAIL_DEADLOCK:
+        snprintf(buf, len, "the waits on %s: count the DMAs that signal it (their last operand) "
+                           "against the sem.wait counts; tpu-sim --step, 'info sem' where it "
+                           "stopped (docs/timing.md T9)",
+                 quote(r->msg, "sem.wait on ", " (", q, sizeof q)[0] ? q : "that semaphore");
+        break;
+    case LAB_FAIL_RANGE:
+        if (quote(r->msg, "pc ", "): ", q, sizeof q)[0])
+            snprintf(buf, len, "the addresses and sizes of the instruction at pc %s) against the "
+                               "lab machine's memory sizes: which -D value, tile size or address "
+                               "makes them too big?", q);
+        else
+            snprintf(buf, len, "the addresses and sizes of the failing instruction against the "
+                               "lab machine's memories (docs/config.md)");
+        break;
+    case LAB_FAIL_ALIGN:
+        snprintf(buf, len, "the alignment rule of the failing instruction (docs/isa.md): an "
+                           "address or size that is not a whole number of rows or words");
+        break;
+    case LAB_FAIL_ILLEGAL:
+        snprintf(buf, len, "a branch or jump that lands outside the program or on data, or a "
+                           "missing halt at the end (tpu-dis lists the words)");
+        break;
+    case LAB_FAIL_ERROR:
+        snprintf(buf, len, "the run-time error above: tpu-sim --step to the cycle it stopped");
+        break;
+    case LAB_FAIL_LIMIT:
+        snprintf(buf, len, "an endless loop or a wait that never ends: tpu-sim --step, "
+                           "'continue', Ctrl-C, then 'show' which unit waits and on what; "
+                           "the exits of your loops' counters");
+        break;
+    case LAB_FAIL_WRONG:
+        quote(r->msg, ") at ", ": ", q, sizeof q);
+        quote(r->msg, " (", ")", q2, sizeof q2);
+        if (q[0])
+            snprintf(buf, len, "the result at %s (%s): which rows of X and columns of W feed "
+                               "it, and which tile writes it (mxu.mm starts a sum, mxu.mma adds "
+                               "to it); tpu-sim --step, 'watch' its address",
+                     q, q2[0] ? q2 : "its address");
+        else
+            snprintf(buf, len, "the first wrong element the message names: tpu-sim --step, "
+                               "'watch' its address");
+        break;
+    }
+    return buf;
+}
+
 static const tpu_obj_symbol *find_sym(const tpu_object *obj, const char *name)
 {
     for (size_t i = 0; i < obj->nsyms; i++)
@@ -182,8 +282,11 @@ enum lab_run_status lab_run_program(lab_grade *g, lab_run *r)
             lab_internal(g, "-D %s: %s", r->defines[i], err);
             return r->status = LAB_RUN_ASM;
         }
+    /* the lab's own programs include what they like; a submission only
+     * files of its own folder (nothing when it is one file among others) */
     tpu_asm_options ao = { .config = r->cfg, .defines = defs, .ndefines = r->ndefines,
-                           .allow_include = 1 };
+                           .allow_include = 1, .include_sandbox = !r->src,
+                           .include_root = g->env->one_file || !g->root[0] ? NULL : g->root };
     tpu_object obj;
     tpu_asm_result ar;
     if (tpu_asm_assemble(src, len, name, &ao, &obj, &ar)) {

@@ -8,16 +8,16 @@
 
 int lab_result(lab_grade *g, const char *id, lab_run *r, const char *mname)
 {
-    char why[600];
     if (r->status == LAB_RUN_OK) {
         lab_pass(g, id, "bit-exact on %s (%llu cycles)", mname, (unsigned long long)r->cycles);
+        lab_measure(g, id, r->cycles, 0);
         return 1;
     }
     if (r->status == LAB_RUN_INTERRUPTED) {
         g->interrupted = 1;
         lab_stop(g, "interrupted");
     }
-    lab_fail(g, id, "on %s: %s", mname, lab_run_why(r, why, sizeof why));
+    lab_fail_run(g, id, r, mname);
     if (r->status == LAB_RUN_ASM)
         lab_stop(g, "%s does not assemble for %s", g->path, mname);
     return 0;

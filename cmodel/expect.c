@@ -391,7 +391,7 @@ static int check_matmul_w8(checker *k)
 static enum tpu_ref_op ref_op(uint32_t op)
 {
     switch (op) {
-    case TPU_EXPECT_ADD: return TPU_REF_ADD;
+    case TPU_EXPECT_ADD: case TPU_EXPECT_ADD_RELU: return TPU_REF_ADD;
     case TPU_EXPECT_SUB: return TPU_REF_SUB;
     case TPU_EXPECT_MUL: return TPU_REF_MUL;
     case TPU_EXPECT_MAX: return TPU_REF_MAX;
@@ -400,7 +400,7 @@ static enum tpu_ref_op ref_op(uint32_t op)
     }
 }
 
-/* add|sub|mul|max|min Z, X, Y, N and relu Z, X, N */
+/* add|sub|mul|max|min|add_relu Z, X, Y, N and relu Z, X, N */
 static int check_pointwise(checker *k)
 {
     int unary = k->e->op == TPU_EXPECT_RELU;
@@ -424,6 +424,8 @@ static int check_pointwise(checker *k)
             tpu_expect_initial_read(k->obj, k->e->ops[2].space, k->e->ops[2].value + i0 * 4,
                                     (uint8_t *)bv, m * 4);
         tpu_ref_pointwise(ref_op(k->e->op), a, unary ? a : bv, want, m);
+        if (k->e->op == TPU_EXPECT_ADD_RELU)        /* relu of the rounded sum */
+            tpu_ref_pointwise(TPU_REF_RELU, want, want, want, m);
         rc = read_output(k, 0, "Z", i0 * 4, got, m * 4);
         for (size_t i = 0; rc == 0 && i < m; i++)
             if (want[i] != got[i]) {
@@ -555,6 +557,7 @@ static int check_one(checker *k)
     case TPU_EXPECT_MATMUL_W8: case TPU_EXPECT_MATMUL_W8S: return check_matmul_w8(k);
     case TPU_EXPECT_ADD: case TPU_EXPECT_SUB: case TPU_EXPECT_MUL:
     case TPU_EXPECT_MAX: case TPU_EXPECT_MIN: case TPU_EXPECT_RELU:
+    case TPU_EXPECT_ADD_RELU:
         return check_pointwise(k);
     case TPU_EXPECT_COPY: return check_copy(k);
     case TPU_EXPECT_F32: return check_f32(k);

@@ -289,7 +289,7 @@ const char *tpu_expect_op_name(unsigned op)
         [TPU_EXPECT_ADD] = "add", [TPU_EXPECT_SUB] = "sub",
         [TPU_EXPECT_MUL] = "mul",       [TPU_EXPECT_MAX] = "max", [TPU_EXPECT_MIN] = "min",
         [TPU_EXPECT_RELU] = "relu",     [TPU_EXPECT_COPY] = "copy", [TPU_EXPECT_F32] = "f32",
-        [TPU_EXPECT_SUM] = "sum",
+        [TPU_EXPECT_SUM] = "sum",       [TPU_EXPECT_ADD_RELU] = "add_relu",
     };
     return op < TPU_EXPECT_OP_COUNT ? names[op] : NULL;
 }
@@ -303,7 +303,7 @@ static void expect_shape(unsigned op, unsigned *min_ops, unsigned *max_ops, unsi
                             *min_ops = *max_ops = 6; *naddr = 3; break;
     case TPU_EXPECT_MATMUL_W8S: *min_ops = *max_ops = 7; *naddr = 4; break;
     case TPU_EXPECT_ADD: case TPU_EXPECT_SUB: case TPU_EXPECT_MUL:
-    case TPU_EXPECT_MAX: case TPU_EXPECT_MIN:
+    case TPU_EXPECT_MAX: case TPU_EXPECT_MIN: case TPU_EXPECT_ADD_RELU:
                             *min_ops = *max_ops = 4; *naddr = 3; break;
     case TPU_EXPECT_RELU:   *min_ops = *max_ops = 3; *naddr = 2; break;
     case TPU_EXPECT_COPY:   *min_ops = *max_ops = 3; *naddr = 2; break;

@@ -51,6 +51,7 @@ enum tpu_expect_op {
     TPU_EXPECT_MATMUL_W8,  /* Y, X, W, B, D, F: fp32 Y[B,F] = bf16 X[B,D] . bf16(int8 W[D,F])
                             * (W row-major int8, widened exactly as dma.h2v.i8 does) */
     TPU_EXPECT_MATMUL_W8S, /* Y, X, W, S, B, D, F: the same, then Y[b][c] *= fp32 S[c] */
+    TPU_EXPECT_ADD_RELU,   /* Z, X, Y, n: fp32 Z[i] = relu(X[i] + Y[i]) (lab 2's kernel) */
     TPU_EXPECT_OP_COUNT
 };
 

@@ -1,4 +1,4 @@
-# tpu-as: --config tiny
+# tpu-as: --config programs/tut4.cfg
 #
 # tutorial_4x4.s - the matmul that docs/tutorial.md steps through, cycle by
 # cycle, on a 4 x 4 array (programs/tut4.cfg):

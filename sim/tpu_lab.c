@@ -2,8 +2,9 @@
  * tpu_lab.c - tpu-lab, the labs' grader (docs/labs/README.md).
  *
  *   tpu-lab list
- *   tpu-lab grade N FILE
- *   tpu-lab grade-class N DIR [--csv FILE]
+ *   tpu-lab grade N FILE [--student NAME]
+ *   tpu-lab grade-class N DIR [--csv FILE]      (sim/lab/lab_class.c)
+ *   tpu-lab variant N NAME
  *   options: --programs DIR, --quiet, -h/--help
  *
  * The labs and their checks are sim/lab/ (lab.h); this file is the
@@ -30,27 +31,39 @@
 static void usage(FILE *f)
 {
     fputs("usage: tpu-lab list\n"
-          "       tpu-lab grade N FILE\n"
+          "       tpu-lab grade N FILE [--student NAME]\n"
           "       tpu-lab grade-class N DIR [--csv FILE]\n"
+          "       tpu-lab variant N NAME\n"
           "\n"
           "The labs of docs/labs/ and their grader.  'grade' assembles and runs a\n"
           "submission for lab N on the lab's machines, checks its result bit for bit and\n"
           "the lab's targets, and prints one line per check (with what to look at when it\n"
-          "fails) and a score out of 10.  'grade-class' grades every submission in DIR\n"
-          "(its files with the lab's ending: .s, .txt or .cfg; or one such file in each\n"
-          "subfolder, named after the subfolder) into a CSV, one row per student.\n"
+          "fails) and a score out of 10.  A submission may include only files of its own\n"
+          "folder.  'grade-class' grades every student of DIR into a CSV, one row each,\n"
+          "and prints a summary of the class (written beside the CSV too): a file with\n"
+          "the lab's ending (.s, .txt or .cfg) is a student named after it; a subfolder\n"
+          "is a student named after it, graded on its file with the lab's own name\n"
+          "(e.g. 03-tiling.s or lab3.s), else the one named after the folder, else the\n"
+          "only or the newest one (the row says which, and warns about the others).\n"
+          "'variant' prints a student's own numbers for an answer lab (1, 5, 6, 8);\n"
+          "grade-class grades each student in their variant.\n"
           "\n"
           "options:\n"
           "  --programs DIR   the repository's programs folder, where the starters are\n"
-          "                   (default: programs, else ../../programs from the executable)\n"
+          "                   (default: ../../programs from the executable, else ./programs)\n"
           "  --csv FILE       grade-class: write the CSV to FILE (default: standard output)\n"
+          "                   and the summary to FILE-summary.txt (FILE without .csv)\n"
+          "  --student NAME   grade: grade an answer lab in NAME's variant\n"
           "  --quiet          grade: print only the score line\n"
           "  -h, --help       print this help and exit\n"
           "\n"
+          "Repeated grading of one student's answers to one lab waits longer each time\n"
+          "after the third in ten minutes (docs/labs/README.md).\n"
+          "\n"
           "exit status: grade: 0 full marks, 1 graded below 10/10; grade-class: 0 the CSV\n"
           "was written; 2 bad command line (an unknown lab, a file or folder that cannot be\n"
-          "read), 3 the lab's own files failed (the programs folder was not found), 130\n"
-          "interrupted (Ctrl-C)\n",
+          "read, a submission that is a link out of its folder), 3 the lab's own files\n"
+          "failed (the programs folder was not found), 130 interrupted (Ctrl-C)\n",
           f);
 }
 

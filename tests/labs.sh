@@ -126,5 +126,91 @@ expect_usage "$work/nosuch is not a folder" grade-class 1 "$work/nosuch"
 "$bin/tpu-lab" grade --quiet 1 $S/01-answers.txt | grep -qx 'score: 10/10' \
   && ok "--quiet prints the score line" || bad "--quiet"
 
+# ---- per-student variants of the answer labs 1, 5, 6 and 8 (sim/lab/lab_variant.h):
+# tpu-lab variant prints a student's questions (never the answers); the right
+# answers of a student's variant, written by the unit test's --write (no
+# tpu-lab command prints answers), score 10/10 for that student and below
+# for another, for the handout's variant and in grade-class under another
+# name; different students get different answers.
+vt="$bin/../tests/test_labs_variant"
+vdir="$work/variants"
+rm -rf "$vdir" && mkdir -p "$vdir"
+vscore() {  # vscore LAB FILE [--student NAME]: prints "SCORE EXIT"
+  local out rc
+  out=$("$bin/tpu-lab" grade --quiet "$@" 2>&1); rc=$?
+  echo "$(echo "$out" | sed -n 's/^score: \([0-9]*\)\/10$/\1/p') $rc"
+}
+if [ ! -x "$vt" ]; then
+  bad "variants: $vt is not built (make $vt)"
+elif ! "$vt" --write "$vdir" alice bob >"$vdir/write.err" 2>&1; then
+  bad "variants: $vt --write failed: $(head -n 1 "$vdir/write.err")"
+else
+  for n in 1 5 6 8; do
+    sa="$vdir/sheet-$n-alice.txt" sb="$vdir/sheet-$n-bob.txt"
+    a="$vdir/0$n-alice.txt" b="$vdir/0$n-bob.txt"
+    "$bin/tpu-lab" variant $n alice >"$sa" 2>&1; rca=$?
+    "$bin/tpu-lab" variant $n Bob >"$sb" 2>&1; rcb=$?
+    if [ $rca -eq 0 ] && [ $rcb -eq 0 ] && grep -q -- "--student alice\$" "$sa" \
+       && grep -q '^#  *tpu-as --config' "$sa" && ! cmp -s "$sa" "$sb" \
+       && ! grep -Eq '^[a-z0-9_]+ *= *[^ ]' "$sa" \
+       && [ "$(grep -c '^[a-z0-9_]* =$' "$sa")" -eq "$(grep -c '^[a-z0-9_]* = ' "$a")" ]; then
+      ok "lab $n: tpu-lab variant prints alice's questions and commands, no answers, not bob's"
+    else
+      bad "lab $n: tpu-lab variant (exit $rca, $rcb)"; sed 's/^/      /' "$sa"
+    fi
+    nd=$(diff <(grep -v '^#' "$a" | grep .) <(grep -v '^#' "$b" | grep .) | grep -c '^<')
+    [ "$nd" -ge 1 ] && ok "lab $n: alice and bob differ in $nd answers" \
+                    || bad "lab $n: alice and bob have the same answers"
+    r_aa=$(vscore $n "$a" --student alice) r_ab=$(vscore $n "$a" --student bob)
+    r_a0=$(vscore $n "$a") r_ra=$(vscore $n "$S/0$n-answers.txt" --student alice)
+    r_bb=$(vscore $n "$b" --student BOB)
+    r_00=$(vscore $n "$S/0$n-answers.txt")
+    if [ "$r_aa" = "10 0" ] && [ "$r_bb" = "10 0" ] && [ "$r_00" = "10 0" ] \
+       && [ "${r_ab#* }" = 1 ] && [ "${r_a0#* }" = 1 ] && [ "${r_ra#* }" = 1 ]; then
+      ok "lab $n: alice's answers 10/10 as alice, ${r_ab% *} as bob, ${r_a0% *} without --student; the reference ${r_ra% *} as alice"
+    else
+      bad "lab $n: alice as alice '$r_aa', as bob '$r_ab', without '$r_a0'; bob '$r_bb'; reference '$r_00', as alice '$r_ra'"
+    fi
+  done
+  # grade-class names the students after the files and folders
+  vclass="$vdir/class"
+  mkdir -p "$vclass/bob"
+  cp "$vdir/05-alice.txt" "$vclass/alice.txt"
+  cp "$vdir/05-alice.txt" "$vclass/bob/lab5.txt"
+  "$bin/tpu-lab" grade-class 5 "$vclass" --csv "$vdir/class.csv" >"$vdir/class.out" 2>"$vdir/class.err"
+  rc=$?
+  if [ $rc -eq 0 ] && grep -q '^alice,.*,5,10,10,' "$vdir/class.csv" \
+     && grep -q '^bob,.*,5,[0-9],10,' "$vdir/class.csv"; then
+    ok "grade-class 5: alice's answers 10 for alice.txt, below for bob/"
+  else
+    bad "grade-class 5 with variants: exit $rc"; sed 's/^/      /' "$vdir/class.csv" "$vdir/class.err"
+  fi
+  # lab 8: the grader's answers are what the mutant does (only when it is built)
+  bench="$(cd "$bin/.." && pwd)/rtl/lab8/rtl-bench" cosim="$(cd "$bin" && pwd)/tpu-cosim"
+  if [ -x "$bench" ] && [ -x "$cosim" ]; then
+    defs=$(sed -n 's/^#  *tpu-as --config tiny \(.*\) -o bug.bin .*/\1/p' "$vdir/sheet-8-alice.txt")
+    # shellcheck disable=SC2086
+    "$bin/tpu-as" --config tiny $defs -o "$vdir/bug.bin" programs/labs/08-find-bug.s
+    (cd "$vdir" && "$cosim" --bench "$bench" bug.bin >cosim.txt 2>&1)
+    want="$(sed -n 's/^cycle = //p' "$vdir/08-alice.txt") $(sed -n 's/^pc = //p' "$vdir/08-alice.txt") $(sed -n 's/^rtl_addr = //p' "$vdir/08-alice.txt")"
+    got="$(sed -n 's/.*: cycle \([0-9]*\): core 0: records differ: dma .*in flight: pc \([0-9]*\) .*/\1 \2/p' "$vdir/cosim.txt" | head -n 1) $(sed -n 's/^ *RTL only: *hbm write dma \(0x[0-9a-f]*\) .*/\1/p' "$vdir/cosim.txt" | head -n 1)"
+    [ -n "$defs" ] && [ "$got" = "$want" ] \
+      && ok "lab 8: alice's variant ($defs) on the mutant: cycle, pc and address $got as graded" \
+      || { bad "lab 8: alice's variant on the mutant: '$got', graded '$want'"; sed 's/^/      /' "$vdir/cosim.txt"; }
+  else
+    echo "skip  lab 8: alice's variant on the mutant ($bench not built: make lab8-mutant)"
+  fi
+fi
+# lab 8's patch applies to rtl/dma.v and changes the line of the reference answers
+mkdir -p "$work/lab8-rtl" && cp rtl/dma.v "$work/lab8-rtl/dma.v"
+if patch -s -d "$work/lab8-rtl" -p1 <$S/08-mutant.patch >"$work/lab8-rtl/patch.out" 2>&1; then
+  pline=$(diff rtl/dma.v "$work/lab8-rtl/dma.v" | sed -n 's/^\([0-9]*\)c[0-9]*$/\1/p')
+  [ "$pline" = "$(sed -n 's/^line = //p' $S/08-answers.txt)" ] \
+    && ok "lab 8: the mutant's patch applies to rtl/dma.v, at the graded line $pline" \
+    || bad "lab 8: the patch changes rtl/dma.v line '$pline', the answers say $(sed -n 's/^line = //p' $S/08-answers.txt) (LAB08_LINE in sim/lab/lab08.c)"
+else
+  bad "lab 8: programs/labs/solutions/08-mutant.patch does not apply to rtl/dma.v: $(head -n 1 "$work/lab8-rtl/patch.out")"
+fi
+
 echo "labs: $pass passed, $fail failed"
 [ $fail -eq 0 ]

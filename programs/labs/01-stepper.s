@@ -6,23 +6,34 @@
 #
 #   Y[M,4] = X[M,4] . W[4,4]      M = 5 LHS rows; X, W bf16, Y fp32
 #
-# W[k][c] = k + 4c + 1 (column c holds 4c+1 .. 4c+4), X[b][k] = b + k + 1.
-# X and W start in HBM; X is copied first, then W; MXU 0 loads the weights
-# and streams the five rows through the 4 x 4 array.
+# W[k][c] = k + 4c + WOFF (column c holds 4c+WOFF .. 4c+WOFF+3), and
+# X[b][k] = b + k + XOFF.  X and W start in HBM; X is copied first, then W;
+# after DELAY nops MXU 0 loads the weights and streams the M rows through
+# the 4 x 4 array.
 #
 #   tpu-as --config programs/tut4.cfg -o lab1.bin programs/labs/01-stepper.s
 #   tpu-sim --config programs/tut4.cfg --step lab1.bin
+#
+# That is the handout's program (M = 5, WOFF = XOFF = 1, DELAY = 0).  Your
+# own variant (tpu-lab variant 1 YOURNAME) gives other values with -D, e.g.
+#   tpu-as --config programs/tut4.cfg -D M=7 -D WOFF=3 -D XOFF=2 -D DELAY=4 ...
 
         .equ    N, MXU_N
-        .equ    M, 5
+        .equ    M, 5                    # LHS rows
+        .equ    WOFF, 1                 # W[0][0]
+        .equ    XOFF, 1                 # X[0][0]
+        .equ    DELAY, 0                # nops before the weight load
         .assert N == 4, "lab 1 runs on programs/tut4.cfg (a 4 x 4 MXU), not N = %d", N
+        .assert M >= 1 && M <= 8, "M (LHS rows) must be 1 to 8, got %d", M
+        .assert WOFF >= 0 && WOFF <= 100 && XOFF >= 0 && XOFF <= 100, "WOFF and XOFF must be 0 to 100, got %d and %d", WOFF, XOFF
+        .assert DELAY >= 0 && DELAY <= 64, "DELAY (nops) must be 0 to 64, got %d", DELAY
 
         .hbm    0
 W:      .set    k, 0
         .rept   N
           .set    c, 0
           .rept   N
-            .bf16   k + 4*c + 1
+            .bf16   k + 4*c + WOFF
             .set    c, c + 1
           .endr
           .set    k, k + 1
@@ -31,14 +42,14 @@ X:      .set    b, 0
         .rept   M
           .set    k, 0
           .rept   N
-            .bf16   b + k + 1
+            .bf16   b + k + XOFF
             .set    k, k + 1
           .endr
           .set    b, b + 1
         .endr
 
         .equ    WV, 0                   # W in VMEM: 4 rows of 8 bytes
-        .equ    XV, 64                  # X in VMEM
+        .equ    XV, 64                  # X in VMEM: M rows of 8 bytes
         .vmem   128
 Y:      .zero   4*M*N
 
@@ -53,6 +64,9 @@ start:  li      s3, 1
         li      s4, 2*N*N
         dma.h2v s1, s2, s3, s4, s4, s4, 1
         sem.wait 1, 1                   # W has landed
+        .rept   DELAY
+          nop
+        .endr
 load:   li      s1, WV
         li      s2, 2*N
         mxu.lw  0, s1, s2, 2            # W into MXU 0's shadow weights

@@ -13,9 +13,19 @@
 #   tpu-as --config tiny -o bug.bin programs/labs/08-find-bug.s
 #   tpu-sim --config tiny bug.bin                             # the C model: bit-exact
 #   tpu-cosim --bench build/rtl/lab8/rtl-bench bug.bin        # the RTL in lockstep
+#
+# That is the handout's program.  Your own variant (tpu-lab variant 8
+# YOURNAME) sets, with -D: POFF (P starts 64 POFF bytes further into HBM),
+# PAD (nops before P is written back) and ORDER (1: Y1 goes back first).
 
         .equ    N, MXU_N
         .assert N == 8, "lab 8 runs on tiny (N = 8), not N = %d", N
+        .equ    POFF, 0                 # P's offset in HBM, in 64-byte steps
+        .equ    PAD, 0                  # nops before the write-back of P
+        .equ    ORDER, 0                # 0: Y0 first, 1: Y1 first
+        .assert POFF >= 0 && POFF <= 64, "POFF must be 0 to 64, got %d", POFF
+        .assert PAD >= 0 && PAD <= 64, "PAD (nops) must be 0 to 64, got %d", PAD
+        .assert ORDER == 0 || ORDER == 1, "ORDER must be 0 or 1, got %d", ORDER
 
         .hbm    0
 X:      .random bf16, 8*N, 1            # 8 rows of N
@@ -24,6 +34,9 @@ W:      .random bf16, N*2*N, 2      # N rows of 2N
         .align  64
 C:      .zero   2*4*N                   # a copy of X's first 4 rows
         .align  64
+        .rept   POFF
+          .zero   64
+        .endr
 P:      .zero   8*2*N*4                 # 8 rows of 2N fp32: [Y0 | Y1]
 
         .equ    XV, 0
@@ -60,13 +73,26 @@ P:      .zero   8*2*N*4                 # 8 rows of 2N fp32: [Y0 | Y1]
         li      s2, Y1V
         mxu.mm  0, s2, s3, s5, s4, s6, 2
         sem.wait 2, 4
-        li      s1, P                   # Y0 into the left half of P
-        li      s2, Y0V
+        .rept   PAD
+          nop
+        .endr
         li      s7, 8*N                 # P's row stride: 2N fp32
-        dma.v2h s1, s2, s5, s6, s6, s7, 1
-        li      s1, P + 4*N             # Y1 into the right half
-        li      s2, Y1V
-        dma.v2h s1, s2, s5, s6, s6, s7, 1
+        .rept   ORDER == 0
+          li      s1, P                 # Y0 into the left half of P
+          li      s2, Y0V
+          dma.v2h s1, s2, s5, s6, s6, s7, 1
+          li      s1, P + 4*N           # Y1 into the right half
+          li      s2, Y1V
+          dma.v2h s1, s2, s5, s6, s6, s7, 1
+        .endr
+        .rept   ORDER == 1
+          li      s1, P + 4*N           # Y1 into the right half of P
+          li      s2, Y1V
+          dma.v2h s1, s2, s5, s6, s6, s7, 1
+          li      s1, P                 # Y0 into the left half
+          li      s2, Y0V
+          dma.v2h s1, s2, s5, s6, s6, s7, 1
+        .endr
         sem.wait 1, 3
         halt
 

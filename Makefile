@@ -26,6 +26,7 @@
 #                       two-chip matmul's crossover D (CSV, PNG, SVG)
 #   make bench          simulator, RTL and lockstep speed
 #                       (BENCH_BUILD_TIME=1: also the Verilator build times)
+#   make kernels-soak   200 random GEMMs 1..4096 from tpu-gen on v5e, each bit-exact
 #
 # The RTL (sim/rtl/rtl.mk, sim/cosim/*.mk, sim/rtl_fp/rtl_fp.mk):
 #   make rtl-lint       verilator --lint-only -Wall on the core and system
@@ -68,7 +69,7 @@ DEPFLAGS    = -MMD -MP
 # The model sees only its own headers (cmodel/), so it cannot depend on a
 # tool; the tools and tests see the model's and the tools' rooms.
 MODEL_INCLUDES := -Icmodel
-INCLUDES   := -Icmodel -Isim -Isim/asm -Isim/view -Isim/roofline -Isim/lab
+INCLUDES   := -Icmodel -Isim -Isim/asm -Isim/view -Isim/roofline -Isim/lab -Isim/kernels
 
 ifeq ($(SAN),1)
 BUILD      := build-san
@@ -93,7 +94,7 @@ GEN        := $(BUILD)/gen
 # front ends in sim/, the generators in sim/gen/) becomes one command.
 MODEL_SRCS := $(wildcard cmodel/*.c)
 TOOL_MAINS := $(wildcard sim/tpu_*.c sim/gen/tpu_*.c sim/cosim/tpu_*.c)
-TOOL_SRCS  := $(filter-out $(TOOL_MAINS),$(wildcard sim/*.c sim/asm/*.c sim/view/*.c sim/roofline/*.c sim/lab/*.c))
+TOOL_SRCS  := $(filter-out $(TOOL_MAINS),$(wildcard sim/*.c sim/asm/*.c sim/view/*.c sim/roofline/*.c sim/lab/*.c sim/kernels/*.c))
 LIB_SRCS   := $(MODEL_SRCS) $(TOOL_SRCS)
 MODEL_OBJS := $(MODEL_SRCS:%.c=$(BUILD)/%.o) $(GEN)/presets.o
 TOOL_OBJS  := $(TOOL_SRCS:%.c=$(BUILD)/%.o)
@@ -334,6 +335,10 @@ test: test-build
 
 roundtrip: all
 	@bash tests/roundtrip.sh $(BIN) $(BUILD)/roundtrip
+
+# 200 random GEMM shapes 1..4096 on v5e from tpu-gen, each run bit-exact
+kernels-soak: all
+	@bash tests/kernels.sh $(BIN) $(BUILD)/kernels-soak --soak
 
 # ---- fuzzing (libFuzzer, clang) ---------------------------------------
 FUZZ_SECONDS       ?= 600

@@ -48,6 +48,7 @@ static void start(tpu_dma *d, unsigned i, const tpu_qentry *q, uint64_t t)
     e->total = e->left = e->rows * e->rowbytes;
     e->pc = q->pc;
     e->word = q->word;
+    e->issued = q->issued;
     e->state = TPU_DMA_WAIT;
     e->xfer_at = t + d->latency;
     d->order[d->norder++] = i;
@@ -79,6 +80,8 @@ static void move(tpu_dma *d, tpu_dma_engine *e, uint64_t n)
         uint64_t t = e->dst + e->row * (uint64_t)CMUTANT(104, e->dstride, e->sstride) + e->col;
         if (e->wide) {                  /* dma.h2v.i8: byte j lands at 2j as bf16 */
             t = e->dst + e->row * (uint64_t)e->dstride + 2 * e->col;
+            tpu_ev_access(d->ev, TPU_U_DMA, TPU_ACCESS_WRITE, e->pc, e->word, e->issued, t,
+                          2 * seg);
             uint8_t *buf = tpu_vmem_write(d->vmem, TPU_U_DMA, t, 2 * seg);
             uint8_t in[256];
             for (uint64_t k = 0; buf && k < seg; k += sizeof in) {
@@ -92,11 +95,13 @@ static void move(tpu_dma *d, tpu_dma_engine *e, uint64_t n)
             }
             d->hbm_read_bytes += seg;
         } else if (e->to_vmem) {
+            tpu_ev_access(d->ev, TPU_U_DMA, TPU_ACCESS_WRITE, e->pc, e->word, e->issued, t, seg);
             to_vmem(d, s, t, seg);
             d->hbm_read_bytes += seg;
         } else {
             uint8_t *buf = tpu_hbm_write(d->hbm, TPU_U_DMA, t, seg);
             const uint8_t *src = tpu_vmem_at(d->vmem, s, seg);
+            tpu_ev_access(d->ev, TPU_U_DMA, TPU_ACCESS_READ, e->pc, e->word, e->issued, s, seg);
             if (buf)
                 memcpy(buf, src, seg);
             d->hbm_write_bytes += seg;

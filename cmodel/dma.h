@@ -37,6 +37,7 @@ typedef struct tpu_dma_engine {
     uint64_t row, col;      /* next byte to move */
     uint64_t left, total;   /* bytes still to move, bytes in all */
     uint64_t pc, word;
+    uint64_t issued;        /* its issue cycle, for TPU_EV_VMEM_ACCESS */
 } tpu_dma_engine;
 
 typedef struct tpu_dma {

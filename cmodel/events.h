@@ -62,4 +62,18 @@ static inline void tpu_ev_simple(const tpu_evsrc *s, enum tpu_event_kind k, enum
     }
 }
 
+/* TPU_EV_VMEM_ACCESS (tpu.h): unit u reads or writes (TPU_ACCESS_*) VMEM
+ * bytes [addr, addr + len) for the instruction issued in cycle `issued`. */
+static inline void tpu_ev_access(const tpu_evsrc *s, enum tpu_unit_id u, unsigned how,
+                                 uint64_t pc, uint64_t word, uint64_t issued, uint64_t addr,
+                                 uint64_t len)
+{
+    if (tpu_ev_wanted(s, TPU_EV_VMEM_ACCESS)) {
+        tpu_event ev = { .kind = TPU_EV_VMEM_ACCESS, .unit = u, .pc = pc, .word = word,
+                         .issued = issued, .space = TPU_SPACE_VMEM, .addr = addr, .len = len,
+                         .index = how };
+        tpu_ev_emit(s, &ev);
+    }
+}
+
 #endif /* TPU_EVENTS_H */

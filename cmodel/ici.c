@@ -131,6 +131,12 @@ void tpu_ici_receive(tpu_ici *x, uint64_t t)
             if (ch->len) {
                 tpu_vmem_must(x->vmem, ch->len);
                 uint8_t *dst = tpu_vmem_write(x->vmem, TPU_U_ICI, ch->addr, ch->len);
+                if (tpu_ev_wanted(x->ev, TPU_EV_VMEM_ACCESS)) {
+                    tpu_event ev = { .kind = TPU_EV_VMEM_ACCESS, .unit = TPU_U_ICI,
+                                     .index = TPU_ACCESS_WRITE, .value = p, .issued = UINT64_MAX,
+                                     .space = TPU_SPACE_VMEM, .addr = ch->addr, .len = ch->len };
+                    tpu_ev_emit(x->ev, &ev);
+                }
                 if (dst)
                     memcpy(dst, l->buf + ch->off, ch->len);
                 x->bytes_received += ch->len;
@@ -189,6 +195,9 @@ static int send_bytes(tpu_ici *x, unsigned p, uint64_t t)
         uint8_t *dst = link_push(pt->out, &ch, got);
         if (dst && got)
             memcpy(dst, tpu_vmem_at(x->vmem, pt->src + pt->sent, got), got);
+        if (got)
+            tpu_ev_access(x->ev, TPU_U_ICI, TPU_ACCESS_READ, pt->pc, pt->word, pt->issued,
+                          pt->src + pt->sent, got);
         pt->sent += got;
         pt->acc -= got * x->den;
         x->bytes_sent += got;
@@ -225,6 +234,7 @@ int tpu_ici_send(tpu_ici *x, uint64_t t)
             pt->acc = 0;
             pt->pc = e->pc;
             pt->word = e->word;
+            pt->issued = e->issued;
             tpu_queue_pop(&x->q);
         }
     }

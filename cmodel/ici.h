@@ -53,6 +53,7 @@ typedef struct tpu_ici_port {
     uint8_t  lsem, rsem;
     uint64_t acc;           /* link credit, in 1/den bytes (as T15) */
     uint64_t pc, word;
+    uint64_t issued;        /* the dma.ici's issue cycle (TPU_EV_VMEM_ACCESS) */
 } tpu_ici_port;
 
 typedef struct tpu_ici {

@@ -190,6 +190,8 @@ static void write_result(tpu_mxu *m, uint64_t t)
     uint64_t bytes = 4ull * m->n;
     tpu_vmem_must(m->vmem, bytes);
     tpu_vmem_write_ref(m->vmem, m->unit, row->dst, (const uint8_t *)y, bytes);
+    tpu_ev_access(m->ev, m->unit, TPU_ACCESS_WRITE, row->pc, row->word, row->issued, row->dst,
+                  bytes);
     if (tpu_ev_wanted(m->ev, TPU_EV_MXU_ROW_OUT)) {
         tpu_event ev = { .kind = TPU_EV_MXU_ROW_OUT, .unit = m->unit, .pc = row->pc,
                          .word = row->word, .space = TPU_SPACE_VMEM, .addr = row->dst,
@@ -282,6 +284,8 @@ static void finish_row(tpu_mxu *m, uint64_t t)
     /* Read in place: VMEM does not change before the commit, and the
      * result row y is the MXU's own (ring_y), never VMEM. */
     const uint32_t *old = (const uint32_t *)(const void *)tpu_vmem_at(m->vmem, row->dst, bytes);
+    tpu_ev_access(m->ev, m->unit, TPU_ACCESS_READ, row->pc, row->word, row->issued, row->dst,
+                  bytes);
     if (row->i8)                            /* int32 add, mod 2^32 */
         for (unsigned c = 0; c < n; c++)
             y[c] += old[c];
@@ -333,6 +337,7 @@ static int start_load(tpu_mxu *m, uint64_t t, const tpu_qentry *e)
     ld->stride = e->v[2];
     ld->pc = e->pc;
     ld->word = e->word;
+    ld->issued = e->issued;
     ld->tile = tile;                        /* the allocation's reference */
     ld->slot = slot;
     ld->sem = (uint8_t)e->v[3];
@@ -396,6 +401,7 @@ static int start_next(tpu_mxu *m, uint64_t t)
     tile_ref(m, m->s_tile);
     m->s_pc = e->pc;
     m->s_word = e->word;
+    m->s_issued = e->issued;
     m->stream_free = t + rows;
     if (m->busy_end < t + rows + 2 * n)
         m->busy_end = t + rows + 2 * n;
@@ -419,6 +425,8 @@ static void read_row(tpu_mxu *m, uint64_t t)
     tpu_vmem_must(m->vmem, bytes);
     const uint8_t *src = tpu_vmem_at(m->vmem, m->src + b * (uint64_t)m->sstride, bytes);
     memcpy(m->ring_x + slot * n, src, bytes);
+    tpu_ev_access(m->ev, m->unit, TPU_ACCESS_READ, m->s_pc, m->s_word, m->s_issued,
+                  m->src + b * (uint64_t)m->sstride, bytes);
     if (b + 1 < m->m)                       /* the host cache: next cycle's row */
         prefetch_vmem(m->vmem, m->src + (b + 1) * (uint64_t)m->sstride, bytes);
 
@@ -428,6 +436,7 @@ static void read_row(tpu_mxu *m, uint64_t t)
     row->dst = m->dst + b * (uint64_t)m->dstride;
     row->pc = m->s_pc;
     row->word = m->s_word;
+    row->issued = m->s_issued;
     row->rows = m->m;
     row->tile = m->s_tile;
     row->mma = (uint8_t)m->s_mma;
@@ -458,6 +467,8 @@ static void read_weights(tpu_mxu *m, uint64_t t)
         tpu_vmem_must(m->vmem, bytes);
         const uint8_t *src = tpu_vmem_at(m->vmem, ld->addr + i * (uint64_t)ld->stride, bytes);
         memcpy(m->tile[ld->tile] + i * n, src, bytes);
+        tpu_ev_access(m->ev, m->unit, TPU_ACCESS_READ, ld->pc, ld->word, ld->issued,
+                      ld->addr + i * (uint64_t)ld->stride, bytes);
         m->scanned[ld->tile] = 0;
         if (i + 1 == n)
             tpu_sem_bump(m->sems, ld->sem);

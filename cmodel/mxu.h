@@ -57,6 +57,7 @@ typedef struct tpu_mxu_row {
     uint64_t b;             /* its index in the stream */
     uint64_t dst;           /* VMEM address of its fp32 result */
     uint64_t pc, word;      /* the mxu.mm/mxu.mma it belongs to */
+    uint64_t issued;        /* its issue cycle (TPU_EV_VMEM_ACCESS) */
     uint64_t rows;          /* M of that stream */
     int      tile;          /* the weights it multiplies */
     uint8_t  mma;
@@ -78,6 +79,7 @@ typedef struct tpu_mxu_load {
     uint64_t addr;          /* weight row 0 in VMEM */
     int64_t  stride;
     uint64_t pc, word;      /* the mxu.lw: RETIRE at l + 2N - 1 */
+    uint64_t issued;        /* its issue cycle (TPU_EV_VMEM_ACCESS) */
     int      tile;          /* its own tile, filled row by row as it reads */
     unsigned slot;          /* load slot: the lowest free one, as rtl/mxu.v numbers them */
     uint8_t  sem;           /* bumped after the last row is read (T20a) */
@@ -110,7 +112,7 @@ typedef struct tpu_mxu {
     int64_t  sstride, dstride;
     int      s_tile, s_mma, s_i8;
     uint8_t  s_sem;
-    uint64_t s_pc, s_word;
+    uint64_t s_pc, s_word, s_issued;
     uint64_t stream_free;   /* s' + M': earliest start of the next stream */
 
     uint64_t busy_end;      /* T26: busy in cycles < busy_end (besides the queue) */

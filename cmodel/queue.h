@@ -24,6 +24,8 @@
 typedef struct tpu_qentry {
     uint64_t pc;
     uint64_t word;
+    uint64_t issued;                /* the cycle it issued: names it in events (an
+                                     * observation: the RTL's queue has no such field) */
     uint8_t  op;                    /* enum tpu_opcode */
     int64_t  v[TPU_MAX_OPERANDS];
 } tpu_qentry;

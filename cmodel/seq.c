@@ -314,6 +314,7 @@ static void dispatch(tpu_seq *s, const tpu_seq_env *env, const tpu_insn *in)
     tpu_qentry *e = &s->push_e;
     e->pc = s->pc;
     e->word = s->imem[s->pc];
+    e->issued = *s->ev->cycle;
     e->op = d->opcode;
     for (unsigned i = 0; i < TPU_MAX_OPERANDS; i++)
         e->v[i] = i < d->noperands && d->op[i].kind == TPU_K_SREG ? rd_val(s, in->val[i])
@@ -473,7 +474,8 @@ out:
         s->instructions++;
         if (tpu_ev_wanted(s->ev, TPU_EV_ISSUE)) {
             tpu_event ev = { .kind = TPU_EV_ISSUE, .unit = TPU_U_SEQ, .pc = pc,
-                             .word = s->imem[pc] };
+                             .word = s->imem[pc], .issued = *s->ev->cycle,
+                             .ops = s->push_q ? s->push_e.v : NULL };
             tpu_ev_emit(s->ev, &ev);
         }
         if (in->desc->unit == TPU_UNIT_SEQ)

@@ -215,8 +215,21 @@ enum tpu_event_kind {
     TPU_EV_MXU_ROW_OUT, /* a result row written: addr, len (fp32 data) */
     TPU_EV_HALT,
     TPU_EV_ERROR,
+    TPU_EV_VMEM_ACCESS, /* a unit reads or writes VMEM in this cycle: unit, pc, word, issued,
+                           addr, len, index TPU_ACCESS_* (below; docs/tpu-sim.md, races) */
     TPU_EV_KIND_COUNT
 };
+
+/* TPU_EV_VMEM_ACCESS, for checkers that follow who touches which bytes
+ * (sim/view/races.c).  It is sent while the unit computes the cycle, before
+ * any write of the cycle lands (a read sees the memory as it was at the
+ * start of the cycle, T12a), once per contiguous piece: an MXU row, a
+ * weight row, an mma's old row, a VPU vld/vst, a DMA segment (a part of a
+ * row), an ICI chunk.  `issued` is the cycle the instruction issued: with
+ * the core it names one execution of pc.  An incoming ICI write (a chunk
+ * landing from a neighbour) has pc = word = 0, issued = UINT64_MAX and
+ * value = the port it arrives on.  Nothing is sent without a subscriber. */
+enum { TPU_ACCESS_READ = 0, TPU_ACCESS_WRITE = 1 };
 
 typedef struct tpu_event {
     enum tpu_event_kind kind;
@@ -230,6 +243,11 @@ typedef struct tpu_event {
     const uint8_t *data;    /* MEM_WRITE/MXU_ROW_OUT data (valid during the callback) */
     uint32_t index, value;  /* SEM: index, new value; STALL: reason index; DMA: engine; ICI: port */
     const char *text;       /* STALL reason, ERROR message */
+    uint64_t issued;        /* ISSUE, VMEM_ACCESS: the cycle the instruction issued */
+    const int64_t *ops;     /* ISSUE of a DMA, ICI, MXU or VPU instruction: the operand values
+                               it takes to its unit, in assembly order (TPU_MAX_OPERANDS of
+                               isa.h; registers replaced by their contents), valid during the
+                               callback; NULL for the sequencer's own instructions */
 } tpu_event;
 
 /* The callback may call tpu_system_request_break() to stop tpu_system_run

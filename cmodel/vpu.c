@@ -124,6 +124,7 @@ int tpu_vpu_step(tpu_vpu *v, uint64_t t)
     if (e->op == TPU_OP_VST || e->op == TPU_OP_VST_BF16) {   /* T28 */
         const uint32_t *s = reg(v, e->v[0]);
         uint8_t *dst = tpu_vmem_write(v->vmem, TPU_U_VPU, addr, bytes);
+        tpu_ev_access(v->ev, TPU_U_VPU, TPU_ACCESS_WRITE, e->pc, e->word, e->issued, addr, bytes);
         if (dst) {
             if (bf16) {
                 for (unsigned i = 0; i < v->elems; i++) {
@@ -141,6 +142,8 @@ int tpu_vpu_step(tpu_vpu *v, uint64_t t)
 
     unsigned slot = (unsigned)(t % v->vl);
     uint32_t *out = v->stage_data + (size_t)slot * v->elems;
+    if (mem)
+        tpu_ev_access(v->ev, TPU_U_VPU, TPU_ACCESS_READ, e->pc, e->word, e->issued, addr, bytes);
     if (e->op == TPU_OP_VLD) {
         memcpy(out, tpu_vmem_at(v->vmem, addr, bytes), bytes);
     } else if (e->op == TPU_OP_VLD_BF16) {

@@ -5,7 +5,7 @@
  *           ring|torus2d|mesh2d [--grid RxC]] [--max-cycles N] [--json]
  *           [--quiet] [--step [--echo] | --animate [--delay MS]]
  *           [--timeline FILE] [--vcd FILE] [--html FILE [--html-cycles A:B]]
- *           prog.bin
+ *           [--check-races] prog.bin
  *
  * Loads the object, builds the system, runs it to halt, checks the
  * object's .expect records (cmodel/expect.c) and prints the report
@@ -14,10 +14,12 @@
  * cycle first (sim/view/animate.c); docs/stepper.md.  --timeline and --vcd
  * write the run as it goes (sim/view/trace.c; docs/timeline.md), --html a
  * page that replays it in a browser (sim/view/html.c; docs/tpu-sim.md).
+ * --check-races watches the run for accesses that went against the
+ * program's order (sim/view/races.c).
  * Exit status: 0 halted and bit-exact (or nothing to check), 1 a result
  * differs or cannot be checked, 2 bad command line or configuration,
  * 3 the program could not be loaded or did not halt (run-time error,
- * cycle limit).
+ * cycle limit), 4 it halted but --check-races found a race.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,7 @@
 #include "interrupt.h"
 #include "objfile.h"
 #include "progress.h"
+#include "races.h"
 #include "report.h"
 #include "stepper.h"
 #include "tpu.h"
@@ -41,7 +44,7 @@
 #define DEFAULT_MAX_CYCLES 1000000000ull
 #define MAX_SETS 256
 
-enum { EXIT_OK = 0, EXIT_MISMATCH = 1, EXIT_USAGE = 2, EXIT_RUN = 3 };
+enum { EXIT_OK = 0, EXIT_MISMATCH = 1, EXIT_USAGE = 2, EXIT_RUN = 3, EXIT_RACE = 4 };
 
 static void usage(FILE *f)
 {
@@ -90,13 +93,19 @@ static void usage(FILE *f)
           "  --html-cycles A:B    with --html: record cycles A to B-1 only (A: from A to\n"
           "                       the end, :B from 0); default the whole run, up to 64 MiB\n"
           "                       of data\n"
+          "  --check-races        report VMEM races: a read of bytes a DMA (or ICI copy)\n"
+          "                       or an MXU/VPU instruction issued before it has not\n"
+          "                       written yet, a write over bytes an earlier instruction\n"
+          "                       has not read yet; each with its cycle, both\n"
+          "                       instructions and the bytes (with --step: 'races on')\n"
           "  -h, --help           print this help and exit\n"
           "\n"
           "exit status: 0 halted and results bit-exact (or no .expect), 1 a result differs\n"
           "or cannot be checked, 2 bad command line or config, 3 the program could not be\n"
-          "loaded or did not halt (run-time error, deadlock, cycle limit), 130 Ctrl-C: the\n"
-          "run stopped at the next cycle, the report so far printed and the files closed\n"
-          "(a second Ctrl-C a second later ends it at once)\n", f);
+          "loaded or did not halt (run-time error, deadlock, cycle limit), 4 it halted and\n"
+          "--check-races found a race (before 1), 130 Ctrl-C: the run stopped at the next\n"
+          "cycle, the report so far printed and the files closed (a second Ctrl-C a\n"
+          "second later ends it at once)\n", f);
 }
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -120,6 +129,7 @@ typedef struct options {
     int threads_given;
     int json, quiet;
     int step, echo, animate;      /* the stepper (sim/view/stepper.c), --animate */
+    int check_races;              /* sim/view/races.h */
     int64_t delay_ms;             /* -1: not given */
     const char *timeline, *vcd;   /* sim/view/trace.h: NULL when not given */
     const char *html;             /* sim/view/html.h: NULL when not given */
@@ -198,6 +208,8 @@ static int parse_args(int argc, char **argv, options *o)
             o->echo = 1;
         } else if (!strcmp(a, "--animate")) {
             o->animate = 1;
+        } else if (!strcmp(a, "--check-races")) {
+            o->check_races = 1;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--delay", &missing))) {
             if (parse_u64(v, 3600000, &n))
                 return bad_usage("--delay wants milliseconds (0 to 3600000), not '%s'", v);
@@ -342,9 +354,53 @@ static int load_config(const options *o, const tpu_object *obj, tpu_config *cfg)
     return tpu_cli_finish_config("tpu-sim", cfg, o->sets, o->nsets) ? EXIT_USAGE : 0;
 }
 
+/* --check-races: one line per race before the report ("races: none" when
+ * there is none), so that `result:` stays the last line. */
+static void print_races(const tpu_races *r, unsigned ncores)
+{
+    size_t n = tpu_races_count(r);
+    for (size_t i = 0; i < n; i++) {
+        char line[800];
+        tpu_race_text(tpu_races_get(r, i), 1, ncores, line, sizeof line);
+        printf("%s\n", line);
+    }
+    uint64_t more = tpu_races_dropped(r);
+    if (!n)
+        printf("races: none\n");
+    else if (more)
+        printf("races: %zu shown, %llu more not kept\n", n, (unsigned long long)more);
+    else
+        printf("races: %zu\n", n);
+}
+
+/* The report's one-line JSON object with the race fields added before its
+ * closing brace (report.c knows nothing of races). */
+static void json_with_races(const tpu_report *rep, const tpu_races *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) {
+        tpu_report_json(stdout, rep);
+        return;
+    }
+    tpu_report_json(m, rep);
+    fclose(m);
+    char *end = buf ? strrchr(buf, '}') : NULL;
+    if (!end) {
+        fputs(buf ? buf : "", stdout);
+    } else {
+        fwrite(buf, 1, (size_t)(end - buf), stdout);
+        fputs(", ", stdout);
+        tpu_races_json_fields(r, stdout);
+        fputs(end, stdout);
+    }
+    free(buf);
+}
+
 /* Run the loaded system and report; returns the exit status. */
 static int run_and_report(const options *o, const tpu_object *obj, const tpu_config *cfg,
-                          tpu_system *s, const char *topo, tpu_trace *tr)
+                          tpu_system *s, const char *topo, tpu_trace *tr, tpu_races *races)
 {
     /* Ctrl-C stops the run at a cycle boundary; the files are closed and
      * the report printed as for any other stop (interrupt.h). */
@@ -363,6 +419,14 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
     enum tpu_stop stop = tpu_trace_run(s, o->max_cycles, tr);
 #endif
     tpu_progress_clear(&prog);
+    if (races) {
+        tpu_races_flush(races);
+        if (tpu_races_lost(races))
+            fprintf(stderr, "tpu-sim: warning: the race checker lost track of %llu VMEM "
+                    "access%s (a bug: races may be missed)\n",
+                    (unsigned long long)tpu_races_lost(races),
+                    tpu_races_lost(races) == 1 ? "" : "es");
+    }
     int interrupted = stop == TPU_STOP_BREAK && tpu_interrupted();
     char terr[512];
     int trace_failed = tpu_trace_close(tr, terr, sizeof terr) != 0;
@@ -432,13 +496,19 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
         rep.checked = 1;
     }
 
-    if (o->json) {
+    if (o->json && races) {
+        json_with_races(&rep, races);
+    } else if (o->json) {
         tpu_report_json(stdout, &rep);
     } else if (o->quiet) {
         char line[600];
+        if (races)
+            print_races(races, ncores);
         tpu_report_result_line(&rep, line, sizeof line);
         printf("result: %s\n", line);
     } else {
+        if (races)
+            print_races(races, ncores);
         tpu_report_text(stdout, &rep);
     }
     fflush(stdout);
@@ -448,6 +518,8 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
         rc = TPU_EXIT_INTERRUPTED;
     else if (stop != TPU_STOP_HALT || trace_failed)
         rc = EXIT_RUN;
+    else if (races && tpu_races_count(races))
+        rc = EXIT_RACE;             /* the likely cause of a mismatch too */
     else if (rep.expect.status == TPU_EXPECT_MISMATCH || rep.expect.status == TPU_EXPECT_ERROR)
         rc = EXIT_MISMATCH;
 #ifdef TPU_SIM_MPI
@@ -500,6 +572,7 @@ int main(int argc, char **argv)
         return rc;
     }
     tpu_trace tr = { 0 };
+    tpu_races *races = NULL;
     tpu_html_opts html = { .obj = &obj, .cfg = &cfg, .program = o.prog, .first = o.html_first,
                            .end = o.html_end };
     tpu_system *s = tpu_system_create(&cfg, &so, err, sizeof err);
@@ -515,9 +588,10 @@ int main(int argc, char **argv)
     }
     tpu_system_set_threads(s, threads);
 #ifdef TPU_SIM_MPI
-    if (tpu_mpi_size() > 1 && (o.step || o.animate || o.timeline || o.vcd || o.html)) {
-        fprintf(stderr, "tpu-sim-mpi: --step, --animate, --timeline, --vcd and --html run on one "
-                "rank (use tpu-sim)\n");
+    if (tpu_mpi_size() > 1
+        && (o.step || o.animate || o.timeline || o.vcd || o.html || o.check_races)) {
+        fprintf(stderr, "tpu-sim-mpi: --step, --animate, --timeline, --vcd, --html and "
+                "--check-races run on one rank (use tpu-sim)\n");
         tpu_system_destroy(s);
         tpu_obj_free(&obj);
         return EXIT_USAGE;
@@ -536,7 +610,7 @@ int main(int argc, char **argv)
         tpu_stepper_opts so = { .sys = s, .obj = &obj, .cfg = &cfg, .program = o.prog,
                                 .topology = topo, .max_cycles = o.max_cycles, .in = stdin,
                                 .out = stdout, .prompt = isatty(0), .echo = o.echo,
-                                .color = isatty(1) };
+                                .color = isatty(1), .check_races = o.check_races };
         tpu_stepper *st = tpu_stepper_create(&so, err, sizeof err);
         rc = st ? tpu_stepper_loop(st) : EXIT_RUN;
         if (!st)
@@ -546,15 +620,19 @@ int main(int argc, char **argv)
                || (o.html && tpu_trace_open_html(&tr, s, o.html, &html, err, sizeof err))) {
         fprintf(stderr, "tpu-sim: error: %s\n", err);
         rc = EXIT_USAGE;
+    } else if (o.check_races && !(races = tpu_races_create(s, err, sizeof err))) {
+        fprintf(stderr, "tpu-sim: error: %s\n", err);
+        rc = EXIT_RUN;
     } else {
         int tty = isatty(1);
         if (o.animate && tpu_animate(s, &obj, &cfg, stdout, tty,
                                      o.delay_ms >= 0 ? (unsigned)o.delay_ms : tty ? 100 : 0,
                                      o.max_cycles, err, sizeof err))
             fprintf(stderr, "tpu-sim: error: %s\n", err);
-        rc = run_and_report(&o, &obj, &cfg, s, topo, &tr);
+        rc = run_and_report(&o, &obj, &cfg, s, topo, &tr, races);
     }
     tpu_system_destroy(s);
+    tpu_races_destroy(races);
     tpu_trace_free(&tr);
     tpu_obj_free(&obj);
     return rc;

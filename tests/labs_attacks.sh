@@ -22,7 +22,7 @@ pass=0; fail=0
 ok()  { echo "ok    $*"; pass=$((pass+1)); }
 bad() { echo "FAIL  $*"; fail=$((fail+1)); }
 S=$repo/programs/labs/solutions
-lab() { timeout 60 "$bin/tpu-lab" "$@"; }
+lab() { timeout -k 5 60 "$bin/tpu-lab" "$@"; }
 
 # A secret of the grading machine, outside every submission.
 mkdir -p "$work/secret"

@@ -210,7 +210,8 @@ private:
 // The C model's events a lockstep harness subscribes to: those that make
 // records, and RETIRE and MXU_ROW_OUT for InFlight.
 constexpr uint32_t kModelEvents =
-    ~0u & ~((1u << TPU_EV_STALL) | (1u << TPU_EV_BUSY) | (1u << TPU_EV_IDLE));
+    ~0u & ~((1u << TPU_EV_STALL) | (1u << TPU_EV_BUSY) | (1u << TPU_EV_IDLE) |
+            (1u << TPU_EV_VMEM_ACCESS));   // the race checker's; one per VMEM piece
 
 // One C model event as records of c (events that make none are ignored).
 inline void model_event(Cycle &c, const tpu_event *e)

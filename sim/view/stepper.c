@@ -320,7 +320,39 @@ tpu_stepper *tpu_stepper_create(const tpu_stepper_opts *o, char *err, size_t err
     tpu_mxu_window_fit(&st->win, (unsigned)o->cfg->mxu_n);
     /* the compact view when the whole array does not fit the window */
     st->compact = o->cfg->mxu_n > TPU_MXU_WINDOW_ROWS || o->cfg->mxu_n > TPU_MXU_WINDOW_COLS;
+    if (o->check_races && stp_races_start(st)) {
+        snprintf(err, errlen, "the model has no room for the race checker's event subscriber");
+        tpu_stepper_destroy(st);
+        return NULL;
+    }
     return st;
+}
+
+/* A race seen in the cycle just stepped: a message that stops the run
+ * like a breakpoint's, with the bytes of that cycle. */
+static void on_race(void *ctx, const tpu_race *r)
+{
+    tpu_stepper *st = ctx;
+    if (!st->races_on)
+        return;
+    char line[800];
+    tpu_race_text(r, 0, st->ncores, line, sizeof line);
+    hit(st, "%s\n", line);
+}
+
+/* `races on`: the checker from now on (it cannot be unsubscribed, so
+ * `races off` only mutes it).  -1 when the system has no room for it. */
+int stp_races_start(tpu_stepper *st)
+{
+    if (!st->races) {
+        char err[160];
+        st->races = tpu_races_create(st->sys, err, sizeof err);
+        if (!st->races)
+            return -1;
+        tpu_races_set_sink(st->races, on_race, st);
+    }
+    st->races_on = 1;
+    return 0;
 }
 
 void tpu_stepper_destroy(tpu_stepper *st)
@@ -334,6 +366,7 @@ void tpu_stepper_destroy(tpu_stepper *st)
     free(st->track);
     free(st->code);
     free(st->bp);
+    tpu_races_destroy(st->races);
     free(st);
 }
 
@@ -465,6 +498,8 @@ static void after_step(tpu_stepper *st, enum tpu_stop r)
     st->stats_valid = 1;
     for (unsigned i = 0; i < st->ntrace; i++)
         print_trace(st, &st->trace[i]);
+    if (st->races)
+        tpu_races_flush(st->races);     /* its races now, as breakpoint hits */
 
     uint64_t now = tpu_system_cycle(s) - 1;
     for (size_t i = 0; i < st->nbp; i++) {

@@ -37,6 +37,7 @@ typedef struct tpu_stepper_opts {
     int prompt;                 /* print "(tpu) " before each command (a terminal) */
     int echo;                   /* print "(tpu) COMMAND" for each command read (transcripts) */
     int color;                  /* ANSI colours in `show mxu` and `show units` */
+    int check_races;            /* `races on` from reset (tpu-sim --check-races) */
 } tpu_stepper_opts;
 
 /* NULL when out of memory or the system has no room for another event
@@ -58,9 +59,9 @@ int tpu_stepper_exec(tpu_stepper *st, const char *line);
 int tpu_stepper_loop(tpu_stepper *st);
 
 /* Exit status like tpu-sim's: 3 the model stopped with a run-time error
- * (or the cycle limit); 1 the program halted but a result differs or
- * cannot be checked; else 0 (halted bit-exact, or the session ended
- * before the program did). */
+ * (or the cycle limit); 4 the race checker (`races on`) found a race;
+ * 1 the program halted but a result differs or cannot be checked; else 0
+ * (halted bit-exact, or the session ended before the program did). */
 int tpu_stepper_status(const tpu_stepper *st);
 
 /* Run `step`'s work without printing: one cycle, breakpoints included.

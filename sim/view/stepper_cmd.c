@@ -379,6 +379,45 @@ typedef struct command {
     const char *args, *help;
 } command;
 
+/* `races on|off`, or `races`: the races found so far. */
+static int cmd_races(tpu_stepper *st, int argc, char **argv)
+{
+    if (argc > 2 || (argc == 2 && strcmp(argv[1], "on") && strcmp(argv[1], "off")))
+        return stp_fail(st, "usage: races [on|off]");
+    if (argc == 2 && !strcmp(argv[1], "on")) {
+        int fresh = !st->races;
+        if (stp_races_start(st))
+            return stp_fail(st, "the model has no room for another event subscriber");
+        uint64_t now = tpu_system_cycle(st->sys);
+        if (fresh && now)
+            stp_out(st, "checking races of the instructions issued from cycle %" PRIu64
+                    " on\n", now);
+        else
+            stp_out(st, "checking races\n");
+        return 0;
+    }
+    if (argc == 2) {
+        st->races_on = 0;
+        stp_out(st, "not reporting races%s\n", st->races ? " (still counted: 'races')" : "");
+        return 0;
+    }
+    if (!st->races)
+        return stp_fail(st, "the race checker is off (races on)");
+    size_t n = tpu_races_count(st->races);
+    for (size_t i = 0; i < n; i++) {
+        char line[800];
+        tpu_race_text(tpu_races_get(st->races, i), 1, st->ncores, line, sizeof line);
+        stp_out(st, "%s\n", line);
+    }
+    uint64_t more = tpu_races_dropped(st->races);
+    if (!n)
+        stp_out(st, "races: none so far%s\n", st->races_on ? "" : " (not reporting: races on)");
+    else
+        stp_out(st, "races: %zu%s%s\n", n, more ? " shown, more not kept" : "",
+                st->races_on ? "" : " (not reporting: races on)");
+    return 0;
+}
+
 static int cmd_help(tpu_stepper *st, int argc, char **argv);
 static int cmd_quit(tpu_stepper *st, int argc, char **argv)
 {
@@ -410,6 +449,8 @@ static const command commands[] = {
     { "untrace", NULL, stp_cmd_untrace, "[cell [K] R C]", "stop tracing the cell (all without cell)" },
     { "core", NULL, stp_cmd_core, "[N]", "the core the views show (several cores)" },
     { "report", NULL, stp_cmd_report, "", "tpu-sim's report of the cycles so far" },
+    { "races", NULL, cmd_races, "[on|off]",
+      "report VMEM races as they happen, stopping like a breakpoint (list them without on|off)" },
     { "help", "h", cmd_help, "", "this list" },
     { "quit", "q", cmd_quit, "", "leave (also at the end of the input)" },
 };
@@ -509,6 +550,8 @@ int tpu_stepper_status(const tpu_stepper *st)
 {
     if (st->state == TPU_STOP_ERROR || st->state == TPU_STOP_CYCLE_LIMIT)
         return 3;
+    if (st->races && tpu_races_count(st->races))
+        return 4;
     if (st->state == TPU_STOP_HALT)
         return st->ended_reported ? st->status : 0;
     return 0;

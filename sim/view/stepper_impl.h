@@ -23,6 +23,7 @@
 #include "interrupt.h"
 #include "isa.h"
 #include "mxu_view.h"
+#include "races.h"
 #include "report.h"
 
 #define MAX_ARGS   16
@@ -105,6 +106,9 @@ struct tpu_stepper {
 
     cell_trace trace[TRACE_MAX];    /* `trace cell` */
     unsigned ntrace;
+
+    tpu_races *races;               /* `races on` once; NULL before (sim/view/races.h) */
+    int races_on;                   /* report each new race as a breakpoint does */
 };
 
 /* ---- shared between the files (stp_ prefix: they are extern) ---- */
@@ -121,6 +125,7 @@ int stp_fail(tpu_stepper *st, const char *fmt, ...) __attribute__((format(printf
 /* stepper.c */ void stp_report_end(tpu_stepper *st);
 /* stepper.c */ void stp_cell_name(const tpu_stepper *st, const cell_trace *tr, char *buf, size_t len);
 /* stepper.c */ int stp_one_cycle(tpu_stepper *st);
+/* stepper.c */ int stp_races_start(tpu_stepper *st);
 /* stepper_print.c */ void stp_pending_text(const tpu_stepper *st, const pending *p, char *buf, size_t len);
 /* stepper_print.c */ void stp_print_mxu(tpu_stepper *st, unsigned m);
 /* stepper_cmd.c */ int stp_parse_num(const char *s, uint64_t *v);

@@ -202,6 +202,11 @@ void lab_print(FILE *f, const lab_grade *g)
 {
     const lab_def *lab = g->lab;
     fprintf(f, "lab %u (%s): %s\n", lab->num, lab->title, g->path);
+    if (lab->print_variant && g->student)
+        fprintf(f, "  variant: %s's own numbers (%016llx)\n", g->student,
+                (unsigned long long)g->variant);
+    else if (lab->print_variant)
+        fprintf(f, "  variant: the handout's numbers (--student NAME grades a student's own)\n");
     if (g->stop[0])
         fprintf(f, "  note: %s\n", g->stop);
     for (unsigned i = 0; i < lab_nchecks(lab); i++) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # run.sh BUILD_DIR SECONDS - replay the kept regression inputs of every fuzz
-# target, then fuzz each for SECONDS.  A crash is saved under
+# target, then fuzz each for SECONDS from its seeds (tests/fuzz/seeds/TARGET/,
+# in git, plus the example programs and configs).  A crash is saved under
 # tests/fuzz/regress/TARGET/ (commit it: it becomes a regression input) and
-# fails the run.
+# fails the run; so does finding no target at all.
 set -uo pipefail
 build=${1:?usage: run.sh BUILD_DIR SECONDS}
 secs=${2:?usage: run.sh BUILD_DIR SECONDS}
@@ -29,7 +30,7 @@ for bin in "$build"/fuzz_*; do
   fi
   if compgen -G "$regress/*" >/dev/null; then
     if ! "$bin" -runs=0 "$regress"/* >"$build/$name.regress.log" 2>&1; then
-      echo "fuzz $name: a kept regression input fails again (see $build/$name.regress.log)"
+      echo "FAIL  fuzz $name: a kept regression input fails again (see $build/$name.regress.log)"
       fail=$((fail+1)); continue
     fi
   fi
@@ -37,13 +38,18 @@ for bin in "$build"/fuzz_*; do
   if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
        -artifact_prefix="$regress/" -print_final_stats=1 "$corpus" >"$log" 2>&1; then
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
-    echo "fuzz $name: ${secs}s, ${runs:-?} inputs, no crash"
+    nkept=$(find "$regress" -type f ! -name .gitkeep | wc -l)
+    echo "ok    fuzz $name: $nkept kept inputs replayed, ${secs}s, ${runs:-?} inputs, no crash"
     pass=$((pass+1))
   else
-    echo "fuzz $name: CRASH - input saved in $regress/ ; log: $log"
+    echo "FAIL  fuzz $name: CRASH - input saved in $regress/ ; log: $log"
     tail -n 30 "$log"
     fail=$((fail+1))
   fi
 done
+if [ $((pass + fail)) -eq 0 ]; then
+  echo "FAIL  fuzz: no fuzz target in $build (build them: make fuzz-smoke)"
+  fail=1
+fi
 echo "fuzz: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -2,7 +2,8 @@
  * test_html.c - the page of `tpu-sim --html` (sim/view/html.c) from the C
  * side: a whole page for a whole run, a window of cycles, the byte budget,
  * a window the run never reaches, two cores, a file that cannot be
- * created.  What the page shows in a browser is tests/html.sh's part (it
+ * created; the program's listing, the image of VMEM and its writes, and
+ * the VMEM byte budget.  What the page shows in a browser is tests/html.sh's part (it
  * opens the page in Chromium and compares it with the stepper).
  */
 #include <stdarg.h>
@@ -36,9 +37,9 @@ static const char mxu_prog[] =
     "        sem.wait 2, 1\n"
     "        halt\n"
     "        .vmem 0\n"
-    "        .random bf16, 64, 1\n"
+    "W:      .random bf16, 64, 1\n"
     "        .vmem 256\n"
-    "        .random bf16, 48, 2\n";
+    "X:      .random bf16, 48, 2\n";
 
 typedef struct run {
     tpu_config cfg;
@@ -52,8 +53,10 @@ typedef struct run {
 } run;
 
 /* Assemble mxu_prog for tiny, run it on `cores` cores with a page of
- * cycles first..end-1 (max_bytes 0: the default), read the page back. */
-static void run_page(run *r, unsigned cores, uint64_t first, uint64_t end, uint64_t max_bytes)
+ * cycles first..end-1 (max_bytes, vmem_max_bytes 0: the defaults), read
+ * the page back. */
+static void run_page_vmem(run *r, unsigned cores, uint64_t first, uint64_t end,
+                          uint64_t max_bytes, uint64_t vmem_max_bytes)
 {
     memset(r, 0, sizeof *r);
     char err[512];
@@ -74,7 +77,7 @@ static void run_page(run *r, unsigned cores, uint64_t first, uint64_t end, uint6
     assert_true(fd >= 0);
     close(fd);
     tpu_html_opts o = { .obj = &r->obj, .cfg = &r->cfg, .program = "t<1>.bin", .first = first,
-                        .end = end, .max_bytes = max_bytes };
+                        .end = end, .max_bytes = max_bytes, .vmem_max_bytes = vmem_max_bytes };
     assert_int_equal(tpu_trace_open(&r->tr, r->sys, NULL, NULL, err, sizeof err), 0);
     assert_int_equal(tpu_trace_open_html(&r->tr, r->sys, r->path, &o, err, sizeof err), 0);
     r->stop = tpu_trace_run(r->sys, 100000, &r->tr);
@@ -90,6 +93,11 @@ static void run_page(run *r, unsigned cores, uint64_t first, uint64_t end, uint6
     assert_int_equal(fread(r->text, 1, r->len, f), r->len);
     r->text[r->len] = 0;
     fclose(f);
+}
+
+static void run_page(run *r, unsigned cores, uint64_t first, uint64_t end, uint64_t max_bytes)
+{
+    run_page_vmem(r, cores, first, end, max_bytes, 0);
 }
 
 static void run_free(run *r)
@@ -156,6 +164,54 @@ static void test_whole_run(void **state)
                            "\"mxu0 starts pc 7 (mxu.mm 0, s4, s3, s5, s2, s6, 2): 6 rows\""));
     assert_non_null(strstr(r.text, "\"sem 2 = 1\""));
     assert_null(strstr(r.text, "breakpoint 1:"));
+    /* the listing: every instruction as tpu-dis prints it; the VMEM labels
+     * with the bytes up to the end of their data and how they look */
+    assert_non_null(strstr(r.text, "var PROG={\"insns\":[\"li s1, 0\",\"li s2, 16\","
+                                   "\"mxu.lw 0, s1, s2, 1\","));
+    assert_non_null(strstr(r.text, "\"mxu.mm 0, s4, s3, s5, s2, s6, 2\",\"sem.wait 2, 1\","
+                                   "\"halt\"],\"labels\":[],"));
+    assert_non_null(strstr(r.text, "\"vlabels\":[[\"W\",0,128,\"bf16\"],[\"X\",256,96,\"bf16\"]]"));
+    /* VMEM: its non-zero 64-byte blocks before cycle 0 (W, X), then the
+     * six result rows the MXU writes (8 fp32 each) */
+    assert_non_null(strstr(r.text, "<script>V0.push(0,\""));
+    assert_non_null(strstr(r.text, "\",256,\""));
+    assert_non_null(strstr(r.text, "VW.push("));
+    assert_non_null(strstr(r.text, "\"vmem\":{\"size\":262144,\"max_bytes\":16777216,"
+                                   "\"bytes\":448,\"image_bytes\":256,\"writes\":6,\"stop\":null}"));
+    assert_true(tpu_html_vmem_stop(r.tr.html) == UINT64_MAX);
+    run_free(&r);
+}
+
+/* The VMEM byte budget: the image (256 bytes) and one result row fit in
+ * 300, the second row does not: from its cycle on nothing is recorded. */
+static void test_vmem_budget(void **state)
+{
+    (void)state;
+    run r;
+    run_page_vmem(&r, 1, 0, 0, 0, 300);
+    assert_whole_page(&r);
+    assert_false(tpu_html_truncated(r.tr.html));        /* the cycles are all there */
+    assert_int_equal(tpu_html_cycles(r.tr.html), tpu_system_cycle(r.sys));
+    uint64_t stop = tpu_html_vmem_stop(r.tr.html);
+    assert_true(stop > 0 && stop < tpu_system_cycle(r.sys));
+    char want[160];
+    snprintf(want, sizeof want, "\"max_bytes\":300,\"bytes\":288,\"image_bytes\":256,"
+             "\"writes\":1,\"stop\":%llu}", (unsigned long long)stop);
+    assert_non_null(strstr(r.text, want));
+    assert_non_null(strstr(r.text, "<script>V0.push(0,\""));
+    run_free(&r);
+
+    /* an image larger than the budget: no VMEM at all, from the first cycle */
+    run_page_vmem(&r, 1, 0, 0, 0, 100);
+    assert_int_equal(tpu_html_vmem_stop(r.tr.html), 0);
+    assert_null(strstr(r.text, "V0.push(0"));
+    assert_null(strstr(r.text, "VW.push("));
+    assert_non_null(strstr(r.text, "\"bytes\":0,\"image_bytes\":0,\"writes\":0,\"stop\":0}"));
+    run_free(&r);
+
+    /* a window: the image is VMEM as its first cycle starts */
+    run_page(&r, 1, 30, 0, 0);
+    assert_non_null(strstr(r.text, "<script>V0.push(0,\""));
     run_free(&r);
 }
 
@@ -243,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_whole_run),
         cmocka_unit_test(test_window),
         cmocka_unit_test(test_budget),
+        cmocka_unit_test(test_vmem_budget),
         cmocka_unit_test(test_window_after_the_end),
         cmocka_unit_test(test_two_cores),
         cmocka_unit_test(test_open_fails_cleanly),

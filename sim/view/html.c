@@ -7,7 +7,10 @@
  * tpu_core_mxu_cell() formatted as `show cell` formats them, the rest
  * from the sequencer's view, the probe and the counters.  All of it goes
  * into a vector of slots; the slots that changed since the cycle before
- * are written as one JSON array.
+ * are written as one JSON array.  The VMEM writes come from the system's
+ * events (on_event), VMEM before the first recorded cycle from its memory
+ * (write_vmem_image); the program's listing is the object's text through
+ * tpu_format_insn, as tpu-dis prints it (write_program).
  */
 #include "html.h"
 
@@ -32,6 +35,7 @@
 #define NONE         (-1)         /* a field with nothing to show (no load, no multiply-add) */
 #define NEW_NUMBER   (-2)         /* a cell's number seen for the first time: the next in NT */
 #define UNSET        INT64_MIN    /* before the first recorded cycle: every slot differs */
+#define VMEM_BLOCK   64           /* the image of VMEM: its non-zero blocks of this size */
 
 /* The event kinds, in the order their breakpoints are set. */
 enum { EV_MXU_START, EV_MXU_END, EV_DMA_DONE, EV_SEM, EV_KINDS };
@@ -119,6 +123,33 @@ static void buf_json(buf *b, const char *s, size_t len)
             buf_put(b, (const char *)&ch, 1);
         }
     }
+    buf_put(b, "\"", 1);
+}
+
+/* Bytes as base64 in a JSON string (the page decodes them with atob()). */
+static void buf_b64(buf *b, const uint8_t *p, uint64_t n)
+{
+    static const char digits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char out[4 * 48];
+    size_t k = 0;
+    buf_put(b, "\"", 1);
+    for (uint64_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        if (i + 1 < n)
+            v |= (uint32_t)p[i + 1] << 8;
+        if (i + 2 < n)
+            v |= p[i + 2];
+        out[k++] = digits[v >> 18];
+        out[k++] = digits[(v >> 12) & 63];
+        out[k++] = i + 1 < n ? digits[(v >> 6) & 63] : '=';
+        out[k++] = i + 2 < n ? digits[v & 63] : '=';
+        if (k == sizeof out) {
+            buf_put(b, out, k);
+            k = 0;
+        }
+    }
+    buf_put(b, out, k);
     buf_put(b, "\"", 1);
 }
 
@@ -290,7 +321,7 @@ struct tpu_html {
 
     unsigned n, nmxu, ndma, nunits, ncores;
     size_t nslots;              /* the layout of the slots: */
-    size_t off_units, off_status, off_sreg, off_sem, off_queue, off_dma, off_ctr, nctr;
+    size_t off_units, off_status, off_sreg, off_sem, off_queue, off_dma, off_pc, off_ctr, nctr;
     int64_t *prev, *cur;
     int64_t next_new;           /* numbers written so far (NEW_NUMBER gives the next) */
 
@@ -305,6 +336,15 @@ struct tpu_html {
     int truncated;              /* the budget stopped it */
     int oom, closed;
     enum tpu_stop last;         /* what the last step returned */
+
+    buf vw;                     /* VMEM writes not yet written: cycle, unit, address, bytes */
+    size_t vw_cycle;            /* where the writes of the cycle being recorded start in vw */
+    int vimage;                 /* the image of VMEM at the first recorded cycle was taken */
+    uint64_t vbytes;            /* VMEM bytes recorded: the image and the writes */
+    uint64_t vimage_bytes;      /* of which the image */
+    uint64_t vwrites;           /* writes recorded */
+    uint64_t vcycle;            /* the cycle of the last one (VW holds the gaps) */
+    uint64_t vstop;             /* the first cycle whose writes are missing, or UINT64_MAX */
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -331,6 +371,37 @@ static void write_page(FILE *f, int part)
     }
 }
 
+/* The VMEM byte budget is spent: the writes of `cycle` (those recorded
+ * already are taken back) and of the cycles after are left out. */
+static void vmem_stop(tpu_html *h, uint64_t cycle)
+{
+    h->vstop = cycle;
+    h->vw.n = h->vw_cycle;
+}
+
+/* Core 0's VMEM writes while a cycle is recorded (at the end of the
+ * cycle, with the bytes written). */
+static void on_event(void *ctx, const tpu_event *ev)
+{
+    tpu_html *h = ctx;
+    if (!h->watching || ev->core != 0)
+        return;
+    if (ev->kind != TPU_EV_MEM_WRITE || ev->space != TPU_SPACE_VMEM || h->vstop != UINT64_MAX ||
+        !ev->len)
+        return;
+    if (ev->len > h->o.vmem_max_bytes - h->vbytes) {
+        vmem_stop(h, ev->cycle);
+        return;
+    }
+    h->vbytes += ev->len;
+    h->vwrites++;
+    buf_printf(&h->vw, "%" PRIu64 ",%u,%" PRIu64 ",", ev->cycle - h->vcycle, (unsigned)ev->unit,
+               ev->addr);
+    h->vcycle = ev->cycle;
+    buf_b64(&h->vw, ev->data, ev->len);
+    buf_put(&h->vw, ",", 1);
+}
+
 tpu_html *tpu_html_open(const char *path, tpu_system *s, const tpu_html_opts *o, char *err,
                         size_t errlen)
 {
@@ -342,6 +413,9 @@ tpu_html *tpu_html_open(const char *path, tpu_system *s, const tpu_html_opts *o,
     h->o = *o;
     if (!h->o.max_bytes)
         h->o.max_bytes = TPU_HTML_DEFAULT_MAX_BYTES;
+    if (!h->o.vmem_max_bytes)
+        h->o.vmem_max_bytes = TPU_HTML_DEFAULT_VMEM_BYTES;
+    h->vstop = UINT64_MAX;
     h->s = s;
     h->last = TPU_RUNNING;
     const tpu_config *cfg = o->cfg;
@@ -359,7 +433,8 @@ tpu_html *tpu_html_open(const char *path, tpu_system *s, const tpu_html_opts *o,
     h->off_sem = h->off_sreg + 2 * TPU_NUM_SREGS;  /* value, and its text when not exact in JS */
     h->off_queue = h->off_sem + TPU_NUM_SEMS;
     h->off_dma = h->off_queue + 3 + h->nmxu;        /* dma, vpu, ici, mxu0.. */
-    h->off_ctr = h->off_dma + 3 * (size_t)h->ndma;  /* state, bytes left, bytes in all */
+    h->off_pc = h->off_dma + 3 * (size_t)h->ndma;   /* state, bytes left, bytes in all */
+    h->off_ctr = h->off_pc + 1;                     /* the sequencer's pc after the cycle */
     h->nctr = NGLOBAL + 2 * (size_t)h->nunits;
     h->nslots = h->off_ctr + h->nctr;
     h->prev = malloc(h->nslots * sizeof *h->prev);
@@ -386,6 +461,14 @@ tpu_html *tpu_html_open(const char *path, tpu_system *s, const tpu_html_opts *o,
     h->next_bp = 1;             /* a new stepper numbers its breakpoints from 1 */
     h->st = tpu_stepper_create(&so, err, errlen);
     if (!h->st) {
+        fclose(h->f);
+        h->f = NULL;
+        remove(path);
+        tpu_html_free(h);
+        return NULL;
+    }
+    if (tpu_system_subscribe(s, 1u << TPU_EV_MEM_WRITE, on_event, h)) {
+        set_err(err, errlen, "too many event subscribers for --html");
         fclose(h->f);
         h->f = NULL;
         remove(path);
@@ -424,6 +507,61 @@ static void stop_recording(tpu_html *h)
     h->armed = 0;
 }
 
+static int block_nonzero(const uint8_t *p, uint64_t n)
+{
+    uint64_t acc = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        acc |= w;
+    }
+    for (; i < n; i++)
+        acc |= p[i];
+    return acc != 0;
+}
+
+/* VMEM as the first recorded cycle starts: its non-zero blocks, as runs
+ * (address, base64 bytes) on V0; the rest is zero.  When they pass the
+ * VMEM byte budget, none is written and the page has no VMEM view. */
+static void write_vmem_image(tpu_html *h)
+{
+    h->vimage = 1;
+    uint64_t base = 0, size = 0;
+    const uint8_t *m = tpu_mem_ptr(tpu_system_core(h->s, 0), TPU_SPACE_VMEM, 0, &base, &size);
+    buf b = { 0 };
+    uint64_t run = UINT64_MAX;                  /* the start of the run of non-zero blocks */
+    for (uint64_t at = 0; m; at += VMEM_BLOCK) {
+        int end = at >= size;
+        int nonzero = !end && block_nonzero(m + at, size - at < VMEM_BLOCK ? size - at : VMEM_BLOCK);
+        if (nonzero && run == UINT64_MAX) {
+            run = at;
+        } else if (!nonzero && run != UINT64_MAX) {
+            uint64_t len = (end ? size : at) - run;
+            if (len > h->o.vmem_max_bytes - h->vbytes) {
+                vmem_stop(h, tpu_system_cycle(h->s));
+                h->vbytes = 0;
+                break;
+            }
+            buf_printf(&b, "%s%" PRIu64 ",", b.n ? "," : "", run);
+            buf_b64(&b, m + run, len);
+            h->vbytes += len;
+            run = UINT64_MAX;
+        }
+        if (end)
+            break;
+    }
+    if (b.oom)
+        h->oom = 1;
+    if (h->vstop == UINT64_MAX && b.n) {
+        fputs("<script>V0.push(", h->f);
+        fwrite(b.p, 1, b.n, h->f);
+        fputs(");</script>\n", h->f);
+        h->written += b.n + 30;
+    }
+    h->vimage_bytes = h->vbytes;
+    buf_free(&b);
+}
+
 void tpu_html_before(tpu_html *h)
 {
     if (!h)
@@ -439,7 +577,10 @@ void tpu_html_before(tpu_html *h)
         return;
     }
     arm(h);
+    if (!h->vimage)
+        write_vmem_image(h);
     tpu_stepper_before_step(h->st);
+    h->vw_cycle = h->vw.n;
     h->watching = 1;
 }
 
@@ -458,9 +599,17 @@ static void flush_chunk(tpu_html *h)
         fputs(");", h->f);
         h->written += h->events.n + 8;
     }
+    if (h->vw.n) {
+        fputs("VW.push(", h->f);
+        fwrite(h->vw.p, 1, h->vw.n - 1, h->f);
+        fputs(");", h->f);
+        h->written += h->vw.n + 9;
+    }
     fputs("</script>\n", h->f);
     h->chunk.n = 0;
     h->events.n = 0;
+    h->vw.n = 0;
+    h->vw_cycle = 0;
     h->chunk_frames = 0;
 }
 
@@ -606,6 +755,7 @@ static void record_state(tpu_html *h, uint64_t cycle)
         h->cur[h->off_dma + 3 * e + 1] = (int64_t)p.dma[e].left;
         h->cur[h->off_dma + 3 * e + 2] = (int64_t)p.dma[e].total;
     }
+    h->cur[h->off_pc] = (int64_t)sv.pc;
 
     tpu_stats st;
     tpu_core_stats(c, &st);
@@ -623,6 +773,14 @@ static void record_state(tpu_html *h, uint64_t cycle)
     }
 }
 
+/* The pc a status line says was issued ("issued pc N ..."), or -1. */
+static int64_t status_issued(const char *t)
+{
+    if (strncmp(t, "issued pc ", 10) || t[10] < '0' || t[10] > '9')
+        return -1;
+    return strtoll(t + 10, NULL, 10);
+}
+
 void tpu_html_cycle(tpu_html *h, enum tpu_stop r)
 {
     if (!h || h->closed)
@@ -636,7 +794,7 @@ void tpu_html_cycle(tpu_html *h, enum tpu_stop r)
     if (!h->count)
         h->first = cycle;
     record_state(h, cycle);
-    if (h->oom || h->chunk.oom || h->events.oom) {
+    if (h->oom || h->chunk.oom || h->events.oom || h->vw.oom) {
         h->oom = 1;
         stop_recording(h);
         return;
@@ -646,14 +804,21 @@ void tpu_html_cycle(tpu_html *h, enum tpu_stop r)
      * each activation moved one cell to the right (T22), so a cell holds
      * the x its left neighbour held in the cycle before; and a cell with
      * an x made a partial sum never seen before, the next number of the
-     * table.  Then the slots that differ from the guess, in order, as
-     * (gap, value) pairs; the counters as increments. */
+     * table; and the sequencer's pc went on by one after an issue.  Then
+     * the slots that differ from the guess, in order, as (gap, value)
+     * pairs; the counters as increments. */
     for (unsigned m = 0; m < h->nmxu; m++)
         for (unsigned r = 0; r < h->n; r++) {
             int64_t *row = h->prev + ((size_t)m * h->n + r) * h->n * CELL_FIELDS;
             for (unsigned col = h->n - 1; col > 0; col--)
                 row[(size_t)col * CELL_FIELDS + 4] = row[(size_t)(col - 1) * CELL_FIELDS + 4];
         }
+    /* The sequencer's pc: after a cycle that issued pc N (its status line
+     * says "issued pc N"), N + 1; else where it was. */
+    int64_t st = h->cur[h->off_status];
+    int64_t ip = st >= 0 ? status_issued(h->texts.text[st]) : -1;
+    if (ip >= 0)
+        h->prev[h->off_pc] = ip + 1;
     buf_put(&h->chunk, "[", 1);
     size_t last = (size_t)-1;
     int any = 0;
@@ -685,7 +850,8 @@ void tpu_html_cycle(tpu_html *h, enum tpu_stop r)
     h->chunk_frames++;
     if (h->chunk_frames == CHUNK_FRAMES || h->chunk.n > (1u << 20))
         flush_chunk(h);
-    if (h->written + h->chunk.n + h->events.n + h->nums.bytes + h->texts.bytes > h->o.max_bytes) {
+    if (h->written + h->chunk.n + h->events.n + h->vw.n + h->nums.bytes + h->texts.bytes >
+        h->o.max_bytes) {
         flush_chunk(h);
         stop_recording(h);
         h->truncated = 1;
@@ -763,15 +929,148 @@ static void write_meta(tpu_html *h)
     buf_str(&b, "],\"kinds\":[");
     for (unsigned k = 0; k < EV_KINDS; k++)
         buf_printf(&b, "%s\"%s\"", k ? "," : "", kind_names[k]);
-    buf_printf(&b, "],\"layout\":{\"cells\":0,\"units\":%zu,\"status\":%zu,\"sreg\":%zu,"
-               "\"sem\":%zu,\"queue\":%zu,\"dma\":%zu,\"ctr\":%zu,\"nslots\":%zu}};\n",
+    buf_str(&b, "],\"wunits\":[");                  /* the units of the VMEM writes, by id */
+    for (unsigned u = 0; u < TPU_U_COUNT; u++)
+        buf_printf(&b, "%s\"%s\"", u ? "," : "", tpu_unit_id_name((enum tpu_unit_id)u));
+    buf_printf(&b, "],\"vmem\":{\"size\":%" PRIu64 ",\"max_bytes\":%" PRIu64 ",\"bytes\":%" PRIu64
+               ",\"image_bytes\":%" PRIu64 ",\"writes\":%" PRIu64 ",\"stop\":",
+               h->o.cfg->vmem_bytes, h->o.vmem_max_bytes, h->vbytes, h->vimage_bytes, h->vwrites);
+    if (h->vstop == UINT64_MAX)
+        buf_str(&b, "null");
+    else
+        buf_printf(&b, "%" PRIu64, h->vstop);
+    buf_printf(&b, "},\"layout\":{\"cells\":0,\"units\":%zu,\"status\":%zu,\"sreg\":%zu,"
+               "\"sem\":%zu,\"queue\":%zu,\"dma\":%zu,\"pc\":%zu,\"ctr\":%zu,\"nslots\":%zu}};\n",
                h->off_units, h->off_status, h->off_sreg, h->off_sem, h->off_queue, h->off_dma,
-               h->off_ctr, h->nslots);
+               h->off_pc, h->off_ctr, h->nslots);
     if (b.p)
         fwrite(b.p, 1, b.n, h->f);
     if (b.oom)
         h->oom = 1;
     buf_free(&b);
+}
+
+/* Symbols of one space, by (value, name). */
+static int sym_cmp(const void *a, const void *b)
+{
+    const tpu_obj_symbol *x = *(const tpu_obj_symbol *const *)a, *y = *(const tpu_obj_symbol *const *)b;
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+typedef struct code_labels {
+    const tpu_obj_symbol **s;
+    size_t n;
+} code_labels;
+
+/* The first label (by name) at text index `target`, for branch operands. */
+static const char *code_label(void *ctx, uint64_t target)
+{
+    const code_labels *l = ctx;
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->s[mid]->value < target)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < l->n && l->s[lo]->value == target ? l->s[lo]->name : NULL;
+}
+
+/* The bytes a VMEM label names: up to the next VMEM label or the end of
+ * the data record it is in, whichever is first (0: nothing known), and
+ * how its data looks ("bf16", "f32", "hex"): from a .random record, else
+ * fp32. */
+static uint64_t vmem_label_extent(const tpu_object *o, const tpu_obj_symbol *const *v, size_t nv,
+                                  size_t i, const char **fmt)
+{
+    uint64_t at = v[i]->value, end = 0;
+    *fmt = "f32";
+    for (size_t c = 0; c < o->nchunks; c++) {
+        const tpu_obj_chunk *ch = &o->chunks[c];
+        if (ch->space == TPU_SPACE_VMEM && at >= ch->addr && at - ch->addr < ch->size) {
+            end = ch->addr + ch->size;
+            if (ch->rec == TPU_REC_FILL && ch->fill == TPU_FILL_RANDOM_BF16)
+                *fmt = "bf16";
+            else if (ch->rec == TPU_REC_FILL && ch->fill == TPU_FILL_RANDOM_I8)
+                *fmt = "hex";
+        }
+    }
+    for (size_t j = i + 1; j < nv; j++)
+        if (v[j]->value > at) {
+            if (!end || v[j]->value < end)
+                end = v[j]->value;
+            break;
+        }
+    return end > at ? end - at : 0;
+}
+
+/* The program: its instructions as tpu-dis prints them (tpu_format_insn,
+ * branch targets by label), its code labels and its VMEM labels. */
+static void write_program(tpu_html *h)
+{
+    const tpu_object *o = h->o.obj;
+    size_t nsyms = o ? o->nsyms : 0, nc = 0, nv = 0;
+    const tpu_obj_symbol **code = malloc((nsyms + 1) * sizeof *code);
+    const tpu_obj_symbol **vm = malloc((nsyms + 1) * sizeof *vm);
+    buf b = { 0 };
+    if (!code || !vm) {
+        free(code);
+        free(vm);
+        h->oom = 1;
+        fputs("var PROG={\"insns\":[],\"labels\":[],\"vlabels\":[]};\n", h->f);
+        return;
+    }
+    for (size_t i = 0; i < nsyms; i++) {
+        if (o->syms[i].space == TPU_SPACE_IMEM)
+            code[nc++] = &o->syms[i];
+        else if (o->syms[i].space == TPU_SPACE_VMEM)
+            vm[nv++] = &o->syms[i];
+    }
+    qsort(code, nc, sizeof *code, sym_cmp);
+    qsort(vm, nv, sizeof *vm, sym_cmp);
+    code_labels cl = { code, nc };
+    buf_str(&b, "var PROG={\"insns\":[");
+    for (size_t pc = 0; o && pc < o->ntext; pc++) {
+        char line[256];
+        tpu_insn in;
+        const char *why = "";
+        if (tpu_decode(o->text[pc], &in, &why) == 0)
+            tpu_format_insn(&in, line, sizeof line, code_label, &cl);
+        else
+            snprintf(line, sizeof line, ".insn 0x%016" PRIx64 " (illegal: %s)", o->text[pc], why);
+        if (pc)
+            buf_put(&b, ",", 1);
+        buf_json(&b, line, strlen(line));
+        if (b.n > (1u << 16)) {
+            fwrite(b.p, 1, b.n, h->f);
+            b.n = 0;
+        }
+    }
+    buf_str(&b, "],\"labels\":[");
+    for (size_t i = 0; i < nc; i++) {
+        buf_printf(&b, "%s[%" PRIu64 ",", i ? "," : "", code[i]->value);
+        buf_json(&b, code[i]->name, strlen(code[i]->name));
+        buf_put(&b, "]", 1);
+    }
+    buf_str(&b, "],\"vlabels\":[");
+    for (size_t i = 0; i < nv; i++) {
+        const char *fmt;
+        uint64_t len = vmem_label_extent(o, vm, nv, i, &fmt);
+        buf_printf(&b, "%s[", i ? "," : "");
+        buf_json(&b, vm[i]->name, strlen(vm[i]->name));
+        buf_printf(&b, ",%" PRIu64 ",%" PRIu64 ",\"%s\"]", vm[i]->value, len, fmt);
+    }
+    buf_str(&b, "]};\n");
+    if (b.p)
+        fwrite(b.p, 1, b.n, h->f);
+    if (b.oom)
+        h->oom = 1;
+    buf_free(&b);
+    free(code);
+    free(vm);
 }
 
 int tpu_html_close(tpu_html *h, char *err, size_t errlen)
@@ -791,7 +1090,9 @@ int tpu_html_close(tpu_html *h, char *err, size_t errlen)
                 (int64_t)h->nums.bits[i] - (int64_t)text_bits(h->nums.text[i]));
     fputs("];\nvar ST=", h->f);
     json_texts(h->f, &h->texts);
-    fputs(";\n</script>\n", h->f);
+    fputs(";\n", h->f);
+    write_program(h);
+    fputs("</script>\n", h->f);
     write_page(h->f, 1);
     int bad = ferror(h->f);
     if (fclose(h->f))
@@ -823,6 +1124,11 @@ int tpu_html_truncated(const tpu_html *h)
     return h ? h->truncated : 0;
 }
 
+uint64_t tpu_html_vmem_stop(const tpu_html *h)
+{
+    return h ? h->vstop : UINT64_MAX;
+}
+
 void tpu_html_free(tpu_html *h)
 {
     if (!h)
@@ -836,6 +1142,7 @@ void tpu_html_free(tpu_html *h)
     table_free(&h->texts);
     buf_free(&h->chunk);
     buf_free(&h->events);
+    buf_free(&h->vw);
     free(h->prev);
     free(h->cur);
     free(h->path);

@@ -19,7 +19,7 @@ for bin in "$build"/fuzz_*; do
   # seeds: kept regression inputs, the checked-in seeds, and for the
   # assembler every example program
   cp -n "$here"/seeds/"$name"/* "$corpus"/ 2>/dev/null || true
-  [ "$name" = asm ] && cp -n "$root"/programs/*.s "$corpus"/ 2>/dev/null
+  [ "$name" = asm ] && cp -n "$root"/programs/*.s "$root"/sim/rtl/progs/*.s "$corpus"/ 2>/dev/null
   [ "$name" = config ] && cp -n "$root"/cmodel/configs/*.cfg "$corpus"/ 2>/dev/null
   if [ "$name" = obj ] && [ -x "$root/build/bin/tpu-as" ]; then
     for p in "$root"/programs/*.s; do

@@ -16,6 +16,8 @@
 #                       rtl/trace_ports.def and rtl/queue_entry.def
 #   make check-generated  fail when a generated file is stale
 #   make clean          remove build/, build-san/, build-fuzz/, build-tsan/
+#   make pylib          build/lib/libtpu.so for the Python package python/tpumodel
+#                       (docs/python.md)
 #
 # See it run:
 #   make roofline       measure the roofline of every preset (CSV, PNG, SVG)
@@ -251,6 +253,30 @@ include sim/lab/lab.mk
 # SystemC: the core as a TLM-2.0 target, the virtual platform, the SystemC lockstep top.
 include sim/systemc/systemc.mk
 
+# The Python package (python/tpumodel/, docs/python.md): both libraries
+# again as position-independent objects in build/pic/, with the flat
+# functions of sim/py/tpu_py.c, as one shared library for ctypes.  Always
+# without sanitizers, whatever SAN says: a plain python3 loads it.
+PIC_DIR    := build/pic
+PYLIB      := build/lib/libtpu.so
+PIC_CFLAGS  = $(CFLAGS_STD) -fPIC $(EXTRA_CFLAGS)
+PIC_OBJS    = $(LIB_SRCS:%.c=$(PIC_DIR)/%.o) $(PIC_DIR)/gen/presets.o $(PIC_DIR)/sim/py/tpu_py.o
+.PHONY: pylib python
+pylib python: $(PYLIB)
+$(PYLIB): $(PIC_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,--no-undefined -o $@.tmp $^ -lm -lpthread && mv $@.tmp $@
+$(PIC_DIR)/cmodel/%.o: cmodel/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_CFLAGS) $(MODEL_INCLUDES) $(DEPFLAGS) -c $< -o $@
+$(PIC_DIR)/sim/%.o: sim/%.c $(GEN)/html_page.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_CFLAGS) $(INCLUDES) -I$(GEN) $(DEPFLAGS) -c $< -o $@
+$(PIC_DIR)/gen/presets.o: $(GEN)/presets.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_CFLAGS) $(MODEL_INCLUDES) -c $< -o $@
+-include $(wildcard $(PIC_DIR)/cmodel/*.d $(PIC_DIR)/sim/*.d $(PIC_DIR)/sim/*/*.d)
+
 # ---- generated files ----------------------------------------------------
 # From cmodel/isa.def (the ISA), rtl/trace_ports.def (the trace port of core
 # and system) and rtl/queue_entry.def (a dispatch queue entry): FILE:OPTION
@@ -312,7 +338,7 @@ TEST_RTL    = build/rtl/tiny/rtl-bench build/rtl/tiny/rtl-bench2 build/rtl/tiny/
               build/rtl/mid/rtl-bench \
               $(MUT_DIR)/tiny/rtl-bench $(CMUT_DIR)/tiny/rtl-bench $(CMUT_DIR)/test_fp \
               $(CMUT_DIR)/test_ref
-TEST_BUILD  = all $(TEST_BINS) systemc-build $(FUZZ_TARGETS) $(RTL_FP_BIN) $(COSIM_TEST) $(MPI_BIN)
+TEST_BUILD  = all $(TEST_BINS) systemc-build $(FUZZ_TARGETS) $(RTL_FP_BIN) $(COSIM_TEST) $(MPI_BIN) $(PYLIB)
 
 test-build: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) $(TEST_BUILD) $(if $(filter 0,$(SAN)),$(TEST_RTL))

@@ -21,6 +21,11 @@ PACKAGES=(
   chromium            # tests/html.sh opens tpu-sim --html's page in headless Chromium
   libopenmpi-dev      # tpu-sim-mpi: cores spread over MPI ranks (sim/mpi/)
   openmpi-bin         # mpirun, for its test
+  python3-numpy       # the Python package python/tpumodel (docs/python.md)
+  python3-pytest      # its tests (tests/suite/python.t)
+  python3-matplotlib  # docs/notebooks/roofline.ipynb's plot
+  python3-nbclient    # make test executes the notebooks headless...
+  python3-ipykernel   # ...in a Python kernel
 )
 
 missing=()

@@ -545,6 +545,225 @@ static int check_sum(checker *k)
     return rc;
 }
 
+/* ---- layers: matmul_epi, conv2d, pool ---------------------------------------------- */
+
+/* An input of a layer check: the initial data, or (TPU_REF_EPI_XOUT) memory
+ * after the run: an intermediate result the program computed, itself
+ * checked by an earlier record. */
+static int read_input(checker *k, unsigned i, const char *name, int after, uint64_t off,
+                      void *dst, size_t n)
+{
+    if (after)
+        return read_output(k, i, name, off, dst, n);
+    tpu_expect_initial_read(k->obj, k->e->ops[i].space, k->e->ops[i].value + off, dst, n);
+    return 0;
+}
+
+/* Compare nr x f results (fp32, or rounded to bf16 when the output is bf16). */
+static int compare_rows(checker *k, const uint32_t *want, uint64_t r0, uint64_t nr, uint64_t f,
+                        int bf16, void *gotbuf)
+{
+    size_t esz = bf16 ? 2 : 4;
+    if (read_output(k, 0, "Y", r0 * f * esz, gotbuf, (size_t)(nr * f * esz)))
+        return -1;
+    for (uint64_t i = 0; i < nr * f; i++) {
+        uint32_t w = want[i], g;
+        if (bf16) {
+            w = (uint32_t)tpu_bf16_from_f32(want[i]) << 16;
+            g = (uint32_t)((const uint16_t *)gotbuf)[i] << 16;
+        } else {
+            g = ((const uint32_t *)gotbuf)[i];
+        }
+        if (w != g) {
+            char at[64];
+            snprintf(at, sizeof at, "[%llu][%llu]%s", (unsigned long long)(r0 + i / f),
+                     (unsigned long long)(i % f), bf16 ? " (bf16, shown widened)" : "");
+            return mismatch_f32(k, "Y", &k->e->ops[0], at, w, g);
+        }
+    }
+    return 0;
+}
+
+static int want_flags(checker *k, unsigned i, unsigned allowed, unsigned *flags)
+{
+    uint64_t v = 0;
+    if (want_number(k, i, "FLAGS", &v))
+        return -1;
+    if (v & ~(uint64_t)allowed)
+        return check_error(k, "FLAGS 0x%llx has unknown bits (allowed: 0x%x)",
+                           (unsigned long long)v, allowed);
+    *flags = (unsigned)v;
+    return 0;
+}
+
+/* matmul_epi Y, X, W, BIAS, B, D, F, FLAGS: matmul, then + BIAS[c], relu
+ * (FLAGS 1, 2); X read after the run (4); Y stored as bf16 (8); W int8
+ * widened to bf16 as matmul_w8 (32). */
+static int check_matmul_epi(checker *k)
+{
+    uint64_t b = 0, d = 0, f = 0, xb = 0, wb = 0, yb = 0, bb = 0;
+    unsigned fl = 0;
+    if (want_nops(k, 8) || want_number(k, 4, "B", &b) || want_number(k, 5, "D", &d)
+        || want_number(k, 6, "F", &f)
+        || want_flags(k, 7, TPU_REF_EPI_BIAS | TPU_REF_EPI_RELU | TPU_REF_EPI_XOUT
+                      | TPU_REF_EPI_BF16 | TPU_REF_EPI_W8, &fl))
+        return -1;
+    int bf16 = (fl & TPU_REF_EPI_BF16) != 0, after = (fl & TPU_REF_EPI_XOUT) != 0;
+    int w8 = (fl & TPU_REF_EPI_W8) != 0;
+    if (want_bytes(k, "X[B,D]", b, d, 2, &xb) || want_bytes(k, "W[D,F]", d, f, w8 ? 1 : 2, &wb)
+        || want_bytes(k, "Y[B,F]", b, f, bf16 ? 2 : 4, &yb)
+        || want_bytes(k, "BIAS[F]", f, 1, 4, &bb))
+        return -1;
+    if (want_macs(k, b, d, f, xb / 2))
+        return -1;
+    if (want_region(k, 0, "Y", yb) || want_region(k, 1, "X", xb) || want_region(k, 2, "W", wb)
+        || ((fl & TPU_REF_EPI_BIAS) && want_region(k, 3, "BIAS", bb)))
+        return -1;
+    if (b == 0 || f == 0)
+        return 0;
+    uint64_t rows = block_rows(k, b, d, f, 2);
+    uint16_t *w = alloc_or_error(k, (size_t)(d * f * 2));
+    uint32_t *bias = w ? alloc_or_error(k, (size_t)bb) : NULL;
+    uint16_t *x = bias ? alloc_or_error(k, (size_t)(rows * d * 2)) : NULL;
+    uint32_t *want = x ? alloc_or_error(k, (size_t)(rows * f * 4)) : NULL;
+    uint32_t *got = want ? alloc_or_error(k, (size_t)(rows * f * 4)) : NULL;
+    int rc = got ? 0 : -1;
+    if (rc == 0) {
+        tpu_expect_initial_read(k->obj, k->e->ops[2].space, k->e->ops[2].value, (uint8_t *)w,
+                                (size_t)wb);
+        if (w8)                              /* widen in place, from the end */
+            for (uint64_t i = d * f; i-- > 0;)
+                w[i] = tpu_bf16_from_i8(((const uint8_t *)w)[i]);
+        if (fl & TPU_REF_EPI_BIAS)
+            tpu_expect_initial_read(k->obj, k->e->ops[3].space, k->e->ops[3].value,
+                                    (uint8_t *)bias, (size_t)bb);
+    }
+    for (uint64_t r0 = 0; rc == 0 && r0 < b; r0 += rows) {
+        uint64_t nr = b - r0 < rows ? b - r0 : rows;
+        if ((rc = read_input(k, 1, "X", after, r0 * d * 2, x, (size_t)(nr * d * 2))) != 0)
+            break;
+        if (tpu_ref_matmul(x, w, want, nr, d, f, k->t->tile) < 0) {
+            rc = check_error(k, "out of memory computing the reference");
+            break;
+        }
+        tpu_ref_epilogue(want, nr, f, bias, fl);
+        rc = compare_rows(k, want, r0, nr, f, bf16, got);
+    }
+    free(w); free(bias); free(x); free(want); free(got);
+    return rc;
+}
+
+/* Read the numbers of a conv2d or pool record from operand `first` on. */
+static int want_conv(checker *k, unsigned first, int pool, tpu_ref_conv *c)
+{
+    static const char *const names[] = { "NB", "H", "W", "C", "F", "R", "S", "STRIDE", "PAD",
+                                         "GROUPS" };
+    uint64_t *dst[] = { &c->nb, &c->h, &c->w, &c->c, &c->f, &c->r, &c->s, &c->stride, &c->pad,
+                        &c->groups };
+    memset(c, 0, sizeof *c);
+    unsigned j = first;
+    for (unsigned i = 0; i < 10; i++) {
+        if (pool && (i == 4 || i == 9))
+            continue;
+        if (want_number(k, j++, names[i], dst[i]))
+            return -1;
+    }
+    if (pool) {
+        c->f = c->c;
+        c->groups = 1;
+    }
+    char why[200];
+    if (tpu_ref_conv_shape(c, why, sizeof why))
+        return check_error(k, "%s", why);
+    return 0;
+}
+
+/* conv2d Y, X, W, BIAS, NB, H, W, C, F, R, S, STRIDE, PAD, GROUPS, FLAGS */
+static int check_conv2d(checker *k)
+{
+    tpu_ref_conv c;
+    unsigned fl = 0;
+    if (want_nops(k, 15) || want_conv(k, 4, 0, &c) || want_flags(k, 14, TPU_REF_EPI_ALL, &fl))
+        return -1;
+    uint64_t cg = c.c / c.groups, fg = c.f / c.groups, taps = c.r * c.s;
+    if ((fl & TPU_REF_EPI_VPU) && (cg != 1 || fg != 1))
+        return check_error(k, "the VPU order (FLAGS 16) is for depthwise layers: C/G = %llu and "
+                           "F/G = %llu must be 1", (unsigned long long)cg, (unsigned long long)fg);
+    int bf16 = (fl & TPU_REF_EPI_BF16) != 0, after = (fl & TPU_REF_EPI_XOUT) != 0;
+    uint64_t pix = 0, xb = 0, wb = 0, yb = 0, bb = 0, ins = 0, macs = 0;
+    if (want_bytes(k, "output pixels", c.nb * c.oh, c.ow, 1, &pix)
+        || want_bytes(k, "input pixels", c.nb * c.h, c.w, 1, &ins)
+        || want_bytes(k, "X[NB,H,W,C]", ins, c.c, 2, &xb)
+        || want_bytes(k, "W[R,S,C/G,F]", taps * cg, c.f, 2, &wb)
+        || want_bytes(k, "Y[NB,OH,OW,F]", pix, c.f, bf16 ? 2 : 4, &yb)
+        || want_bytes(k, "BIAS[F]", c.f, 1, 4, &bb))
+        return -1;
+    if (mul_within(pix, taps * cg, TPU_EXPECT_MAX_MACS, &macs) < 0
+        || mul_within(macs, c.f, TPU_EXPECT_MAX_MACS, &macs) < 0)
+        return check_error(k, "too many multiply-adds to check (limit %llu)",
+                           (unsigned long long)TPU_EXPECT_MAX_MACS);
+    if (want_region(k, 0, "Y", yb) || want_region(k, 1, "X", xb) || want_region(k, 2, "W", wb)
+        || ((fl & TPU_REF_EPI_BIAS) && want_region(k, 3, "BIAS", bb)))
+        return -1;
+    uint64_t rows = block_rows(k, pix, taps * cg, c.f, 2);
+    uint16_t *x = alloc_or_error(k, (size_t)xb);
+    uint16_t *w = x ? alloc_or_error(k, (size_t)wb) : NULL;
+    uint32_t *bias = w ? alloc_or_error(k, (size_t)bb) : NULL;
+    uint32_t *want = bias ? alloc_or_error(k, (size_t)(rows * c.f * 4)) : NULL;
+    uint32_t *got = want ? alloc_or_error(k, (size_t)(rows * c.f * 4)) : NULL;
+    int rc = got ? 0 : -1;
+    if (rc == 0) {
+        rc = read_input(k, 1, "X", after, 0, x, (size_t)xb);
+        tpu_expect_initial_read(k->obj, k->e->ops[2].space, k->e->ops[2].value, (uint8_t *)w,
+                                (size_t)wb);
+        if (fl & TPU_REF_EPI_BIAS)
+            tpu_expect_initial_read(k->obj, k->e->ops[3].space, k->e->ops[3].value,
+                                    (uint8_t *)bias, (size_t)bb);
+    }
+    for (uint64_t p0 = 0; rc == 0 && p0 < pix; p0 += rows) {
+        uint64_t nr = pix - p0 < rows ? pix - p0 : rows;
+        if (tpu_ref_conv2d(&c, x, w, bias, fl, p0, nr, want, k->t->tile) < 0) {
+            rc = check_error(k, "out of memory computing the reference");
+            break;
+        }
+        rc = compare_rows(k, want, p0, nr, c.f, bf16, got);
+    }
+    free(x); free(w); free(bias); free(want); free(got);
+    return rc;
+}
+
+/* pool Y, X, NB, H, W, C, R, S, STRIDE, PAD, MODE: fp32 NHWC, max (0) or avg (1) */
+static int check_pool(checker *k)
+{
+    tpu_ref_conv c;
+    uint64_t mode = 0, pix = 0, ins = 0, xb = 0, yb = 0;
+    if (want_nops(k, 11) || want_conv(k, 2, 1, &c) || want_number(k, 10, "MODE", &mode))
+        return -1;
+    if (mode > TPU_REF_POOL_AVG)
+        return check_error(k, "MODE %llu: 0 (max) or 1 (avg)", (unsigned long long)mode);
+    if (want_bytes(k, "output pixels", c.nb * c.oh, c.ow, 1, &pix)
+        || want_bytes(k, "input pixels", c.nb * c.h, c.w, 1, &ins)
+        || want_bytes(k, "X[NB,H,W,C]", ins, c.c, 4, &xb)
+        || want_bytes(k, "Y[NB,OH,OW,C]", pix, c.c, 4, &yb)
+        || want_region(k, 0, "Y", yb) || want_region(k, 1, "X", xb))
+        return -1;
+    uint64_t rows = block_rows(k, pix, 0, c.c, 4);
+    uint32_t *x = alloc_or_error(k, (size_t)xb);
+    uint32_t *want = x ? alloc_or_error(k, (size_t)(rows * c.c * 4)) : NULL;
+    uint32_t *got = want ? alloc_or_error(k, (size_t)(rows * c.c * 4)) : NULL;
+    int rc = got ? 0 : -1;
+    if (rc == 0)
+        tpu_expect_initial_read(k->obj, k->e->ops[1].space, k->e->ops[1].value, (uint8_t *)x,
+                                (size_t)xb);
+    for (uint64_t p0 = 0; rc == 0 && p0 < pix; p0 += rows) {
+        uint64_t nr = pix - p0 < rows ? pix - p0 : rows;
+        tpu_ref_pool(&c, (unsigned)mode, x, p0, nr, want);
+        rc = compare_rows(k, want, p0, nr, c.c, 0, got);
+    }
+    free(x); free(want); free(got);
+    return rc;
+}
+
 /* One record on one core: 0 pass, 1 mismatch, -1 error (res filled). */
 static int check_one(checker *k)
 {
@@ -562,6 +781,9 @@ static int check_one(checker *k)
     case TPU_EXPECT_COPY: return check_copy(k);
     case TPU_EXPECT_F32: return check_f32(k);
     case TPU_EXPECT_SUM: return check_sum(k);
+    case TPU_EXPECT_MATMUL_EPI: return check_matmul_epi(k);
+    case TPU_EXPECT_CONV2D: return check_conv2d(k);
+    case TPU_EXPECT_POOL: return check_pool(k);
     default: return check_error(k, "unknown operation %u", k->e->op);
     }
 }

@@ -26,6 +26,7 @@
 #define SYMBOL_HDR     16   /* u8 space, u8 pad[3], u32 name length, u64 value */
 #define EXPECT_HDR     16   /* u32 op, i32 core, u32 nops, u32 pad */
 #define EXPECT_OP_SIZE 16   /* u8 space, u8 pad[7], u64 value */
+#define ARRAY_HDR      16   /* u8 type, u8 layout, u8 ndim, u8 pad, u32 name length, u64 pitch */
 
 
 /* ---- little-endian helpers ------------------------------------------- */
@@ -290,6 +291,8 @@ const char *tpu_expect_op_name(unsigned op)
         [TPU_EXPECT_MUL] = "mul",       [TPU_EXPECT_MAX] = "max", [TPU_EXPECT_MIN] = "min",
         [TPU_EXPECT_RELU] = "relu",     [TPU_EXPECT_COPY] = "copy", [TPU_EXPECT_F32] = "f32",
         [TPU_EXPECT_SUM] = "sum",       [TPU_EXPECT_ADD_RELU] = "add_relu",
+        [TPU_EXPECT_MATMUL_EPI] = "matmul_epi", [TPU_EXPECT_CONV2D] = "conv2d",
+        [TPU_EXPECT_POOL] = "pool",
     };
     return op < TPU_EXPECT_OP_COUNT ? names[op] : NULL;
 }
@@ -309,6 +312,9 @@ static void expect_shape(unsigned op, unsigned *min_ops, unsigned *max_ops, unsi
     case TPU_EXPECT_COPY:   *min_ops = *max_ops = 3; *naddr = 2; break;
     case TPU_EXPECT_F32:    *min_ops = 2; *max_ops = TPU_OBJ_MAX_EXPECT_OPS; *naddr = 1; break;
     case TPU_EXPECT_SUM:    *min_ops = *max_ops = 5; *naddr = 2; break;
+    case TPU_EXPECT_MATMUL_EPI: *min_ops = *max_ops = 8; *naddr = 4; break;
+    case TPU_EXPECT_CONV2D: *min_ops = *max_ops = 15; *naddr = 4; break;
+    case TPU_EXPECT_POOL:   *min_ops = *max_ops = 11; *naddr = 2; break;
     default:                *min_ops = *max_ops = *naddr = 0; break;
     }
 }
@@ -364,6 +370,7 @@ void tpu_obj_free(tpu_object *o)
     free(o->chunks);
     free(o->syms);
     free(o->expects);
+    free(o->arrays);
     tpu_obj_init(o);
 }
 
@@ -449,6 +456,93 @@ int tpu_obj_add_expect(tpu_object *o, const tpu_obj_expect *e)
     return 0;
 }
 
+/* ---- arrays --------------------------------------------------------------- */
+
+const char *tpu_array_type_name(unsigned type)
+{
+    static const char *const names[] = { NULL, "bf16", "f32", "i8", "i32" };
+    return type < sizeof names / sizeof names[0] ? names[type] : NULL;
+}
+
+unsigned tpu_array_esize(unsigned type)
+{
+    return type == TPU_ARRAY_BF16 ? 2 : type == TPU_ARRAY_I8 ? 1 : 4;
+}
+
+static uint64_t last_dim(const tpu_obj_array *a) { return a->ndim ? a->dims[a->ndim - 1] : 1; }
+
+/* a * b, or 0 when it passes 2^64 (the callers' products are never 0 otherwise). */
+static uint64_t mul_or_0(uint64_t a, uint64_t b)
+{
+    return a && b > UINT64_MAX / a ? 0 : a * b;
+}
+
+uint64_t tpu_array_row_bytes(const tpu_obj_array *a)
+{
+    if (a->layout == TPU_ARRAY_KPAIRS)
+        return mul_or_0(2, last_dim(a));
+    return mul_or_0(last_dim(a), tpu_array_esize(a->type));
+}
+
+uint64_t tpu_array_count(const tpu_obj_array *a)
+{
+    uint64_t n = 1;
+    for (unsigned d = 0; d < a->ndim && n; d++)
+        n = mul_or_0(n, a->dims[d]);
+    return n;
+}
+
+uint64_t tpu_array_rows(const tpu_obj_array *a)
+{
+    if (a->layout == TPU_ARRAY_KPAIRS)
+        return a->ndim == 2 ? a->dims[0] / 2 + a->dims[0] % 2 : 0;
+    uint64_t n = 1;
+    for (unsigned d = 0; d + 1 < a->ndim && n; d++)
+        n = mul_or_0(n, a->dims[d]);
+    return n;
+}
+
+uint64_t tpu_array_extent(const tpu_obj_array *a)
+{
+    uint64_t rows = tpu_array_rows(a), row = tpu_array_row_bytes(a);
+    if (!rows || !row || !tpu_array_count(a))
+        return 0;
+    uint64_t before = mul_or_0(rows - 1, a->pitch);
+    if (rows > 1 && !before)
+        return 0;
+    return before > UINT64_MAX - row ? 0 : before + row;
+}
+
+uint64_t tpu_array_offset(const tpu_obj_array *a, uint64_t i)
+{
+    uint64_t n = last_dim(a);
+    if (a->layout == TPU_ARRAY_KPAIRS)
+        return (i / n / 2) * a->pitch + 2 * (i % n) + (i / n) % 2;
+    return (i / n) * a->pitch + (i % n) * tpu_array_esize(a->type);
+}
+
+int tpu_obj_add_array(tpu_object *o, const tpu_obj_array *a)
+{
+    size_t len = strlen(a->name);
+    char *copy = (char *)own_block(o, len + 1);
+    if (!copy)
+        return -1;
+    memcpy(copy, a->name, len + 1);
+    if (make_room((void **)&o->arrays, o->narrays, sizeof *o->arrays) != 0)
+        return -1;
+    o->arrays[o->narrays] = *a;
+    o->arrays[o->narrays++].name = copy;
+    return 0;
+}
+
+const tpu_obj_array *tpu_obj_find_array(const tpu_object *o, const char *name)
+{
+    for (size_t i = 0; i < o->narrays; i++)
+        if (strcmp(o->arrays[i].name, name) == 0)
+            return &o->arrays[i];
+    return NULL;
+}
+
 static int sym_cmp(const tpu_obj_symbol *a, const tpu_obj_symbol *b)
 {
     if (a->space != b->space)
@@ -513,7 +607,8 @@ static uint8_t *put_record(uint8_t **p, uint32_t type, uint64_t payload)
 }
 
 /* Writes the canonical record order: CONFIG, TEXT, chunks as added,
- * symbols sorted (without touching the object), expects as added. */
+ * symbols sorted (without touching the object), expects as added, arrays
+ * as added. */
 int tpu_obj_serialize(const tpu_object *o, uint8_t **buf, size_t *len)
 {
     uint64_t total = TPU_OBJ_HEADER_SIZE, nrec = 0;
@@ -540,6 +635,12 @@ int tpu_obj_serialize(const tpu_object *o, uint8_t **buf, size_t *len)
         if (o->expects[i].nops > TPU_OBJ_MAX_EXPECT_OPS)
             return -1;
         total += REC_HDR + EXPECT_HDR + EXPECT_OP_SIZE * (uint64_t)o->expects[i].nops, nrec++;
+    }
+    for (size_t i = 0; i < o->narrays && total <= limit; i++) {
+        if (o->arrays[i].ndim > TPU_OBJ_MAX_ARRAY_DIMS)
+            return -1;
+        total += REC_HDR + pad8(ARRAY_HDR + 8 * (uint64_t)o->arrays[i].ndim
+                                + strlen(o->arrays[i].name)), nrec++;
     }
     if (total > limit)
         return -1;
@@ -611,6 +712,19 @@ int tpu_obj_serialize(const tpu_object *o, uint8_t **buf, size_t *len)
             wr64(q + EXPECT_HDR + EXPECT_OP_SIZE * k + 8, e->ops[k].value);
         }
     }
+    for (size_t i = 0; i < o->narrays; i++) {
+        const tpu_obj_array *a = &o->arrays[i];
+        size_t n = strlen(a->name);
+        q = put_record(&p, TPU_REC_ARRAY, ARRAY_HDR + 8 * (uint64_t)a->ndim + n);
+        q[0] = a->type;
+        q[1] = a->layout;
+        q[2] = a->ndim;
+        wr32(q + 4, (uint32_t)n);
+        wr64(q + 8, a->pitch);
+        for (unsigned d = 0; d < a->ndim; d++)
+            wr64(q + ARRAY_HDR + 8 * d, a->dims[d]);
+        memcpy(q + ARRAY_HDR + 8 * a->ndim, a->name, n);
+    }
     free(sorted);
 
     memcpy(out, TPU_OBJ_MAGIC, 8);
@@ -667,7 +781,8 @@ typedef struct parser {
 
 static const char *rec_name(uint32_t type)
 {
-    static const char *names[] = { "?", "CONFIG", "TEXT", "DATA", "FILL", "SYMBOL", "EXPECT" };
+    static const char *names[] = { "?", "CONFIG", "TEXT", "DATA", "FILL", "SYMBOL", "EXPECT",
+                                   "ARRAY" };
     return type < sizeof names / sizeof names[0] ? names[type] : "?";
 }
 
@@ -681,6 +796,7 @@ static int rec_rank(uint32_t type)
     case TPU_REC_FILL:   return 2;
     case TPU_REC_SYMBOL: return 3;
     case TPU_REC_EXPECT: return 4;
+    case TPU_REC_ARRAY:  return 5;
     default:             return -1;
     }
 }
@@ -782,13 +898,13 @@ static int scan_records(parser *ps, uint32_t count_in_header, size_t counts[8], 
             return rec_fail(ps, "unknown type %u", type);
         if (rank < last_rank)
             return rec_fail(ps, "%s record follows %s records (the order is CONFIG, TEXT, "
-                            "DATA/FILL, SYMBOL, EXPECT)", rec_name(type), rec_name(last_type));
+                            "DATA/FILL, SYMBOL, EXPECT, ARRAY)", rec_name(type), rec_name(last_type));
         if ((type == TPU_REC_CONFIG || type == TPU_REC_TEXT) && counts[type] > 0)
             return rec_fail(ps, "a second %s record (at most one is allowed)", rec_name(type));
         if (check_zero(ps, off + REC_HDR + len, (size_t)(pad8(len) - len), "padding") != 0)
             return -1;
         counts[type]++;
-        if (type == TPU_REC_SYMBOL)
+        if (type == TPU_REC_SYMBOL || type == TPU_REC_ARRAY)
             *name_bytes += len;
         if (type == TPU_REC_DATA)
             *data_bytes += len;
@@ -976,6 +1092,53 @@ static int parse_expect(parser *ps, const uint8_t *p, uint32_t len, tpu_object *
     return 0;
 }
 
+static int parse_array(parser *ps, const uint8_t *p, uint32_t len, tpu_object *o, char **store)
+{
+    size_t off = (size_t)(p - ps->buf);
+    if (len < ARRAY_HDR)
+        return rec_fail(ps, "ARRAY payload of %u bytes is shorter than its %u-byte header", len,
+                        ARRAY_HDR);
+    tpu_obj_array a = { .type = p[0], .layout = p[1], .ndim = p[2], .pitch = rd64(p + 8) };
+    uint32_t n = rd32(p + 4);
+    if (!tpu_array_type_name(a.type))
+        return rec_fail(ps, "bad array type %u at offset 0x%zx (1 bf16, 2 f32, 3 i8, 4 i32)",
+                        a.type, off);
+    if (a.layout > TPU_ARRAY_KPAIRS)
+        return rec_fail(ps, "bad array layout %u at offset 0x%zx (0 rows, 1 K-pairs)", a.layout,
+                        off + 1);
+    if (a.ndim < 1 || a.ndim > TPU_OBJ_MAX_ARRAY_DIMS)
+        return rec_fail(ps, "array of %u dimensions at offset 0x%zx (1 to %u)", a.ndim, off + 2,
+                        TPU_OBJ_MAX_ARRAY_DIMS);
+    if (check_zero(ps, off + 3, 1, "ARRAY pad"))
+        return -1;
+    if ((uint64_t)n + ARRAY_HDR + 8u * a.ndim != len)
+        return rec_fail(ps, "ARRAY name length %u does not match its payload of %u bytes with "
+                        "%u dimensions", n, len, a.ndim);
+    if (check_name(ps, off + ARRAY_HDR + 8u * a.ndim, n))
+        return -1;
+    for (unsigned d = 0; d < a.ndim; d++) {
+        a.dims[d] = rd64(p + ARRAY_HDR + 8 * d);
+        if (a.dims[d] == 0)
+            return rec_fail(ps, "array dimension %u is 0 (each is at least 1)", d);
+    }
+    a.name = *store;
+    memcpy(*store, p + ARRAY_HDR + 8u * a.ndim, n);
+    (*store)[n] = 0;
+    *store += n + 1;
+    if (a.layout == TPU_ARRAY_KPAIRS && (a.type != TPU_ARRAY_I8 || a.ndim != 2))
+        return rec_fail(ps, "array '%s': the K-pair layout is for 2-D i8 arrays only", a.name);
+    uint64_t count = tpu_array_count(&a);
+    if (!count || count > UINT64_MAX / tpu_array_esize(a.type))
+        return rec_fail(ps, "array '%s' has more elements than 64-bit sizes can count", a.name);
+    if (a.pitch < tpu_array_row_bytes(&a))
+        return rec_fail(ps, "array '%s': pitch %llu is less than a row's %llu bytes", a.name,
+                        (unsigned long long)a.pitch, (unsigned long long)tpu_array_row_bytes(&a));
+    if (!tpu_array_extent(&a))
+        return rec_fail(ps, "array '%s' runs past the end of the 64-bit address space", a.name);
+    o->arrays[o->narrays++] = a;
+    return 0;
+}
+
 /* Chunks of one space must not overlap: sort by (space, addr) and compare
  * neighbours.  `recno` maps chunk index -> record index for the message. */
 typedef struct chunk_ref { const tpu_obj_chunk *c; unsigned rec; size_t off; } chunk_ref;
@@ -1013,7 +1176,7 @@ static int check_overlaps(parser *ps, chunk_ref *refs, size_t n)
     return 0;
 }
 
-typedef struct name_ref { const char *name; unsigned rec; size_t off; } name_ref;
+typedef struct name_ref { const char *name; unsigned rec; size_t off; const tpu_obj_symbol *sym; } name_ref;
 
 static int name_ref_cmp(const void *a, const void *b)
 {
@@ -1032,6 +1195,47 @@ static int check_duplicates(parser *ps, name_ref *refs, size_t n)
             ps->rec = refs[i].rec;
             ps->rec_off = refs[i].off;
             return rec_fail(ps, "duplicate symbol '%s' (also record %u)", refs[i].name, refs[i - 1].rec);
+        }
+    return 0;
+}
+
+/* Each array names a data label (syms: the symbols sorted by name), once,
+ * and ends inside the 64-bit address space from it. */
+static int check_arrays(parser *ps, const tpu_object *o, name_ref *arefs, const name_ref *syms,
+                        size_t nsyms)
+{
+    for (size_t i = 0; i < o->narrays; i++) {
+        const tpu_obj_array *a = &o->arrays[i];
+        size_t lo = 0, hi = nsyms;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (strcmp(syms[mid].name, a->name) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        ps->rec = arefs[i].rec;
+        ps->rec_off = arefs[i].off;
+        if (lo == nsyms || strcmp(syms[lo].name, a->name) != 0)
+            return rec_fail(ps, "array '%s' names no symbol of the object", a->name);
+        const tpu_obj_symbol *s = syms[lo].sym;
+        if (s->space != TPU_SPACE_HBM && s->space != TPU_SPACE_VMEM)
+            return rec_fail(ps, "array '%s' names a text label (an array is at an hbm or vmem "
+                            "label)", a->name);
+        if (tpu_array_extent(a) > UINT64_MAX - s->value)
+            return rec_fail(ps, "array '%s' at %s 0x%llx runs past the end of the 64-bit "
+                            "address space", a->name, space_name(s->space),
+                            (unsigned long long)s->value);
+    }
+    if (o->narrays < 2)
+        return 0;
+    qsort(arefs, o->narrays, sizeof *arefs, name_ref_cmp);
+    for (size_t i = 1; i < o->narrays; i++)
+        if (strcmp(arefs[i - 1].name, arefs[i].name) == 0) {
+            ps->rec = arefs[i].rec;
+            ps->rec_off = arefs[i].off;
+            return rec_fail(ps, "a second array '%s' (also record %u)", arefs[i].name,
+                            arefs[i - 1].rec);
         }
     return 0;
 }
@@ -1076,20 +1280,24 @@ static int parse_all(parser *ps, const uint8_t *buf, size_t len, tpu_object *o)
         return -1;
 
     size_t nchunks = counts[TPU_REC_DATA] + counts[TPU_REC_FILL], nsyms = counts[TPU_REC_SYMBOL];
-    size_t nexp = counts[TPU_REC_EXPECT];
+    size_t nexp = counts[TPU_REC_EXPECT], narr = counts[TPU_REC_ARRAY];
     uint8_t *data_store = data_bytes ? own_block(o, data_bytes) : NULL;
-    char *name_store = nsyms ? (char *)own_block(o, name_bytes) : NULL;
+    char *name_store = nsyms || narr ? (char *)own_block(o, name_bytes) : NULL;
     chunk_ref *crefs = nchunks ? malloc(nchunks * sizeof *crefs) : NULL;
     name_ref *nrefs = nsyms ? malloc(nsyms * sizeof *nrefs) : NULL;
+    name_ref *arefs = narr ? malloc(narr * sizeof *arefs) : NULL;
     if (nchunks)
         o->chunks = malloc(cap_for(nchunks) * sizeof *o->chunks);
     if (nsyms)
         o->syms = malloc(cap_for(nsyms) * sizeof *o->syms);
     if (nexp)
         o->expects = malloc(cap_for(nexp) * sizeof *o->expects);
+    if (narr)
+        o->arrays = malloc(cap_for(narr) * sizeof *o->arrays);
     int rc = -1;
     if ((data_bytes && !data_store) || (nsyms && (!name_store || !nrefs || !o->syms)) ||
-        (nchunks && (!crefs || !o->chunks)) || (nexp && !o->expects)) {
+        (nchunks && (!crefs || !o->chunks)) || (nexp && !o->expects) ||
+        (narr && (!name_store || !arefs || !o->arrays))) {
         fail(ps, "out of memory");
         goto out;
     }
@@ -1113,20 +1321,29 @@ static int parse_all(parser *ps, const uint8_t *buf, size_t len, tpu_object *o)
         case TPU_REC_SYMBOL:
             r = parse_symbol(ps, p, plen, o, &name_store);
             if (r == 0)
-                nrefs[o->nsyms - 1] = (name_ref){ o->syms[o->nsyms - 1].name, n, off };
+                nrefs[o->nsyms - 1] = (name_ref){ o->syms[o->nsyms - 1].name, n, off, NULL };
             break;
         case TPU_REC_EXPECT: r = parse_expect(ps, p, plen, o); break;
+        case TPU_REC_ARRAY:
+            r = parse_array(ps, p, plen, o, &name_store);
+            if (r == 0)
+                arefs[o->narrays - 1] = (name_ref){ o->arrays[o->narrays - 1].name, n, off, NULL };
+            break;
         }
         if (r != 0)
             goto out;
         off += REC_HDR + (size_t)pad8(plen);
     }
-    if (check_overlaps(ps, crefs, o->nchunks) != 0 || check_duplicates(ps, nrefs, o->nsyms) != 0)
+    for (size_t i = 0; i < o->nsyms; i++)
+        nrefs[i].sym = &o->syms[i];
+    if (check_overlaps(ps, crefs, o->nchunks) != 0 || check_duplicates(ps, nrefs, o->nsyms) != 0
+        || check_arrays(ps, o, arefs, nrefs, o->nsyms) != 0)
         goto out;
     rc = 0;
 out:
     free(crefs);
     free(nrefs);
+    free(arefs);
     return rc;
 }
 

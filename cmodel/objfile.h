@@ -7,8 +7,9 @@
  * { u32 type, u32 payload length, payload, zero padding to 8 bytes }.
  * All integers are little-endian.  Records come in a canonical order:
  * CONFIG, TEXT, then DATA/FILL in source order, SYMBOLs sorted by
- * (space, value, name), EXPECTs in source order.  That order makes
- * `tpu-as x.s && tpu-dis x.bin | tpu-as` reproduce the file byte for byte.
+ * (space, value, name), EXPECTs in source order, ARRAYs in source order.
+ * That order makes `tpu-as x.s && tpu-dis x.bin | tpu-as` reproduce the
+ * file byte for byte.
  */
 #ifndef TPU_OBJFILE_H
 #define TPU_OBJFILE_H
@@ -29,7 +30,7 @@ enum tpu_space { TPU_SPACE_NONE = 0, TPU_SPACE_IMEM = 1, TPU_SPACE_HBM = 2, TPU_
 
 enum tpu_obj_record {
     TPU_REC_CONFIG = 1, TPU_REC_TEXT = 2, TPU_REC_DATA = 3, TPU_REC_FILL = 4,
-    TPU_REC_SYMBOL = 5, TPU_REC_EXPECT = 6,
+    TPU_REC_SYMBOL = 5, TPU_REC_EXPECT = 6, TPU_REC_ARRAY = 7,
 };
 
 /* How a FILL chunk makes its bytes (see tpu_obj_chunk_read). */
@@ -52,6 +53,11 @@ enum tpu_expect_op {
                             * (W row-major int8, widened exactly as dma.h2v.i8 does) */
     TPU_EXPECT_MATMUL_W8S, /* Y, X, W, S, B, D, F: the same, then Y[b][c] *= fp32 S[c] */
     TPU_EXPECT_ADD_RELU,   /* Z, X, Y, n: fp32 Z[i] = relu(X[i] + Y[i]) (lab 2's kernel) */
+    TPU_EXPECT_MATMUL_EPI, /* Y, X, W, BIAS, B, D, F, FLAGS: matmul, then + BIAS[c], relu
+                            * (FLAGS 1, 2; 4: X read after the run; 8: Y bf16) */
+    TPU_EXPECT_CONV2D,     /* Y, X, W, BIAS, NB, H, W, C, F, R, S, STRIDE, PAD, GROUPS, FLAGS:
+                            * bf16 NHWC X, HWIO W, fp32 NHWC Y (ref.h tpu_ref_conv2d) */
+    TPU_EXPECT_POOL,       /* Y, X, NB, H, W, C, R, S, STRIDE, PAD, MODE: fp32 NHWC max/avg */
     TPU_EXPECT_OP_COUNT
 };
 
@@ -94,6 +100,43 @@ typedef struct tpu_obj_expect_operand {
     uint64_t value;
 } tpu_obj_expect_operand;
 
+/* An ARRAY record (`.array NAME, TYPE, D0, D1, ... [, pitch P] [, kpairs]`):
+ * the element type and shape of the array at a data label, so that tools
+ * can move it in and out of memory as a whole (tpu-sim --load/--dump).
+ * Rows: the last dimension's elements are contiguous; a row (one index of
+ * all the other dimensions, in C order) starts `pitch` bytes after the one
+ * before (pitch >= the row's bytes: a padded row).  K-pairs (int8, 2-D
+ * [K, N]): element (k, n) at (k / 2) * pitch + 2n + k % 2, the layout
+ * mxu.lw.i8 reads (numerics.md section 9). */
+#define TPU_OBJ_MAX_ARRAY_DIMS 8
+enum tpu_array_type { TPU_ARRAY_BF16 = 1, TPU_ARRAY_F32 = 2, TPU_ARRAY_I8 = 3,
+                      TPU_ARRAY_I32 = 4 };
+enum tpu_array_layout { TPU_ARRAY_ROWS = 0, TPU_ARRAY_KPAIRS = 1 };
+
+typedef struct tpu_obj_array {
+    uint8_t  type;       /* enum tpu_array_type */
+    uint8_t  layout;     /* enum tpu_array_layout */
+    uint8_t  ndim;       /* 1 .. TPU_OBJ_MAX_ARRAY_DIMS */
+    uint64_t pitch;      /* bytes from a row (K-pairs: a pair-row) to the next */
+    uint64_t dims[TPU_OBJ_MAX_ARRAY_DIMS];  /* each >= 1 */
+    char    *name;       /* a data label (SYMBOL of hbm or vmem) of the object */
+} tpu_obj_array;
+
+/* Name of an array type as `.array` writes it ("bf16"), or NULL; bytes per element. */
+const char *tpu_array_type_name(unsigned type);
+unsigned tpu_array_esize(unsigned type);
+/* The packed pitch: a row's bytes (K-pairs: 2 * N). */
+uint64_t tpu_array_row_bytes(const tpu_obj_array *a);
+/* Elements (the product of the dims) and rows (all dims but the last;
+ * K-pairs: pair-rows), 0 when the product passes 2^64. */
+uint64_t tpu_array_count(const tpu_obj_array *a);
+uint64_t tpu_array_rows(const tpu_obj_array *a);
+/* Bytes from the label to one past the array's last byte: (rows - 1) *
+ * pitch + the row's bytes; 0 when that passes 2^64. */
+uint64_t tpu_array_extent(const tpu_obj_array *a);
+/* The byte offset from the label of element i (C order of the dims). */
+uint64_t tpu_array_offset(const tpu_obj_array *a, uint64_t i);
+
 typedef struct tpu_obj_expect {
     uint32_t op;         /* enum tpu_expect_op */
     int32_t  core;       /* -1: checked on every core */
@@ -110,6 +153,7 @@ typedef struct tpu_object {
     tpu_obj_chunk *chunks;  size_t nchunks;
     tpu_obj_symbol *syms;   size_t nsyms;
     tpu_obj_expect *expects; size_t nexpects;
+    tpu_obj_array *arrays;  size_t narrays;   /* ARRAY records, in source order */
     /* storage owned by the object */
     uint8_t **blocks; size_t nblocks;
 } tpu_object;
@@ -124,6 +168,10 @@ int tpu_obj_add_fill(tpu_object *o, uint8_t space, uint64_t addr, uint8_t kind, 
                      uint64_t seed, uint32_t lo_bits, uint32_t hi_bits);
 int tpu_obj_add_symbol(tpu_object *o, uint8_t space, uint64_t value, const char *name);
 int tpu_obj_add_expect(tpu_object *o, const tpu_obj_expect *e);
+/* Copies a and its name. */
+int tpu_obj_add_array(tpu_object *o, const tpu_obj_array *a);
+/* The ARRAY record of a name, or NULL. */
+const tpu_obj_array *tpu_obj_find_array(const tpu_object *o, const char *name);
 /* Put the symbols into canonical order (space, value, name). */
 void tpu_obj_sort_symbols(tpu_object *o);
 

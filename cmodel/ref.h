@@ -107,4 +107,55 @@ enum tpu_ref_op { TPU_REF_ADD, TPU_REF_SUB, TPU_REF_MUL, TPU_REF_MAX, TPU_REF_MI
 void tpu_ref_pointwise(enum tpu_ref_op op, const uint32_t *a, const uint32_t *b, uint32_t *z,
                        size_t n);
 
+/* ---- layers: GEMM epilogue, conv2d, pooling (numerics.md section 11) ---------- */
+
+/* Epilogue flags (the FLAGS operand of .expect matmul_epi and conv2d). */
+enum {
+    TPU_REF_EPI_BIAS = 1,     /* y = y + bias[c] (fp32 add, rounded) */
+    TPU_REF_EPI_RELU = 2,     /* then y = max(y, +0) */
+    TPU_REF_EPI_XOUT = 4,     /* (expect) X is read after the run: an intermediate */
+    TPU_REF_EPI_BF16 = 8,     /* (expect) Y is stored as bf16, rounded to nearest even */
+    TPU_REF_EPI_VPU = 16,     /* conv2d: the VPU's order (depthwise), not the MXU's */
+    TPU_REF_EPI_W8 = 32,      /* (matmul_epi) W is int8, widened to bf16 as dma.h2v.i8 does */
+    TPU_REF_EPI_ALL = 31
+};
+
+/* rows x f fp32 results, row-major: the epilogue flags' bias and relu in
+ * that order (bias: f fp32 values, one per column; NULL without BIAS). */
+void tpu_ref_epilogue(uint32_t *y, uint64_t rows, uint64_t f, const uint32_t *bias,
+                      unsigned flags);
+
+/* A 2-D convolution, NHWC activations, HWIO filters [R][S][C/G][F]. */
+typedef struct tpu_ref_conv {
+    uint64_t nb, h, w, c, f, r, s, stride, pad, groups;
+    uint64_t oh, ow;          /* the output size: tpu_ref_conv_shape fills them */
+} tpu_ref_conv;
+
+/* Check the shape (every size >= 1, groups divide C and F, the window fits
+ * the padded input) and fill oh, ow.  0, or -1 with a reason in why. */
+int tpu_ref_conv_shape(tpu_ref_conv *c, char *why, size_t whylen);
+
+/* Output pixels p0 .. p0 + np - 1 (p = (n * OH + oh) * OW + ow), all F
+ * channels, fp32, row-major into y.  x: bf16 [NB][H][W][C], w: bf16
+ * [R][S][C/G][F].  The MXU order (flags without TPU_REF_EPI_VPU): per group,
+ * an im2col row of K = R*S*C/G values in (r, s, c) order, taps outside the
+ * input +0, multiplied by the group's [K][F/G] filter as tpu_ref_matmul does
+ * with K-tiles of `tile`.  The VPU order (C/G = F/G = 1, depthwise): per
+ * channel, acc = x0*w0, then acc = acc + xi*wi for the taps in (r, s)
+ * order, every product and sum rounded to fp32, outside taps +0.  Then the
+ * epilogue (bias, relu).  Returns -1 if out of memory. */
+int tpu_ref_conv2d(const tpu_ref_conv *c, const uint16_t *x, const uint16_t *w,
+                   const uint32_t *bias, unsigned flags, uint64_t p0, uint64_t np,
+                   uint32_t *y, unsigned tile);
+
+/* Pooling of fp32 NHWC x (conv's shape with f = c, groups = 1): per output
+ * element, acc = the first tap, then acc = max(acc, t) (mode 0) or acc =
+ * acc + t (mode 1) over the taps in (r, s) order; taps outside the input
+ * are -inf (max) or +0 (avg); avg then multiplies by fp32(1 / (R*S)). */
+enum { TPU_REF_POOL_MAX = 0, TPU_REF_POOL_AVG = 1 };
+void tpu_ref_pool(const tpu_ref_conv *c, unsigned mode, const uint32_t *x, uint64_t p0,
+                  uint64_t np, uint32_t *y);
+/* fp32(1 / n) as the avg pool multiplies by it */
+uint32_t tpu_ref_pool_scale(uint64_t taps);
+
 #endif /* TPU_REF_H */

@@ -5,7 +5,8 @@
  *           ring|torus2d|mesh2d [--grid RxC]] [--max-cycles N] [--json]
  *           [--quiet] [--step [--echo] | --animate [--delay MS]]
  *           [--timeline FILE] [--vcd FILE] [--html FILE [--html-cycles A:B]]
- *           [--check-races] prog.bin
+ *           [--check-races] [--load LABEL=FILE.npy]... [--dump LABEL=FILE.npy]...
+ *           prog.bin
  *
  * Loads the object, builds the system, runs it to halt, checks the
  * object's .expect records (cmodel/expect.c) and prints the report
@@ -15,7 +16,9 @@
  * write the run as it goes (sim/view/trace.c; docs/timeline.md), --html a
  * page that replays it in a browser (sim/view/html.c; docs/tpu-sim.md).
  * --check-races watches the run for accesses that went against the
- * program's order (sim/view/races.c).
+ * program's order (sim/view/races.c).  --load puts a .npy array into the
+ * object at an `.array` label before the run (so the .expect checks use
+ * it too), --dump writes one out after it (sim/data/array_io.c).
  * Exit status: 0 halted and bit-exact (or nothing to check), 1 a result
  * differs or cannot be checked, 2 bad command line or configuration,
  * 3 the program could not be loaded or did not halt (run-time error,
@@ -26,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array_io.h"
 #include "cli.h"
 #include "config.h"
 #include "expect.h"
@@ -43,6 +47,7 @@
 
 #define DEFAULT_MAX_CYCLES 1000000000ull
 #define MAX_SETS 256
+#define MAX_ARRAYS 64               /* --load and --dump options, each */
 
 enum { EXIT_OK = 0, EXIT_MISMATCH = 1, EXIT_USAGE = 2, EXIT_RUN = 3, EXIT_RACE = 4 };
 
@@ -98,6 +103,12 @@ static void usage(FILE *f)
           "                       written yet, a write over bytes an earlier instruction\n"
           "                       has not read yet; each with its cycle, both\n"
           "                       instructions and the bytes (with --step: 'races on')\n"
+          "  --load LABEL=FILE    before the run, put the .npy array FILE into the program's\n"
+          "                       data at LABEL, a label with an .array line (its type and\n"
+          "                       shape; float32 is rounded to nearest even for a bf16\n"
+          "                       array); the .expect checks use it too (repeatable)\n"
+          "  --dump LABEL=FILE    after the run halts, write the array at LABEL (core 0) to\n"
+          "                       the .npy file FILE, bf16 as float32 (repeatable)\n"
           "  -h, --help           print this help and exit\n"
           "\n"
           "exit status: 0 halted and results bit-exact (or no .expect), 1 a result differs\n"
@@ -135,8 +146,23 @@ typedef struct options {
     const char *html;             /* sim/view/html.h: NULL when not given */
     const char *html_cycles;      /* --html-cycles as given, NULL when not */
     uint64_t html_first, html_end;  /* cycles first .. end-1 (end 0: to the end) */
+    const char *loads[MAX_ARRAYS], *dumps[MAX_ARRAYS];  /* LABEL=FILE */
+    unsigned nloads, ndumps;
     const char *prog;
 } options;
+
+/* LABEL=FILE of --load/--dump into label (NUL-terminated copy) and file;
+ * -1 when it is not that. */
+static int split_array_arg(const char *v, char *label, size_t len, const char **file)
+{
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v || !eq[1] || (size_t)(eq - v) >= len)
+        return -1;
+    memcpy(label, v, (size_t)(eq - v));
+    label[eq - v] = 0;
+    *file = eq + 1;
+    return 0;
+}
 
 /* A whole number in [0, max], decimal ("1000000") or with an exponent
  * ("1e9", when whole); -1 when it is not one. */
@@ -227,6 +253,21 @@ static int parse_args(int argc, char **argv, options *o)
             o->html_cycles = v;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--html", &missing))) {
             o->html = v;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--load", &missing))
+                   || (!missing && (v = tpu_cli_opt_value(argc, argv, &i, "--dump", &missing)))) {
+            int load = !strncmp(a, "--load", 6);
+            char label[256];
+            const char *file;
+            if (split_array_arg(v, label, sizeof label, &file))
+                return bad_usage(load ? "--load wants LABEL=FILE.npy, not '%s'"
+                                      : "--dump wants LABEL=FILE.npy, not '%s'", v);
+            if ((load ? o->nloads : o->ndumps) == MAX_ARRAYS)
+                return bad_usage(load ? "too many --load options (at most %s)"
+                                      : "too many --dump options (at most %s)", "64");
+            if (load)
+                o->loads[o->nloads++] = v;
+            else
+                o->dumps[o->ndumps++] = v;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--set", &missing))) {
             if (o->nsets == MAX_SETS)
                 return bad_usage("too many --set options (at most %s)", "256");
@@ -280,6 +321,9 @@ static int parse_args(int argc, char **argv, options *o)
                                "--animate");
     if (o->html_cycles && !o->html)
         return bad_usage("%s", "--html-cycles needs --html FILE");
+    if (o->step && o->ndumps)
+        return bad_usage("%s", "--dump cannot be used with --step (the stepper's 'x' command "
+                               "shows memory)");
     return 0;
 }
 
@@ -398,6 +442,63 @@ static void json_with_races(const tpu_report *rep, const tpu_races *r)
     free(buf);
 }
 
+/* --dump after the run: each array from core 0's memory, when every core
+ * halted (else none is written).  Returns 1 when a file could not be
+ * written. */
+static int write_dumps(const options *o, const tpu_object *obj, tpu_system *s, int halted)
+{
+    int failed = 0;
+    for (unsigned i = 0; i < o->ndumps; i++) {
+        char label[256], err[1200];
+        const char *file;
+        split_array_arg(o->dumps[i], label, sizeof label, &file);
+        if (!halted) {
+            fprintf(stderr, "tpu-sim: note: --dump %s not written: the run did not halt\n",
+                    o->dumps[i]);
+            continue;
+        }
+        if (!tpu_system_owns(s, 0)) {
+            fprintf(stderr, "tpu-sim: error: --dump %s: core 0 is not in this process\n",
+                    o->dumps[i]);
+            failed = 1;
+            continue;
+        }
+        if (tpu_array_dump(tpu_system_core(s, 0), obj, label, file, o->prog, err, sizeof err)) {
+            fprintf(stderr, "tpu-sim: %s\n", err);
+            failed = 1;
+        }
+    }
+    return failed;
+}
+
+/* --load and --dump before the run: every --load into the object (the
+ * machine's memories bound the arrays), every --dump's label checked.
+ * Returns 0 or EXIT_USAGE after one message. */
+static int apply_loads(const options *o, tpu_object *obj, const tpu_config *cfg)
+{
+    char label[256], err[1200];
+    const char *file;
+    for (unsigned i = 0; i < o->nloads; i++) {
+        split_array_arg(o->loads[i], label, sizeof label, &file);
+        if (tpu_array_load(obj, label, file, o->prog, cfg->hbm_bytes, cfg->vmem_bytes, err,
+                           sizeof err)) {
+            fprintf(stderr, "tpu-sim: %s\n", err);
+            return EXIT_USAGE;
+        }
+    }
+    for (unsigned i = 0; i < o->ndumps; i++) {
+        const tpu_obj_symbol *sym;
+        const tpu_obj_array *arr;
+        split_array_arg(o->dumps[i], label, sizeof label, &file);
+        if (tpu_array_find(obj, label, "--dump", o->dumps[i], o->prog, &sym, &arr, err,
+                           sizeof err)) {
+            fprintf(stderr, "tpu-sim: %s\n", err);
+            return EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
 /* Run the loaded system and report; returns the exit status. */
 static int run_and_report(const options *o, const tpu_object *obj, const tpu_config *cfg,
                           tpu_system *s, const char *topo, tpu_trace *tr, tpu_races *races)
@@ -513,10 +614,11 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
     }
     fflush(stdout);
     free(st);
+    int dump_failed = write_dumps(o, obj, s, stop == TPU_STOP_HALT && !interrupted);
     int rc = EXIT_OK;
     if (interrupted)
         rc = TPU_EXIT_INTERRUPTED;
-    else if (stop != TPU_STOP_HALT || trace_failed)
+    else if (stop != TPU_STOP_HALT || trace_failed || dump_failed)
         rc = EXIT_RUN;
     else if (races && tpu_races_count(races))
         rc = EXIT_RACE;             /* the likely cause of a mismatch too */
@@ -567,7 +669,7 @@ int main(int argc, char **argv)
         return EXIT_RUN;
     }
     tpu_config cfg;
-    if ((rc = load_config(&o, &obj, &cfg))) {
+    if ((rc = load_config(&o, &obj, &cfg)) || (rc = apply_loads(&o, &obj, &cfg))) {
         tpu_obj_free(&obj);
         return rc;
     }

@@ -603,6 +603,182 @@ static void test_matmul_mac_limit(void **state)
     }
 }
 
+/* ---- layers: matmul_epi, conv2d, pool (against plain loops over fp.c) ---- */
+
+static uint16_t rnd_bf16(uint32_t *z)
+{
+    *z = *z * 1664525u + 1013904223u;
+    return (uint16_t)(0x3c00u + ((*z >> 16) & 0x07ffu)) ^ (uint16_t)((*z >> 31) << 15);
+}
+
+static void test_matmul_epi(void **state)
+{
+    (void)state;
+    enum { B = 3, D = 5, F = 4 };
+    uint16_t x[B * D], w[D * F];
+    uint32_t bias[F], y[B * F], z = 7;
+    uint16_t y16[B * F];
+    for (int i = 0; i < B * D; i++) x[i] = rnd_bf16(&z);
+    for (int i = 0; i < D * F; i++) w[i] = rnd_bf16(&z);
+    for (int i = 0; i < F; i++) bias[i] = tpu_f32_from_bf16(rnd_bf16(&z));
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < F; c++) {
+            uint32_t acc = 0;                    /* one K-tile (tile 8 >= D): a MAC chain from +0 */
+            for (int k = 0; k < D; k++)
+                acc = tpu_mac(acc, x[b * D + k], w[k * F + c]);
+            acc = tpu_f32_relu(tpu_f32_add(acc, bias[c]));
+            y[b * F + c] = acc;
+            y16[b * F + c] = tpu_bf16_from_f32(acc);
+        }
+    for (int bf = 0; bf < 2; bf++) {
+        tpu_object o;
+        tpu_obj_init(&o);
+        assert_int_equal(tpu_obj_add_data(&o, TPU_SPACE_HBM, 0x100, (const uint8_t *)x, sizeof x), 0);
+        assert_int_equal(tpu_obj_add_data(&o, TPU_SPACE_HBM, 0x200, (const uint8_t *)w, sizeof w), 0);
+        assert_int_equal(tpu_obj_add_data(&o, TPU_SPACE_VMEM, 0x300, (const uint8_t *)bias, sizeof bias), 0);
+        tpu_obj_expect_operand eo[8] = { addr(TPU_SPACE_HBM, 0x400), addr(TPU_SPACE_HBM, 0x100),
+                                         addr(TPU_SPACE_HBM, 0x200), addr(TPU_SPACE_VMEM, 0x300),
+                                         num(B), num(D), num(F), num(bf ? 11 : 3) };
+        add_expect(&o, TPU_EXPECT_MATMUL_EPI, -1, 8, eo);
+        fake *f = new_fake();
+        if (bf)
+            fake_put(f, TPU_SPACE_HBM, 0x400, y16, sizeof y16);
+        else
+            fake_put(f, TPU_SPACE_HBM, 0x400, y, sizeof y);
+        tpu_expect_target t = target_for(f, 1, 8);
+        tpu_expect_result r;
+        tpu_expect_check(&o, &t, &r);
+        assert_int_equal(r.status, TPU_EXPECT_PASS);
+        if (!bf) {                               /* without the relu: a mismatch where it mattered */
+            o.expects[0].ops[7].value = 1;
+            tpu_expect_check(&o, &t, &r);
+            int any_neg = 0;
+            for (int i = 0; i < B * F; i++)
+                any_neg |= y[i] == 0;
+            if (any_neg)
+                assert_int_equal(r.status, TPU_EXPECT_MISMATCH);
+            o.expects[0].ops[7].value = 64;      /* an unknown flag */
+            tpu_expect_check(&o, &t, &r);
+            assert_int_equal(r.status, TPU_EXPECT_ERROR);
+            assert_non_null(strstr(r.message, "FLAGS"));
+        }
+        free(f);
+        tpu_obj_free(&o);
+    }
+}
+
+static void test_conv2d_and_pool(void **state)
+{
+    (void)state;
+    /* NB 1, 4x5 input, 3 channels, 3x3 window, stride 2, pad 1, 4 filters */
+    enum { H = 4, Wd = 5, C = 3, F = 4, R = 3, S = 3, ST = 2, P = 1, OH = 2, OW = 3 };
+    uint16_t x[H * Wd * C], w[R * S * C * F];
+    uint32_t y[OH * OW * F], z = 11;
+    for (int i = 0; i < H * Wd * C; i++) x[i] = rnd_bf16(&z);
+    for (int i = 0; i < R * S * C * F; i++) w[i] = rnd_bf16(&z);
+    for (int oh = 0; oh < OH; oh++)
+        for (int ow = 0; ow < OW; ow++)
+            for (int f = 0; f < F; f++) {
+                uint32_t acc = 0;            /* K = 27 <= tile 32: one column sum, (r, s, c) order */
+                for (int r = 0; r < R; r++)
+                    for (int s = 0; s < S; s++)
+                        for (int c = 0; c < C; c++) {
+                            int ih = oh * ST + r - P, iw = ow * ST + s - P;
+                            uint16_t xv = ih < 0 || iw < 0 || ih >= H || iw >= Wd ? 0 : x[(ih * Wd + iw) * C + c];
+                            acc = tpu_mac(acc, xv, w[((r * S + s) * C + c) * F + f]);
+                        }
+                y[(oh * OW + ow) * F + f] = acc;
+            }
+    tpu_object o;
+    tpu_obj_init(&o);
+    assert_int_equal(tpu_obj_add_data(&o, TPU_SPACE_HBM, 0x1000, (const uint8_t *)x, sizeof x), 0);
+    assert_int_equal(tpu_obj_add_data(&o, TPU_SPACE_HBM, 0x2000, (const uint8_t *)w, sizeof w), 0);
+    tpu_obj_expect_operand eo[15] = { addr(TPU_SPACE_HBM, 0x3000), addr(TPU_SPACE_HBM, 0x1000),
+                                      addr(TPU_SPACE_HBM, 0x2000), addr(TPU_SPACE_HBM, 0x3000),
+                                      num(1), num(H), num(Wd), num(C), num(F), num(R), num(S),
+                                      num(ST), num(P), num(1), num(0) };
+    add_expect(&o, TPU_EXPECT_CONV2D, -1, 15, eo);
+    fake *f = new_fake();
+    fake_put(f, TPU_SPACE_HBM, 0x3000, y, sizeof y);
+    tpu_expect_target t = target_for(f, 1, 32);
+    t.block_bytes = 4 * F * 2;               /* blocks of two pixels */
+    tpu_expect_result r;
+    tpu_expect_check(&o, &t, &r);
+    assert_int_equal(r.status, TPU_EXPECT_PASS);
+    put32(f, 0, TPU_SPACE_HBM, 0x3000 + 5 * 4, y[5] ^ 1);
+    tpu_expect_check(&o, &t, &r);
+    assert_int_equal(r.status, TPU_EXPECT_MISMATCH);
+    assert_non_null(strstr(r.message, "conv2d Y"));
+    assert_non_null(strstr(r.message, "[1][1]"));
+    o.expects[0].ops[12].value = 3;          /* pad 3 >= the window */
+    tpu_expect_check(&o, &t, &r);
+    assert_int_equal(r.status, TPU_EXPECT_ERROR);
+    free(f);
+    tpu_obj_free(&o);
+
+    /* depthwise in the VPU's order: products rounded, added in tap order */
+    uint16_t wd[R * S * C];
+    uint32_t yd[OH * OW * C];
+    for (int i = 0; i < R * S * C; i++) wd[i] = rnd_bf16(&z);
+    for (int oh = 0; oh < OH; oh++)
+        for (int ow = 0; ow < OW; ow++)
+            for (int c = 0; c < C; c++) {
+                uint32_t acc = 0;
+                for (int t2 = 0; t2 < R * S; t2++) {
+                    int ih = oh * ST + t2 / S - P, iw = ow * ST + t2 % S - P;
+                    uint32_t xv = ih < 0 || iw < 0 || ih >= H || iw >= Wd ? 0 : tpu_f32_from_bf16(x[(ih * Wd + iw) * C + c]);
+                    uint32_t pr = tpu_f32_mul(xv, tpu_f32_from_bf16(wd[t2 * C + c]));
+                    acc = t2 ? tpu_f32_add(acc, pr) : pr;
+                }
+                yd[(oh * OW + ow) * C + c] = acc;
+            }
+    tpu_obj_init(&o);
+    assert_int_equal(tpu_obj_add_data(&o, TPU_SPACE_HBM, 0x1000, (const uint8_t *)x, sizeof x), 0);
+    assert_int_equal(tpu_obj_add_data(&o, TPU_SPACE_HBM, 0x2000, (const uint8_t *)wd, sizeof wd), 0);
+    tpu_obj_expect_operand ed[15] = { addr(TPU_SPACE_HBM, 0x3000), addr(TPU_SPACE_HBM, 0x1000),
+                                      addr(TPU_SPACE_HBM, 0x2000), addr(TPU_SPACE_HBM, 0x3000),
+                                      num(1), num(H), num(Wd), num(C), num(C), num(R), num(S),
+                                      num(ST), num(P), num(C), num(16) };
+    add_expect(&o, TPU_EXPECT_CONV2D, -1, 15, ed);
+    f = new_fake();
+    fake_put(f, TPU_SPACE_HBM, 0x3000, yd, sizeof yd);
+    t = target_for(f, 1, 32);
+    tpu_expect_check(&o, &t, &r);
+    assert_int_equal(r.status, TPU_EXPECT_PASS);
+    free(f);
+    tpu_obj_free(&o);
+
+    /* pooling: max with -inf padding, avg times fp32(1/9) */
+    uint32_t xf[H * Wd * C], yp[OH * OW * C];
+    for (int i = 0; i < H * Wd * C; i++) xf[i] = tpu_f32_from_bf16(rnd_bf16(&z));
+    for (unsigned mode = 0; mode < 2; mode++) {
+        for (int oh = 0; oh < OH; oh++)
+            for (int ow = 0; ow < OW; ow++)
+                for (int c = 0; c < C; c++) {
+                    uint32_t acc = 0;
+                    for (int t2 = 0; t2 < R * S; t2++) {
+                        int ih = oh * ST + t2 / S - P, iw = ow * ST + t2 % S - P;
+                        uint32_t v = ih < 0 || iw < 0 || ih >= H || iw >= Wd ? (mode ? 0 : 0xff800000u) : xf[(ih * Wd + iw) * C + c];
+                        acc = !t2 ? v : mode ? tpu_f32_add(acc, v) : tpu_f32_max(acc, v);
+                    }
+                    yp[(oh * OW + ow) * C + c] = mode ? tpu_f32_mul(acc, tpu_f32_from_float(1.0f / 9.0f)) : acc;
+                }
+        tpu_obj_init(&o);
+        assert_int_equal(tpu_obj_add_data(&o, TPU_SPACE_VMEM, 0x1000, (const uint8_t *)xf, sizeof xf), 0);
+        tpu_obj_expect_operand ep[11] = { addr(TPU_SPACE_HBM, 0x3000), addr(TPU_SPACE_VMEM, 0x1000),
+                                          num(1), num(H), num(Wd), num(C), num(R), num(S), num(ST),
+                                          num(P), num(mode) };
+        add_expect(&o, TPU_EXPECT_POOL, -1, 11, ep);
+        f = new_fake();
+        fake_put(f, TPU_SPACE_HBM, 0x3000, yp, sizeof yp);
+        t = target_for(f, 1, 8);
+        tpu_expect_check(&o, &t, &r);
+        assert_int_equal(r.status, TPU_EXPECT_PASS);
+        free(f);
+        tpu_obj_free(&o);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -617,6 +793,8 @@ int main(void)
         cmocka_unit_test(test_core_restrictions),
         cmocka_unit_test(test_bad_records),
         cmocka_unit_test(test_matmul_mac_limit),
+        cmocka_unit_test(test_matmul_epi),
+        cmocka_unit_test(test_conv2d_and_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -853,6 +853,118 @@ static void test_expect_limit(void **state)
     free(buf);
 }
 
+/* ---- arrays (ARRAY records, `.array`) ----------------------------------- */
+
+static size_t raw_array(raw *r, uint8_t type, uint8_t layout, uint8_t ndim, uint64_t pitch,
+                        const uint64_t *dims, const char *name)
+{
+    uint8_t p[16 + 8 * 8 + 300] = { 0 };
+    size_t n = strlen(name);
+    p[0] = type;
+    p[1] = layout;
+    p[2] = ndim;
+    put32(p + 4, (uint32_t)n);
+    put64(p + 8, pitch);
+    for (unsigned d = 0; d < ndim && d < 8; d++)
+        put64(p + 16 + 8 * d, dims[d]);
+    memcpy(p + 16 + 8 * (ndim < 8 ? ndim : 8), name, n);
+    return raw_rec(r, TPU_REC_ARRAY, p, (uint32_t)(16 + 8 * (ndim < 8 ? ndim : 8) + n));
+}
+
+/* A file with the data label X (hbm 0x40) and the code label L, then one
+ * ARRAY record. */
+static size_t array_file(raw *r, uint8_t type, uint8_t layout, uint8_t ndim, uint64_t pitch,
+                         const uint64_t *dims, const char *name)
+{
+    raw_init(r);
+    raw_rec(r, TPU_REC_TEXT, "\0\0\0\0\0\0\0\0", 8);
+    raw_symbol(r, TPU_SPACE_IMEM, 0, "L");
+    raw_symbol(r, TPU_SPACE_HBM, 0x40, "X");
+    return raw_array(r, type, layout, ndim, pitch, dims, name);
+}
+
+static void test_array_records(void **state)
+{
+    (void)state;
+    /* built, serialised, parsed back: the same fields, and the helpers */
+    tpu_object o, p;
+    tpu_obj_init(&o);
+    assert_int_equal(tpu_obj_add_symbol(&o, TPU_SPACE_HBM, 0x100, "X"), 0);
+    assert_int_equal(tpu_obj_add_symbol(&o, TPU_SPACE_VMEM, 0, "W"), 0);
+    tpu_obj_array x = { TPU_ARRAY_BF16, TPU_ARRAY_ROWS, 2, 32, { 3, 11 }, "X" };
+    tpu_obj_array w = { TPU_ARRAY_I8, TPU_ARRAY_KPAIRS, 2, 16, { 5, 7 }, "W" };
+    assert_int_equal(tpu_obj_add_array(&o, &x), 0);
+    assert_int_equal(tpu_obj_add_array(&o, &w), 0);
+    uint8_t *buf;
+    size_t len;
+    char err[512];
+    serialize_ok(&o, &buf, &len);
+    assert_int_equal(tpu_obj_parse(buf, len, &p, err, sizeof err), 0);
+    assert_int_equal(p.narrays, 2);
+    assert_string_equal(p.arrays[0].name, "X");
+    assert_int_equal(p.arrays[0].type, TPU_ARRAY_BF16);
+    assert_int_equal(p.arrays[0].pitch, 32);
+    assert_int_equal(p.arrays[0].dims[1], 11);
+    assert_int_equal(p.arrays[1].layout, TPU_ARRAY_KPAIRS);
+    assert_ptr_equal(tpu_obj_find_array(&p, "W"), &p.arrays[1]);
+    assert_null(tpu_obj_find_array(&p, "Q"));
+    assert_int_equal(tpu_array_extent(&p.arrays[0]), 2 * 32 + 22);      /* rows 0..2 */
+    assert_int_equal(tpu_array_offset(&p.arrays[0], 12), 32 + 2);       /* [1][1] */
+    assert_int_equal(tpu_array_rows(&p.arrays[1]), 3);                  /* ceil(5 / 2) */
+    assert_int_equal(tpu_array_extent(&p.arrays[1]), 2 * 16 + 14);
+    assert_int_equal(tpu_array_offset(&p.arrays[1], 1 * 7 + 3), 0 * 16 + 6 + 1);  /* [1][3] */
+    assert_int_equal(tpu_array_offset(&p.arrays[1], 4 * 7 + 6), 2 * 16 + 12);     /* [4][6] */
+    uint8_t *again;
+    size_t alen;
+    serialize_ok(&p, &again, &alen);                 /* canonical: the same bytes */
+    assert_int_equal(alen, len);
+    assert_memory_equal(again, buf, len);
+    free(again);
+    free(buf);
+    tpu_obj_free(&p);
+    tpu_obj_free(&o);
+
+    /* the loader's checks */
+    raw r;
+    uint64_t d2[2] = { 3, 4 }, d0[2] = { 0, 4 }, big[2] = { 1ull << 40, 1ull << 40 };
+    array_file(&r, TPU_ARRAY_F32, 0, 2, 16, d2, "X");
+    expect_raw_ok(&r);
+    array_file(&r, 9, 0, 2, 16, d2, "X");
+    expect_raw_reject(&r, "bad array type 9");
+    array_file(&r, TPU_ARRAY_F32, 2, 2, 16, d2, "X");
+    expect_raw_reject(&r, "bad array layout 2");
+    array_file(&r, TPU_ARRAY_F32, 0, 0, 16, d2, "X");
+    expect_raw_reject(&r, "array of 0 dimensions");
+    array_file(&r, TPU_ARRAY_F32, 0, 9, 16, d2, "X");
+    expect_raw_reject(&r, "array of 9 dimensions");
+    array_file(&r, TPU_ARRAY_F32, 0, 2, 16, d0, "X");
+    expect_raw_reject(&r, "array dimension 0 is 0");
+    array_file(&r, TPU_ARRAY_F32, 0, 2, 15, d2, "X");
+    expect_raw_reject(&r, "pitch 15 is less than a row's 16 bytes");
+    array_file(&r, TPU_ARRAY_F32, 1, 2, 16, d2, "X");
+    expect_raw_reject(&r, "the K-pair layout is for 2-D i8 arrays only");
+    array_file(&r, TPU_ARRAY_F32, 0, 2, 1ull << 43, big, "X");
+    expect_raw_reject(&r, "has more elements than 64-bit sizes can count");
+    array_file(&r, TPU_ARRAY_I8, 0, 2, UINT64_MAX / 2, d2, "X");
+    expect_raw_reject(&r, "runs past the end of the 64-bit address space");
+    array_file(&r, TPU_ARRAY_F32, 0, 2, 16, d2, "Q");
+    expect_raw_reject(&r, "array 'Q' names no symbol of the object");
+    array_file(&r, TPU_ARRAY_F32, 0, 2, 16, d2, "L");
+    expect_raw_reject(&r, "array 'L' names a text label");
+    array_file(&r, TPU_ARRAY_F32, 0, 2, 16, d2, "X");
+    raw_array(&r, TPU_ARRAY_F32, 0, 1, 12, d2, "X");
+    expect_raw_reject(&r, "a second array 'X'");
+    size_t at = array_file(&r, TPU_ARRAY_F32, 0, 2, 16, d2, "X");
+    r.buf[at + 3] = 1;
+    expect_raw_reject(&r, "ARRAY pad byte");
+    array_file(&r, TPU_ARRAY_F32, 0, 2, 16, d2, "X");
+    put32(r.buf + at + 4, 2);                        /* name length against the payload */
+    expect_raw_reject(&r, "ARRAY name length 2 does not match");
+    array_file(&r, TPU_ARRAY_F32, 0, 2, 16, d2, "X");
+    raw_symbol(&r, TPU_SPACE_HBM, 0x80, "Y");        /* an ARRAY before a SYMBOL */
+    expect_raw_reject(&r, "SYMBOL record follows ARRAY records");
+}
+
 /* ---- random fills ------------------------------------------------------- */
 
 /* Pinned against an independent implementation (Python, struct 'f' for
@@ -1084,6 +1196,7 @@ int main(void)
         cmocka_unit_test(test_symbol_errors),
         cmocka_unit_test(test_expect_errors),
         cmocka_unit_test(test_expect_limit),
+        cmocka_unit_test(test_array_records),
         cmocka_unit_test(test_random_fill_pinned),
         cmocka_unit_test(test_chunk_read_windows),
         cmocka_unit_test(test_chunk_read_random_ranges),

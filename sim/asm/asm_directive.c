@@ -1,7 +1,7 @@
 /*
  * asm_directive.c - the directives other than .rept/.endr (asm_run.c runs
- * those): sections, constants, data, .insn, .target, .expect, .error and
- * .assert.
+ * those): sections, constants, data, .insn, .target, .expect, .array,
+ * .error and .assert.
  *
  * Anything that decides where things go (.hbm/.vmem addresses, .zero,
  * .random and .align sizes, the number of values of a data directive) is
@@ -38,6 +38,7 @@ static void d_align(dctx *d);
 static void d_insn(dctx *d);
 static void d_target(dctx *d);
 static void d_expect(dctx *d);
+static void d_array(dctx *d);
 static void d_error(dctx *d);
 static void d_include(dctx *d);
 
@@ -65,6 +66,8 @@ static const struct directive {
     { ".insn", d_insn, 1, 1, TEXT, "EXPR" },
     { ".target", d_target, 4, 4, ANY, "MXU_N, NUM_MXU, SUBLANES, LANES" },
     { ".expect", d_expect, 0, -1, ANY, "" },
+    { ".array", d_array, 3, 2 + TPU_OBJ_MAX_ARRAY_DIMS + 2, ANY,
+      "NAME, bf16|f32|i8|i32, D0 [, D1 ...] [, pitch BYTES] [, kpairs]" },
     { ".error", d_error, 0, -1, ANY, "" },
     { ".assert", d_error, 0, -1, ANY, "" },
     { ".include", d_include, 0, -1, ANY, "\"FILE\"" },
@@ -399,6 +402,9 @@ static void d_expect(dctx *d)
         [TPU_EXPECT_F32] = "ADDR, F, ...", [TPU_EXPECT_SUM] = "Z, X, STRIDE, K, N",
         [TPU_EXPECT_MATMUL_I8] = "Y, X, W, B, D, F", [TPU_EXPECT_MATMUL_W8] = "Y, X, W, B, D, F",
         [TPU_EXPECT_MATMUL_W8S] = "Y, X, W, S, B, D, F", [TPU_EXPECT_ADD_RELU] = "Z, X, Y, N",
+        [TPU_EXPECT_MATMUL_EPI] = "Y, X, W, BIAS, B, D, F, FLAGS",
+        [TPU_EXPECT_CONV2D] = "Y, X, W, BIAS, NB, H, W, C, F, R, S, STRIDE, PAD, GROUPS, FLAGS",
+        [TPU_EXPECT_POOL] = "Y, X, NB, H, W, C, R, S, STRIDE, PAD, MODE",
     };
     static const uint8_t naddr[TPU_EXPECT_OP_COUNT] = {
         [TPU_EXPECT_MATMUL] = 3, [TPU_EXPECT_ADD] = 3, [TPU_EXPECT_SUB] = 3,
@@ -406,6 +412,7 @@ static void d_expect(dctx *d)
         [TPU_EXPECT_RELU] = 2, [TPU_EXPECT_COPY] = 2, [TPU_EXPECT_F32] = 1,
         [TPU_EXPECT_SUM] = 2, [TPU_EXPECT_MATMUL_I8] = 3, [TPU_EXPECT_MATMUL_W8] = 3,
         [TPU_EXPECT_MATMUL_W8S] = 4, [TPU_EXPECT_ADD_RELU] = 3,
+        [TPU_EXPECT_MATMUL_EPI] = 4, [TPU_EXPECT_CONV2D] = 4, [TPU_EXPECT_POOL] = 2,
     };
     static const uint8_t nops[TPU_EXPECT_OP_COUNT] = {
         [TPU_EXPECT_MATMUL] = 6, [TPU_EXPECT_ADD] = 4, [TPU_EXPECT_SUB] = 4,
@@ -413,6 +420,7 @@ static void d_expect(dctx *d)
         [TPU_EXPECT_RELU] = 3, [TPU_EXPECT_COPY] = 3, [TPU_EXPECT_F32] = 0,
         [TPU_EXPECT_SUM] = 5, [TPU_EXPECT_MATMUL_I8] = 6, [TPU_EXPECT_MATMUL_W8] = 6,
         [TPU_EXPECT_MATMUL_W8S] = 7, [TPU_EXPECT_ADD_RELU] = 4,
+        [TPU_EXPECT_MATMUL_EPI] = 8, [TPU_EXPECT_CONV2D] = 15, [TPU_EXPECT_POOL] = 11,
     };
     if (a->pass != 2)
         return;
@@ -431,7 +439,8 @@ static void d_expect(dctx *d)
         }
     if (!op) {
         asm_error(a, t->col, "unknown check '%s' after '.expect' (expected matmul, matmul_i8, "
-                  "matmul_w8, matmul_w8s, add, sub, mul, max, min, relu, copy, f32 or sum)", asm_tok_text(t, b, sizeof b));
+                  "matmul_w8, matmul_w8s, matmul_epi, conv2d, pool, add, sub, mul, max, min, relu, "
+                  "add_relu, copy, f32 or sum)", asm_tok_text(t, b, sizeof b));
         return;
     }
     const char *opname = tpu_expect_op_name(op);
@@ -512,6 +521,133 @@ static void d_expect(dctx *d)
         asm_oom(a);
 out:
     free(e);
+}
+
+/* .array NAME, TYPE, D0 [, D1 ...] [, pitch BYTES] [, kpairs] (pass 2 only):
+ * the element type and shape of the array at data label NAME (an ARRAY
+ * record; docs/assembler.md).  The dims and the pitch are constant
+ * expressions; NAME may be defined further down. */
+static void d_array(dctx *d)
+{
+    asm_ctx *a = d->a;
+    char b[ASM_CLIP_BUF];
+    if (a->pass != 2)
+        return;
+    const asm_tok *nt = &a->toks[d->st[0]], *tt = &a->toks[d->st[1]];
+    if (d->en[0] != d->st[0] + 1 || nt->type != T_IDENT) {
+        asm_error(a, nt->col, "'.array' needs a data label, got '%s'", asm_tok_text(nt, b, sizeof b));
+        return;
+    }
+    asm_sym *s = asm_sym_find(a, nt->s, nt->len);
+    if (!s || s->kind != SYM_LABEL || !(s->known || s->defined)) {
+        asm_error(a, nt->col, "'%s' is not a label: '.array' describes the data at a label",
+                  asm_tok_text(nt, b, sizeof b));
+        return;
+    }
+    if (s->space != TPU_SPACE_HBM && s->space != TPU_SPACE_VMEM) {
+        asm_error(a, nt->col, "'%s' is a code label: '.array' describes the data at a .hbm or "
+                  ".vmem label", asm_tok_text(nt, b, sizeof b));
+        return;
+    }
+    tpu_obj_array arr = { 0 };
+    for (unsigned k = 1; k <= 4; k++)
+        if (d->en[1] == d->st[1] + 1 && asm_tok_is(tt, tpu_array_type_name(k)))
+            arr.type = (uint8_t)k;
+    if (!arr.type) {
+        asm_error(a, tt->col, "'.array' element type must be bf16, f32, i8 or i32, got '%s'",
+                  asm_tok_text(tt, b, sizeof b));
+        return;
+    }
+    int have_pitch = 0;
+    for (int k = 2; k < d->n; k++) {
+        const asm_tok *ot = &a->toks[d->st[k]];
+        size_t st = d->st[k];
+        if (ot->type == T_IDENT && asm_tok_is(ot, "kpairs") && d->en[k] == st + 1) {
+            if (k != d->n - 1) {
+                asm_error(a, ot->col, "'kpairs' comes last in '.array'");
+                return;
+            }
+            arr.layout = TPU_ARRAY_KPAIRS;
+            continue;
+        }
+        int is_pitch = ot->type == T_IDENT && asm_tok_is(ot, "pitch") && d->en[k] > st + 1;
+        if (is_pitch) {
+            if (have_pitch) {
+                asm_error(a, ot->col, "a second 'pitch' in '.array'");
+                return;
+            }
+            have_pitch = 1;
+            st++;
+        } else if (have_pitch) {
+            asm_error(a, ot->col, "the dimensions come before 'pitch' in '.array'");
+            return;
+        }
+        asm_val v;
+        if (asm_expr_operand(a, st, d->en[k], 0, &v))
+            return;
+        if (is_pitch) {
+            if (v.v < 0) {
+                asm_error(a, a->toks[st].col, "'.array' pitch %lld is negative", (long long)v.v);
+                return;
+            }
+            arr.pitch = (uint64_t)v.v;
+            continue;
+        }
+        if (arr.ndim == TPU_OBJ_MAX_ARRAY_DIMS) {
+            asm_error(a, ot->col, "'.array' takes at most %d dimensions",
+                      TPU_OBJ_MAX_ARRAY_DIMS);
+            return;
+        }
+        if (v.v < 1) {
+            asm_error(a, ot->col, "'.array' dimension %lld must be at least 1", (long long)v.v);
+            return;
+        }
+        arr.dims[arr.ndim++] = (uint64_t)v.v;
+    }
+    if (arr.ndim == 0) {
+        asm_error(a, d->dir->col, "'.array' needs at least one dimension");
+        return;
+    }
+    if (arr.layout == TPU_ARRAY_KPAIRS && (arr.type != TPU_ARRAY_I8 || arr.ndim != 2)) {
+        asm_error(a, d->dir->col, "'kpairs' is the layout of a 2-D i8 array [K, N] "
+                  "(mxu.lw.i8's K-pair-interleaved weights)");
+        return;
+    }
+    uint64_t row = tpu_array_row_bytes(&arr), count = tpu_array_count(&arr);
+    if (!row || !count || count > UINT64_MAX / tpu_array_esize(arr.type)) {
+        asm_error(a, d->dir->col, "'.array %s' is too large", asm_tok_text(nt, b, sizeof b));
+        return;
+    }
+    if (!have_pitch)
+        arr.pitch = row;
+    else if (arr.pitch < row) {
+        asm_error(a, d->dir->col, "'.array' pitch %llu is less than a row's %llu bytes",
+                  (unsigned long long)arr.pitch, (unsigned long long)row);
+        return;
+    }
+    uint64_t ext = tpu_array_extent(&arr);
+    uint64_t size = s->space == TPU_SPACE_HBM ? a->hbm_size : a->vmem_size;
+    if (!ext || (uint64_t)s->value > size || ext > size - (uint64_t)s->value) {
+        asm_error(a, d->dir->col, "'.array %s' (%s 0x%llx, %llu bytes) is outside %s (0x%llx "
+                  "bytes)", asm_tok_text(nt, b, sizeof b), asm_space_name(s->space),
+                  (unsigned long long)s->value, (unsigned long long)ext,
+                  asm_space_name(s->space), (unsigned long long)size);
+        return;
+    }
+    char name[TPU_OBJ_MAX_NAME + 1];
+    if (nt->len > TPU_OBJ_MAX_NAME) {
+        asm_error(a, nt->col, "'.array' label name is longer than %d bytes", TPU_OBJ_MAX_NAME);
+        return;
+    }
+    memcpy(name, nt->s, nt->len);
+    name[nt->len] = 0;
+    if (tpu_obj_find_array(a->obj, name)) {
+        asm_error(a, nt->col, "a second '.array %s' (one per label)", name);
+        return;
+    }
+    arr.name = name;
+    if (!a->fatal && tpu_obj_add_array(a->obj, &arr))
+        asm_oom(a);
 }
 
 /* Stop the assembly at a failed .error or .assert.  Pass 1 stops quietly

@@ -289,6 +289,8 @@ static uint64_t object_size(const tpu_object *o)
         n += 8 + ((16 + strlen(o->syms[k].name) + 7) & ~(size_t)7);
     for (size_t k = 0; k < o->nexpects; k++)
         n += 8 + 16 + 16 * (uint64_t)o->expects[k].nops;
+    for (size_t k = 0; k < o->narrays; k++)
+        n += 8 + ((16 + 8 * (uint64_t)o->arrays[k].ndim + strlen(o->arrays[k].name) + 7) & ~7ull);
     return n;
 }
 

@@ -318,6 +318,21 @@ static void put_expect(dis *d, const tpu_obj_expect *e)
     fprintf(d->out, "\n");
 }
 
+/* .array NAME, TYPE, D0, ... [, pitch P] [, kpairs]: pitch only when it is
+ * not the packed one, so that the line assembles back to the same record. */
+static void put_array(dis *d, const tpu_obj_array *a)
+{
+    const char *t = tpu_array_type_name(a->type);
+    fprintf(d->out, ".array %s, %s", a->name, t ? t : "?");
+    for (unsigned k = 0; k < a->ndim && k < TPU_OBJ_MAX_ARRAY_DIMS; k++)
+        fprintf(d->out, ", %llu", (unsigned long long)a->dims[k]);
+    if (a->pitch != tpu_array_row_bytes(a))
+        fprintf(d->out, ", pitch %llu", (unsigned long long)a->pitch);
+    if (a->layout == TPU_ARRAY_KPAIRS)
+        fprintf(d->out, ", kpairs");
+    fprintf(d->out, "\n");
+}
+
 int tpu_disasm(const tpu_object *o, const tpu_dis_options *opt, FILE *out)
 {
     static const tpu_dis_options defaults = { 0, NULL };
@@ -355,6 +370,10 @@ int tpu_disasm(const tpu_object *o, const tpu_dis_options *opt, FILE *out)
         fprintf(out, "\n");
     for (size_t k = 0; k < o->nexpects; k++)
         put_expect(&d, &o->expects[k]);
+    if (o->narrays)
+        fprintf(out, "\n");
+    for (size_t k = 0; k < o->narrays; k++)
+        put_array(&d, &o->arrays[k]);
     rc = ferror(out) ? -1 : 0;
 out:
     free(d.syms);

@@ -29,7 +29,37 @@ typedef struct {
     uint64_t tile_m;             /* rows of X per M-tile */
     uint64_t tile_n;             /* columns per group: a multiple of N, <= N*num_mxu */
     uint64_t tile_k;             /* rows of K per W block DMA: a multiple of the K-tile */
+    /* the VPU epilogue (bf16 and w8 only): Y = relu(X . W + bias) */
+    int bias;                    /* add a bias vector of N fp32, one per column */
+    int relu;                    /* then max(y, +0) */
+    int out_bf16;                /* Y rounded to bf16 by the epilogue (a chain's intermediate) */
 } kgen_gemm_opts;
+
+/* Epilogue bits of a plan (kgen_plan.epi) */
+enum { KGEN_EPI_BIAS = 1, KGEN_EPI_RELU = 2, KGEN_EPI_BF16 = 8 };
+
+/* The im2col loader of a convolution lowered to a GEMM (kgen_conv.c):
+ * each output image row's im2col rows are built in VMEM by DMAs from the
+ * NHWC input in HBM, taps outside the input from a zero region. */
+typedef struct {
+    uint64_t ow_start, count;    /* output pixels [ow_start, +count) of the image row */
+    uint64_t col;                /* byte offset in an im2col row */
+    int64_t src;                 /* byte offset of the first source pixel from the row's base */
+    uint64_t bytes;              /* bytes per pixel */
+} kgen_seg;
+
+#define KGEN_MAX_SEGS 64
+typedef struct {
+    int on;
+    uint64_t nb, h, w, c, f, r, s, stride, pad, groups, oh, ow;
+    uint64_t cg, fg;             /* channels and filters per group */
+    uint64_t g;                  /* the group this GEMM computes */
+    uint64_t tmq, tmq_last;      /* output image rows per M-tile, in the last */
+    unsigned nseg;               /* DMAs per (image row, filter row r) */
+    kgen_seg seg[KGEN_MAX_SEGS];
+    uint64_t h_in, h_zero;       /* the input (this group's channels) and a zero region in HBM */
+    uint64_t dmas_row;           /* DMAs per output image row: r * nseg */
+} kgen_conv_lower;
 
 /* The plan: every number the emitter and the cost model need.  Sizes in
  * bytes unless the name says otherwise. */
@@ -72,6 +102,19 @@ typedef struct {
     /* HBM layout */
     uint64_t h_x, h_w, h_y, hbm_need;
     uint64_t x_bytes, w_bytes, y_bytes;
+
+    /* Added for the epilogue, convolutions and chains; all zero in a plain
+     * GEMM, whose program they do not change. */
+    unsigned epi;                /* KGEN_EPI_*: the VPU's work on each Y set */
+    uint64_t sl;                 /* VPU elements per vector register (S x L) */
+    uint64_t epi_p;              /* vectors in a bias pattern (lcm(tn, S x L) / S x L) */
+    uint64_t epi_u;              /* vectors per batch of the epilogue loop */
+    uint64_t epi_at;             /* the K-tile of a group before which the previous goes back */
+    uint64_t v_b, pat_bytes;     /* the bias patterns in VMEM (one per group) */
+    uint64_t h_b;                /* the bias in HBM: groups x tn fp32 */
+    uint64_t y_pitch;            /* HBM bytes from a row of Y to the next (0: np * 4) */
+    uint64_t y_cols_last;        /* columns of the last group written back (0: last_tiles * N) */
+    kgen_conv_lower cv;          /* the im2col loader when cv.on */
 } kgen_plan;
 
 /* The cost model's answer, in cycles. */
@@ -101,5 +144,80 @@ long kgen_gemm_emit(FILE *f, const char *config_name, const tpu_config *cfg,
                     const kgen_plan *p, const kgen_cost *c);
 
 const char *kgen_dtype_name(kgen_dtype d);
+
+/* ---- layers beyond one GEMM (kgen_conv.c, kgen_vpu.c, kgen_chain.c) ---- */
+
+/* A 2-D convolution (NHWC activations, HWIO filters, bf16 in, fp32 out). */
+typedef struct {
+    uint64_t nb, h, w, c, f, r, s, stride, pad, groups;
+    int bias, relu, timing_only;
+    int engine;                  /* 0: the planner chooses, 1: MXU (im2col GEMM), 2: VPU */
+    uint64_t tile_m, tile_n, tile_k;   /* the GEMM's options (MXU path) */
+} kgen_conv_opts;
+
+/* A planned convolution: the GEMM plan of each group (MXU path) or the
+ * VPU plan (depthwise), the HBM layout and the predicted cycles. */
+typedef struct {
+    kgen_conv_opts o;
+    uint64_t oh, ow, pixels;
+    int vpu;                     /* 1: depthwise on the VPU */
+    kgen_plan gemm;              /* group 0's GEMM (MXU path); the others differ in addresses */
+    /* VPU path */
+    uint64_t sl, rows_per_tile, tiles, vec_tile, u, period;
+    uint64_t v_tap, tap_bytes, v_w, v_acc, v_bias, w_pat_bytes;
+    /* HBM */
+    uint64_t h_x, h_w, h_b, h_zero, h_y, hbm_need, vmem_need;
+    uint64_t x_bytes, w_bytes, y_bytes;
+    double efficiency;
+    kgen_cost cost;
+} kgen_conv_plan;
+
+int kgen_conv_plan_make(const tpu_config *cfg, const kgen_conv_opts *o, kgen_conv_plan *p,
+                        char *err, size_t errlen);
+long kgen_conv_emit(FILE *f, const char *config_name, const tpu_config *cfg,
+                    const kgen_conv_plan *p);
+
+/* Pooling (max, avg) and elementwise layers on the VPU, fp32 NHWC. */
+typedef enum { KGEN_POOL_MAX = 0, KGEN_POOL_AVG = 1 } kgen_pool_mode;
+typedef enum { KGEN_ELT_ADD, KGEN_ELT_RELU, KGEN_ELT_ADD_RELU, KGEN_ELT_MAX, KGEN_ELT_MUL } kgen_elt_op;
+typedef struct {
+    int pool;                    /* 1: pooling, 0: elementwise */
+    kgen_pool_mode mode;
+    kgen_elt_op op;
+    uint64_t nb, h, w, c, r, s, stride, pad;   /* pooling window; elementwise: nb*h*w*c elements */
+    int timing_only;
+} kgen_vpu_opts;
+
+typedef struct {
+    kgen_vpu_opts o;
+    uint64_t oh, ow, pixels, elems;
+    uint64_t sl, u, rows_per_tile, tiles, vec_tile, tile_bytes_in, tile_bytes_out;
+    uint64_t v_in[2], v_out[2], v_tap, tap_bytes, vmem_need;
+    uint64_t h_x, h_x2, h_pad, h_y, hbm_need;
+    kgen_cost cost;
+} kgen_vpu_plan;
+
+int kgen_vpu_plan_make(const tpu_config *cfg, const kgen_vpu_opts *o, kgen_vpu_plan *p,
+                       char *err, size_t errlen);
+long kgen_vpu_emit(FILE *f, const char *config_name, const tpu_config *cfg,
+                   const kgen_vpu_plan *p);
+
+/* A chain of GEMMs (an MLP): Y = relu?(...relu?(X W1 + b1)... Wn + bn).
+ * Intermediates are bf16 in HBM, written by each layer's epilogue. */
+#define KGEN_MAX_LAYERS 16
+typedef struct {
+    uint64_t m;
+    unsigned nlayers;
+    uint64_t dims[KGEN_MAX_LAYERS + 1];
+    int bias, relu, timing_only;
+    kgen_plan layer[KGEN_MAX_LAYERS];
+    kgen_cost cost[KGEN_MAX_LAYERS];
+    uint64_t hbm_need;
+    double predicted;
+} kgen_chain;
+
+int kgen_chain_plan(const tpu_config *cfg, kgen_chain *c, char *err, size_t errlen);
+long kgen_chain_emit(FILE *f, const char *config_name, const tpu_config *cfg,
+                     const kgen_chain *c);
 
 #endif

@@ -49,6 +49,15 @@ void kgen_gemm_cost(const tpu_config *cfg, const kgen_plan *p, kgen_cost *c)
     c->flops = 0;
     double sum_steps = 0, worst_m = 0, worst_mem = 0, worst_i = 0;
 
+    /* the epilogue: the sequencer issues every VPU instruction of a group's
+     * set (kgen_emit.c, writeback_epi); it overlaps the next group's
+     * streams when VMEM has room for a vector access beside the MXUs'
+     * (T12), else it holds them up */
+    double epi_per_vec = 2.0 + ((p->epi & KGEN_EPI_BIAS) ? 1.0 : 0.0) + ((p->epi & KGEN_EPI_RELU) ? 1.0 : 0.0);
+    double mxu_bytes = (double)p->mxus * 10.0 * N;
+    int epi_overlap = (double)cfg->vmem_bw - mxu_bytes >= (double)p->sl * 4.0;
+    double epi_serial = 0;
+
     for (int lastm = 0; lastm < 2; lastm++) {
         double nm = lastm ? 1 : (double)(p->mtiles - 1);
         double rows = lastm ? (double)p->tm_last : (double)p->tm;
@@ -70,6 +79,16 @@ void kgen_gemm_cost(const tpu_config *cfg, const kgen_plan *p, kgen_cost *c)
             if (lat > mem)
                 mem = lat;
             double issue = insn_tile(p) + insn_block(p) / kb + insn_group(p) / kt;
+            if (p->epi) {
+                double u = (double)p->epi_u, sl = (double)p->sl;
+                double batches = (double)(uint64_t)((rows * (double)p->tn + u * sl - 1) / (u * sl));
+                double e = batches * (u * epi_per_vec + 3.0 + ((p->epi & KGEN_EPI_BF16) ? 1.0 : 0.0))
+                           + 16.0 + (double)p->epi_p + (double)p->mxus;
+                if (epi_overlap)
+                    issue += e / kt;
+                else
+                    epi_serial += nm * ng * e;
+            }
             double t = math > mem ? math : mem;
             if (issue > t)
                 t = issue;
@@ -97,7 +116,13 @@ void kgen_gemm_cost(const tpu_config *cfg, const kgen_plan *p, kgen_cost *c)
     if (p->xbufs == 1 && p->mtiles > 1)
         bubbles = (double)(p->mtiles - 1)
                   * (2.0 * N + L + (double)p->x_tile / bw + (double)p->y_set / bw);
-    c->predicted = c->fill + sum_steps + bubbles + c->drain;
+    if (p->epi) {
+        double u = (double)p->epi_u, sl = (double)p->sl;
+        double rows = (double)p->tm_last;
+        double batches = (double)(uint64_t)((rows * (double)p->tn + u * sl - 1) / (u * sl));
+        c->drain += batches * (u * epi_per_vec + 3.0) + 16.0;   /* the last set's, after the streams */
+    }
+    c->predicted = c->fill + sum_steps + bubbles + epi_serial + c->drain;
 
     /* the bound is the term the steps spent most of their time in */
     if (worst_i >= worst_m && worst_i >= worst_mem)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "kgen.h"
+#include "kgen_impl.h"
 
 /* Registers.  s1..s4 are scratch between instructions; the rest hold the
  * loops' state for the whole run. */
@@ -53,14 +54,14 @@
 /* Semaphores */
 enum { SEM_W = 0, SEM_X = 1, SEM_YWB = 2, SEM_RD = 4, SEM_YD = 8, SEM_NONE = 31 };
 
-typedef struct {
-    FILE *f;
-    long insns;
-    unsigned label;
-    const kgen_plan *p;
-} emitter;
+typedef kgen_emitter emitter;
 
-static void line(emitter *e, const char *fmt, ...)
+/* Semaphore 3 (KGEN_SEM_B): bias patterns landed; the epilogue borrows s6
+ * and s8 (SLOTROW, WROW: FETCH's) and gives them back. */
+#define EP "s8"          /* the epilogue's store pointer (bf16 results) */
+#define ES "s6"          /* its stride register for a bf16 write-back */
+
+void kgen_line(emitter *e, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -70,7 +71,7 @@ static void line(emitter *e, const char *fmt, ...)
 }
 
 /* One instruction: counted, so the caller can check it against IMEM. */
-static void ins(emitter *e, const char *fmt, ...)
+void kgen_ins(emitter *e, const char *fmt, ...)
 {
     va_list ap;
     fputs("        ", e->f);
@@ -81,13 +82,19 @@ static void ins(emitter *e, const char *fmt, ...)
     e->insns++;
 }
 
-static unsigned new_label(emitter *e) { return e->label++; }
-static void put_label(emitter *e, unsigned l) { line(e, "L%u:", l); }
+unsigned kgen_new_label(emitter *e) { return e->label++; }
+void kgen_put_label(emitter *e, unsigned l) { kgen_line(e, "L%u:", l); }
+#define line kgen_line
+#define ins kgen_ins
+#define new_label kgen_new_label
+#define put_label kgen_put_label
+#define li kgen_li
+#define addi kgen_addi
 
 static int fits_simm(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
 /* rd = v for any v below 2^51: li takes only 32 signed bits. */
-static void li(emitter *e, const char *rd, uint64_t v)
+void kgen_li(emitter *e, const char *rd, uint64_t v)
 {
     if (fits_simm((int64_t)v)) {
         ins(e, "li      %s, %" PRIu64, rd, v);
@@ -99,7 +106,7 @@ static void li(emitter *e, const char *rd, uint64_t v)
 }
 
 /* rd = rs + v; a large v goes through tmp. */
-static void addi(emitter *e, const char *rd, const char *rs, int64_t v, const char *tmp)
+void kgen_addi(emitter *e, const char *rd, const char *rs, int64_t v, const char *tmp)
 {
     if (fits_simm(v)) {
         ins(e, "addi    %s, %s, %" PRId64, rd, rs, v);
@@ -157,7 +164,7 @@ static void block_end(emitter *e)
     ins(e, "bne     %s, %s, L%u", CW, T0, l);
     li(e, CW, e->p->v_slots);
     put_label(e, l);
-    ins(e, "jal     %s, FETCH", LINK);
+    ins(e, "jal     %s, %sFETCH", LINK, e->lp);
 }
 
 /* Write the previous group's Y set back to HBM once its streams are done.
@@ -173,11 +180,207 @@ static void writeback(emitter *e, const char *set, const char *rows, const char 
     ins(e, "dma.v2h %s, %s, %s, %s, %s, %s, %d", PYH, set, rows, bytes, YROW, T3, SEM_YWB);
 }
 
+/* The plans that take the newer path: an epilogue, a convolution's
+ * loader, or a Y layout other than the padded GEMM's.  A plain GEMM keeps
+ * the code it always had. */
+static int custom(const kgen_plan *p) { return p->epi || p->cv.on || p->y_pitch || p->y_cols_last; }
+static uint64_t y_esz(const kgen_plan *p) { return (p->epi & KGEN_EPI_BF16) ? 2 : 4; }
+static uint64_t y_pitch(const kgen_plan *p) { return p->y_pitch ? p->y_pitch : p->np * y_esz(p); }
+static uint64_t y_last_cols(const kgen_plan *p)
+{
+    return p->y_cols_last ? p->y_cols_last : p->last_tiles * p->n_mxu;
+}
+
+/* The newer write-back of the previous group's Y set (`set`, `rows`
+ * registers; G is the group after it: 0 or `groups` when it was an
+ * M-tile's last): wait for its streams, run the epilogue on the VPU
+ * (bias, relu, bf16) in place, then the DMA of its real columns.
+ * Uses T2, T3 and borrows s6, s8 (given back). */
+static void writeback_epi(emitter *e, const char *set, const char *rows)
+{
+    const kgen_plan *p = e->p;
+    for (unsigned m = 0; m < p->mxus; m++)
+        ins(e, "sem.wait %d, 1                 # MXU %u's last stream of the group is in VMEM",
+            SEM_YD + (int)m, m);
+    int bf = (p->epi & KGEN_EPI_BF16) != 0;
+    if (p->epi) {
+        uint64_t v4 = p->sl * 4;
+        line(e, "        # the epilogue on the VPU:%s%s%s, in place, %" PRIu64 " vectors a batch",
+             (p->epi & KGEN_EPI_BIAS) ? " + bias[column]" : "", (p->epi & KGEN_EPI_RELU) ? ", relu" : "",
+             bf ? ", rounded to bf16" : "", p->epi_u);
+        if (p->epi & KGEN_EPI_BIAS) {
+            unsigned l = new_label(e);
+            ins(e, "addi    %s, %s, -1", T3, G);
+            ins(e, "bge     %s, zero, L%u", T3, l);
+            li(e, T3, p->groups - 1);
+            put_label(e, l);
+            ins(e, "muli    %s, %s, %" PRIu64 "            # that group's bias pattern", T3, T3, p->pat_bytes);
+            addi(e, T3, T3, (int64_t)p->v_b, T2);
+            for (uint64_t i = 0; i < p->epi_p; i++)
+                ins(e, "vld     v%" PRIu64 ", %s, %" PRIu64, 24 + i, T3, i * v4);
+        }
+        ins(e, "mul     %s, %s, %s", T3, rows, YROW);
+        ins(e, "add     %s, %s, %s              # the end of the set's rows", T3, T3, set);
+        mov(e, T2, set);
+        if (bf)
+            mov(e, EP, set);
+        unsigned top = new_label(e);
+        put_label(e, top);
+        for (uint64_t i = 0; i < p->epi_u; i++)
+            ins(e, "vld     v%" PRIu64 ", %s, %" PRIu64, i, T2, i * v4);
+        if (p->epi & KGEN_EPI_BIAS)
+            for (uint64_t i = 0; i < p->epi_u; i++)
+                ins(e, "vadd    v%" PRIu64 ", v%" PRIu64 ", v%" PRIu64, i, i, 24 + i % p->epi_p);
+        if (p->epi & KGEN_EPI_RELU)
+            for (uint64_t i = 0; i < p->epi_u; i++)
+                ins(e, "vrelu   v%" PRIu64 ", v%" PRIu64, i, i);
+        for (uint64_t i = 0; i < p->epi_u; i++) {
+            if (bf)
+                ins(e, "vst.bf16 v%" PRIu64 ", %s, %" PRIu64, i, EP, i * p->sl * 2);
+            else
+                ins(e, "vst     v%" PRIu64 ", %s, %" PRIu64, i, T2, i * v4);
+        }
+        addi(e, T2, T2, (int64_t)(p->epi_u * v4), EP);
+        if (bf)
+            addi(e, EP, EP, (int64_t)(p->epi_u * p->sl * 2), ES);
+        ins(e, "blt     %s, %s, L%u", T2, T3, top);
+        ins(e, "sync    vpu                     # the set is final in VMEM");
+    }
+    li(e, T2, p->tn * y_esz(p));
+    if (y_last_cols(p) != p->tn) {
+        unsigned last = new_label(e), not_last = new_label(e);
+        ins(e, "beq     %s, zero, L%u", G, last);
+        li(e, T3, p->groups);
+        ins(e, "bne     %s, %s, L%u", G, T3, not_last);
+        put_label(e, last);
+        li(e, T2, y_last_cols(p) * y_esz(p));   /* the last group: its real columns */
+        put_label(e, not_last);
+    }
+    const char *sstride = YROW;
+    if (bf) {
+        li(e, ES, p->tn * 2);
+        sstride = ES;
+    }
+    li(e, T3, y_pitch(p));
+    ins(e, "dma.v2h %s, %s, %s, %s, %s, %s, %d", PYH, set, rows, T2, sstride, T3, SEM_YWB);
+    if (bf) {
+        li(e, SLOTROW, p->slot_row);
+        li(e, WROW, p->w_row_hbm);
+    }
+}
+
+/* The previous group's write-back during this group (newer path): its set
+ * is the other one, its rows this M-tile's unless it was the last group of
+ * the M-tile before. */
+static void prev_writeback_epi(emitter *e, uint64_t ytoggle)
+{
+    const kgen_plan *p = e->p;
+    unsigned skip = new_label(e), l = new_label(e);
+    line(e, "        # the previous group's results go back to HBM while this one computes");
+    ins(e, "beq     %s, zero, L%u", p->xbufs == 1 ? G : GI, skip);
+    if (fits_simm((int64_t)ytoggle)) {
+        ins(e, "xori    %s, %s, %" PRIu64, T0, YSET, ytoggle);
+    } else {
+        li(e, T0, ytoggle);
+        ins(e, "xor     %s, %s, %s", T0, YSET, T0);
+    }
+    mov(e, T1, ROWS);
+    ins(e, "bne     %s, zero, L%u", G, l);
+    li(e, T1, p->tm);                          /* the last group of the M-tile before */
+    put_label(e, l);
+    writeback_epi(e, T0, T1);
+    put_label(e, skip);
+}
+
+/* ---- the im2col loader of a convolution (kgen_conv.c plans it) ----
+ * XQH: the HBM address of the next output image row's input row for r = 0
+ * (input row oh*stride - pad, column 0, this group's first channel; may
+ * point before the input when that row is padding), XQV: where its im2col
+ * rows go in VMEM, XQN: image rows of the M-tile still to load, XQR: its
+ * oh.  XQH and XQR carry on from one M-tile to the next. */
+static void cv_cursor(emitter *e, const char *buf, const char *row)
+{
+    const kgen_plan *p = e->p;
+    unsigned l = new_label(e);
+    mov(e, XQV, buf);
+    li(e, T1, p->o.m);
+    ins(e, "sub     %s, %s, %s", T1, T1, row);
+    li(e, T0, p->tm);
+    li(e, XQN, p->cv.tmq);
+    ins(e, "bge     %s, %s, L%u", T1, T0, l);
+    li(e, XQN, p->cv.tmq_last);
+    put_label(e, l);
+}
+
+/* One output image row's im2col rows, if the M-tile has one left to load:
+ * for each filter row r, the same DMAs (segments) from the input row, or
+ * from the zero region with stride 0 when that input row is padding.
+ * Uses T0..T3 and borrows WROW (s8) for the source stride. */
+static void cv_chunk(emitter *e)
+{
+    const kgen_plan *p = e->p;
+    const kgen_conv_lower *c = &p->cv;
+    unsigned skip = new_label(e);
+    ins(e, "beq     %s, zero, L%u", XQN, skip);
+    li(e, WROW, c->stride * c->c * 2);
+    for (uint64_t r = 0; r < c->r; r++) {
+        unsigned zero = new_label(e), done = new_label(e);
+        int64_t lo = (int64_t)c->pad - (int64_t)r, hi = (int64_t)c->h + (int64_t)c->pad - (int64_t)r;
+        ins(e, "muli    %s, %s, %" PRIu64 "               # filter row %" PRIu64 ": input row oh*%" PRIu64 " + %" PRIu64 " - %" PRIu64,
+            T3, XQR, c->stride, r, c->stride, r, c->pad);
+        if (lo > 0) {
+            li(e, T0, (uint64_t)lo);
+            ins(e, "blt     %s, %s, L%u", T3, T0, zero);
+        }
+        if (hi <= (int64_t)((c->oh - 1) * c->stride)) {
+            li(e, T0, (uint64_t)hi);
+            ins(e, "bge     %s, %s, L%u", T3, T0, zero);
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass == 1) {
+                if (lo <= 0 && hi > (int64_t)((c->oh - 1) * c->stride))
+                    break;
+                ins(e, "jmp     L%u", done);
+                put_label(e, zero);
+                line(e, "        # that input row is padding: zeros");
+            }
+            for (unsigned k = 0; k < c->nseg; k++) {
+                const kgen_seg *sg = &c->seg[k];
+                addi(e, T0, XQV, (int64_t)(sg->ow_start * p->x_row + r * c->s * c->cg * 2 + sg->col), T2);
+                if (pass == 0)
+                    addi(e, T1, XQH, (int64_t)(r * c->w * c->c * 2) + sg->src, T2);
+                else
+                    li(e, T1, c->h_zero);
+                li(e, T2, sg->count);
+                li(e, T3, sg->bytes);
+                ins(e, "dma.h2v %s, %s, %s, %s, %s, %s, %d", T0, T1, T2, T3, pass ? "zero" : WROW,
+                    XROW, SEM_X);
+            }
+        }
+        put_label(e, done);
+    }
+    line(e, "        # the next output image row");
+    addi(e, XQV, XQV, (int64_t)(c->ow * p->x_row), T0);
+    addi(e, XQH, XQH, (int64_t)(c->stride * c->w * c->c * 2), T0);
+    ins(e, "addi    %s, %s, 1", XQR, XQR);
+    ins(e, "addi    %s, %s, -1", XQN, XQN);
+    li(e, T0, c->oh);
+    ins(e, "bne     %s, %s, L%u", XQR, T0, skip);
+    li(e, XQR, 0);                              /* the next image */
+    addi(e, XQH, XQH, ((int64_t)c->h - (int64_t)(c->oh * c->stride)) * (int64_t)(c->w * c->c * 2), T0);
+    put_label(e, skip);
+    li(e, WROW, p->w_row_hbm);
+}
+
 /* Point the X cursor at the M-tile starting at row `row` (a register):
  * min(tm, M - row) rows into the VMEM buffer `buf`, in xch chunks. */
 static void x_cursor(emitter *e, const char *buf, const char *row)
 {
     const kgen_plan *p = e->p;
+    if (p->cv.on) {
+        cv_cursor(e, buf, row);
+        return;
+    }
     unsigned l = new_label(e);
     li(e, T1, p->o.m);
     ins(e, "sub     %s, %s, %s", XQR, T1, row);
@@ -196,6 +399,10 @@ static void x_cursor(emitter *e, const char *buf, const char *row)
 static void x_chunk(emitter *e)
 {
     const kgen_plan *p = e->p;
+    if (p->cv.on) {
+        cv_chunk(e);
+        return;
+    }
     unsigned skip = new_label(e), l = new_label(e);
     ins(e, "beq     %s, zero, L%u", XQN, skip);
     mov(e, T1, XQR);
@@ -231,11 +438,11 @@ static void emit_fetch(emitter *e)
     line(e, "# Called ring-1 times before the first step, then once per block consumed,");
     line(e, "# so ring-1 blocks are in flight.  Before it refills a slot it waits until");
     line(e, "# every MXU has read the block that was there (mxu.lw's semaphore, T20a).");
-    line(e, "FETCH:");
+    line(e, "%sFETCH:", e->lp);
     line(e, "        # first a chunk of the next M-tile's X, if one is due");
     x_chunk(e);
     li(e, T0, p->blocks);
-    ins(e, "bge     %s, %s, FRET", FQ, T0);
+    ins(e, "bge     %s, %s, %sFRET", FQ, T0, e->lp);
     unsigned l = new_label(e);
     li(e, T0, p->ring);
     ins(e, "blt     %s, %s, L%u", FQ, T0, l);
@@ -263,17 +470,17 @@ static void emit_fetch(emitter *e)
     addi(e, FW, FW, (int64_t)(p->kb * p->n_mxu * p->w_row_hbm), T0);
     ins(e, "addi    %s, %s, 1", FKB, FKB);
     li(e, T0, p->kblocks);
-    ins(e, "bne     %s, %s, FRET", FKB, T0);
+    ins(e, "bne     %s, %s, %sFRET", FKB, T0, e->lp);
     line(e, "        # the group's last block: the next group is tn columns to the right");
     li(e, FKB, 0);
     addi(e, FW, FW, (int64_t)(p->tn * wcol(p)) - (int64_t)(p->kblocks * p->kb * p->n_mxu * p->w_row_hbm), T0);
     ins(e, "addi    %s, %s, 1", FG, FG);
     li(e, T0, p->groups);
-    ins(e, "bne     %s, %s, FRET", FG, T0);
+    ins(e, "bne     %s, %s, %sFRET", FG, T0, e->lp);
     line(e, "        # the M-tile's last group: the next M-tile starts again at W's first block");
     li(e, FG, 0);
     li(e, FW, p->h_w);
-    line(e, "FRET:");
+    line(e, "%sFRET:", e->lp);
     ins(e, "jr      %s", LINK);
 }
 
@@ -291,6 +498,7 @@ static uint64_t mix(uint64_t z)
 
 #define SEED_X 1ull
 #define SEED_W 0x40000000ull
+#define SEED_B 0x7000000ull
 
 static void emit_data(emitter *e)
 {
@@ -358,6 +566,13 @@ static void emit_data(emitter *e)
         if (p->kp > K)
             line(e, "        .zero   %" PRIu64 "                  # rows of padding", (p->kp - K) * p->w_row_hbm);
     }
+    if (p->epi & KGEN_EPI_BIAS) {
+        line(e, "        .hbm    %" PRIu64, p->h_b);
+        line(e, "BIAS:   .random f32, %" PRIu64 ", %llu       # one per column, then zeros to %" PRIu64,
+             Nn, SEED_B, p->groups * p->tn);
+        if (p->groups * p->tn > Nn)
+            line(e, "        .zero   %" PRIu64, (p->groups * p->tn - Nn) * 4);
+    }
     line(e, "        .hbm    %" PRIu64, p->h_y);
     line(e, "Y:      .zero   %" PRIu64 "                  # %" PRIu64 " x %" PRIu64 " %s",
          p->y_bytes, M, p->np, p->o.dtype == KGEN_INT8 ? "int32" : "fp32");
@@ -378,6 +593,26 @@ static void emit_header(emitter *e, const char *config_name, const tpu_config *c
          cfg->name, cfg->num_mxu, cfg->num_mxu > 1 ? "s" : "", p->n_mxu, p->n_mxu,
          cfg->vmem_bytes, cfg->imem_words);
     line(e, "#");
+    kgen_gemm_plan_comment(e, cfg, c);
+    line(e, "");
+    line(e, "        .assert MXU_N == %" PRIu64 " && NUM_MXU >= %" PRIu64 ", \"generated for %" PRIu64 "x%" PRIu64 " MXUs (%" PRIu64 " of them): assemble with --config %s\"",
+         p->n_mxu, p->mxus, p->n_mxu, p->n_mxu, p->mxus, config_name);
+    line(e, "        .assert VMEM_BYTES >= %" PRIu64 " && HBM_BYTES >= %" PRIu64 ", \"the plan needs %" PRIu64 " bytes of VMEM and %" PRIu64 " of HBM\"",
+         p->vmem_need, p->hbm_need, p->vmem_need, p->hbm_need);
+    if (o->timing_only) {
+        line(e, "        .equ    X, hbm(%" PRIu64 ")", p->h_x);
+        line(e, "        .equ    W, hbm(%" PRIu64 ")", p->h_w);
+        line(e, "        .equ    Y, hbm(%" PRIu64 ")", p->h_y);
+        if (p->epi & KGEN_EPI_BIAS)
+            line(e, "        .equ    BIAS, hbm(%" PRIu64 ")", p->h_b);
+    }
+}
+
+void kgen_gemm_plan_comment(emitter *e, const tpu_config *cfg, const kgen_cost *c)
+{
+    const kgen_plan *p = e->p;
+    const kgen_gemm_opts *o = &p->o;
+    (void)cfg;
     line(e, "# The plan");
     line(e, "#   padded shape    M %" PRIu64 " (rows are not padded), N %" PRIu64 " -> %" PRIu64 ", K %" PRIu64 " -> %" PRIu64,
          o->m, o->n, p->np, o->k, p->kp);
@@ -414,28 +649,30 @@ static void emit_header(emitter *e, const char *config_name, const tpu_config *c
     line(e, "#");
     line(e, "# Semaphores: %d W block landed, %d X tile landed, %d Y set written back,", SEM_W, SEM_X, SEM_YWB);
     line(e, "# %d+m MXU m has read a block, %d+m MXU m finished a group, %d nobody waits.", SEM_RD, SEM_YD, SEM_NONE);
-    line(e, "");
-    line(e, "        .assert MXU_N == %" PRIu64 " && NUM_MXU >= %" PRIu64 ", \"generated for %" PRIu64 "x%" PRIu64 " MXUs (%" PRIu64 " of them): assemble with --config %s\"",
-         p->n_mxu, p->mxus, p->n_mxu, p->n_mxu, p->mxus, config_name);
-    line(e, "        .assert VMEM_BYTES >= %" PRIu64 " && HBM_BYTES >= %" PRIu64 ", \"the plan needs %" PRIu64 " bytes of VMEM and %" PRIu64 " of HBM\"",
-         p->vmem_need, p->hbm_need, p->vmem_need, p->hbm_need);
-    if (o->timing_only) {
-        line(e, "        .equ    X, hbm(%" PRIu64 ")", p->h_x);
-        line(e, "        .equ    W, hbm(%" PRIu64 ")", p->h_w);
-        line(e, "        .equ    Y, hbm(%" PRIu64 ")", p->h_y);
-    }
 }
 
-long kgen_gemm_emit(FILE *f, const char *config_name, const tpu_config *cfg,
-                    const kgen_plan *p, const kgen_cost *c)
+void kgen_gemm_code(emitter *e, int last)
 {
-    emitter E = { f, 0, 0, p }, *e = &E;
+    const kgen_plan *p = e->p;
     uint64_t ytoggle = p->v_y[0] ^ p->v_y[1];
+    int nu = custom(p);
 
-    emit_header(e, config_name, cfg, c);
-
-    line(e, "");
-    line(e, "        .text");
+    if (p->epi & KGEN_EPI_BIAS) {
+        unsigned l = new_label(e);
+        line(e, "# the bias patterns: group g's tn biases repeated to %" PRIu64 " vector%s (s5 counts)",
+             p->epi_p, p->epi_p > 1 ? "s" : "");
+        li(e, T0, p->v_b);
+        li(e, T1, p->h_b);
+        li(e, T2, p->epi_p * p->sl / p->tn);
+        li(e, T3, p->tn * 4);
+        li(e, XROW, p->groups);
+        put_label(e, l);
+        ins(e, "dma.h2v %s, %s, %s, %s, zero, %s, %d", T0, T1, T2, T3, T3, KGEN_SEM_B);
+        addi(e, T0, T0, (int64_t)p->pat_bytes, WROW);
+        addi(e, T1, T1, (int64_t)(p->tn * 4), WROW);
+        ins(e, "addi    %s, %s, -1", XROW, XROW);
+        ins(e, "bne     %s, zero, L%u", XROW, l);
+    }
     line(e, "# ---- constants and the loops' starting state");
     li(e, XROW, p->x_row);
     li(e, SLOTROW, p->slot_row);
@@ -451,15 +688,22 @@ long kgen_gemm_emit(FILE *f, const char *config_name, const tpu_config *cfg,
     li(e, XBUF, p->v_x[0]);
     li(e, GI, 0);
     li(e, YSET, p->v_y[1]);      /* every group toggles first: group 0 gets set 0 */
+    if (p->cv.on) {
+        line(e, "# the im2col loader starts at image 0, output row 0 (input row -pad)");
+        li(e, XQH, p->cv.h_in - p->cv.pad * p->cv.w * p->cv.c * 2);
+        li(e, XQR, 0);
+    }
     line(e, "# X's first M-tile, then the first W blocks behind it");
     x_cursor(e, XBUF, M0);
     x_drain(e);
     for (unsigned i = 0; i + 1 < p->ring; i++)
-        ins(e, "jal     %s, FETCH", LINK);
+        ins(e, "jal     %s, %sFETCH", LINK, e->lp);
+    if (p->epi & KGEN_EPI_BIAS)
+        ins(e, "sem.wait %d, %" PRIu64 "                 # the bias patterns are in VMEM", KGEN_SEM_B, p->groups);
 
     line(e, "");
     line(e, "# ---- for each M-tile of up to %" PRIu64 " rows", p->tm);
-    line(e, "MTILE:");
+    line(e, "%sMTILE:", e->lp);
     {
         unsigned l = new_label(e);
         li(e, T0, p->o.m);
@@ -473,22 +717,40 @@ long kgen_gemm_emit(FILE *f, const char *config_name, const tpu_config *cfg,
         unsigned l = new_label(e);
         line(e, "        # one X buffer: the last M-tile's final group goes back first, then this X loads");
         ins(e, "beq     %s, zero, L%u", M0, l);
-        li(e, T0, p->tm);
-        li(e, T1, fbytes_last(p) / wcol(p) * 4);
-        writeback(e, YSET, T0, T1);
+        if (nu) {
+            li(e, T1, p->tm);
+            writeback_epi(e, YSET, T1);
+        } else {
+            li(e, T0, p->tm);
+            li(e, T1, fbytes_last(p) / wcol(p) * 4);
+            writeback(e, YSET, T0, T1);
+        }
         x_cursor(e, XBUF, M0);
         put_label(e, l);
     }
     x_drain(e);
-    ins(e, "sem.wait %d, %" PRIu64 "                 # this M-tile's X is in VMEM (all its chunks)", SEM_X, p->xch);
+    if (p->cv.on && p->cv.tmq_last != p->cv.tmq) {
+        unsigned l = new_label(e), d = new_label(e);
+        li(e, T0, p->tm);
+        ins(e, "bne     %s, %s, L%u", ROWS, T0, l);
+        ins(e, "sem.wait %d, %" PRIu64 "                 # this M-tile's im2col rows are in VMEM (all its DMAs)", SEM_X, p->cv.tmq * p->cv.dmas_row);
+        ins(e, "jmp     L%u", d);
+        put_label(e, l);
+        ins(e, "sem.wait %d, %" PRIu64 "                 # the last M-tile's", SEM_X, p->cv.tmq_last * p->cv.dmas_row);
+        put_label(e, d);
+    } else if (p->cv.on) {
+        ins(e, "sem.wait %d, %" PRIu64 "                 # this M-tile's im2col rows are in VMEM (all its DMAs)", SEM_X, p->cv.tmq * p->cv.dmas_row);
+    } else {
+        ins(e, "sem.wait %d, %" PRIu64 "                 # this M-tile's X is in VMEM (all its chunks)", SEM_X, p->xch);
+    }
     li(e, G, 0);
-    li(e, T0, p->np * 4);
+    li(e, T0, nu ? y_pitch(p) : p->np * 4);
     ins(e, "mul     %s, %s, %s", T0, M0, T0);
     addi(e, YH, T0, (int64_t)p->h_y, T3);
 
     line(e, "");
     line(e, "# ---- for each group of %" PRIu64 " columns: MXU m takes column tile g*%" PRIu64 " + m", p->tn, p->mxus);
-    line(e, "GROUP:");
+    line(e, "%sGROUP:", e->lp);
     if (fits_simm((int64_t)ytoggle)) {
         ins(e, "xori    %s, %s, %" PRIu64 "             # the other Y set", YSET, YSET, ytoggle);
     } else {
@@ -516,7 +778,10 @@ long kgen_gemm_emit(FILE *f, const char *config_name, const tpu_config *cfg,
             block_end(e);
     }
 
-    /* the previous group's write-back, once this group's first streams are queued */
+    if (nu) {
+        if (p->epi_at == 0)
+            prev_writeback_epi(e, ytoggle);
+    } else /* the previous group's write-back, once this group's first streams are queued */
     {
         unsigned skip = new_label(e), l = new_label(e);
         line(e, "        # the previous group's results go back to HBM while this one computes");
@@ -563,26 +828,33 @@ long kgen_gemm_emit(FILE *f, const char *config_name, const tpu_config *cfg,
         line(e, "        # K-tiles 1 .. %" PRIu64 ": mxu.mma adds to the sums", p->kt - 2);
         li(e, KT, 1);
         li(e, CB, p->kb == 1 ? 0 : 1);
-        line(e, "KLOOP:");
+        line(e, "%sKLOOP:", e->lp);
+        if (nu && p->epi_at > 0) {
+            unsigned l = new_label(e);
+            li(e, T0, p->epi_at);
+            ins(e, "bne     %s, %s, L%u", KT, T0, l);
+            prev_writeback_epi(e, ytoggle);
+            put_label(e, l);
+        }
         li(e, T0, p->kt - 1);
-        ins(e, "bge     %s, %s, KDONE", KT, T0);
+        ins(e, "bge     %s, %s, %sKDONE", KT, T0, e->lp);
         unsigned l = new_label(e);
         ins(e, "bne     %s, zero, L%u", CB, l);
         ins(e, "sem.wait %d, 1                 # the next W block has landed", SEM_W);
         put_label(e, l);
         li(e, T0, p->kb - 1);
-        ins(e, "beq     %s, %s, KBLOCKEND", CB, T0);
+        ins(e, "beq     %s, %s, %sKBLOCKEND", CB, T0, e->lp);
         step(e, 0, SEM_NONE, SEM_NONE);
         ins(e, "addi    %s, %s, 1", CB, CB);
         ins(e, "addi    %s, %s, 1", KT, KT);
-        ins(e, "jmp     KLOOP");
-        line(e, "KBLOCKEND:                              # the block's last tile: its slot is free once read");
+        ins(e, "jmp     %sKLOOP", e->lp);
+        line(e, "%sKBLOCKEND:                              # the block's last tile: its slot is free once read", e->lp);
         step(e, 0, SEM_RD, SEM_NONE);
         li(e, CB, 0);
         ins(e, "addi    %s, %s, 1", KT, KT);
         block_end(e);
-        ins(e, "jmp     KLOOP");
-        line(e, "KDONE:");
+        ins(e, "jmp     %sKLOOP", e->lp);
+        line(e, "%sKDONE:", e->lp);
         line(e, "        # the last K-tile: its streams signal the group done");
         if (p->kb == 1)
             ins(e, "sem.wait %d, 1                 # its W block has landed", SEM_W);
@@ -593,10 +865,10 @@ long kgen_gemm_emit(FILE *f, const char *config_name, const tpu_config *cfg,
     line(e, "        # next group");
     mov(e, PYH, YH);
     ins(e, "addi    %s, %s, 1", GI, GI);
-    addi(e, YH, YH, (int64_t)(p->tn * 4), T0);
+    addi(e, YH, YH, (int64_t)(p->tn * (nu ? y_esz(p) : 4)), T0);
     ins(e, "addi    %s, %s, 1", G, G);
     li(e, T0, p->groups);
-    ins(e, "blt     %s, %s, GROUP", G, T0);
+    ins(e, "blt     %s, %s, %sGROUP", G, T0, e->lp);
 
     line(e, "        # next M-tile");
     if (p->xbufs == 2) {
@@ -609,23 +881,57 @@ long kgen_gemm_emit(FILE *f, const char *config_name, const tpu_config *cfg,
     }
     addi(e, M0, M0, (int64_t)p->tm, T0);
     li(e, T0, p->o.m);
-    ins(e, "blt     %s, %s, MTILE", M0, T0);
+    ins(e, "blt     %s, %s, %sMTILE", M0, T0, e->lp);
 
     line(e, "");
     line(e, "# ---- the last group's results");
-    li(e, T1, p->last_tiles * p->n_mxu * 4);
-    writeback(e, YSET, ROWS, T1);
-    ins(e, "halt                            # waits for the write-back");
+    if (nu) {
+        writeback_epi(e, YSET, ROWS);
+    } else {
+        li(e, T1, p->last_tiles * p->n_mxu * 4);
+        writeback(e, YSET, ROWS, T1);
+    }
+    if (last) {
+        ins(e, "halt                            # waits for the write-back");
+        emit_fetch(e);
+        return;
+    }
+    {
+        uint64_t total = p->mtiles * p->groups;
+        uint64_t rd = p->blocks < p->ring ? p->blocks : p->ring;
+        line(e, "        # the next layer starts from zero semaphores: take what is left");
+        ins(e, "sem.wait %d, %" PRIu64 "                 # the last write-backs have landed", SEM_YWB, total < 2 ? total : 2);
+        for (unsigned m = 0; m < p->mxus; m++)
+            ins(e, "sem.wait %d, %" PRIu64 "                 # MXU %u's reads of the last blocks", SEM_RD + (int)m, rd, m);
+        ins(e, "jmp     %sEND", e->lp);
+        emit_fetch(e);
+        line(e, "%sEND:", e->lp);
+    }
+}
 
-    emit_fetch(e);
+long kgen_gemm_emit(FILE *f, const char *config_name, const tpu_config *cfg,
+                    const kgen_plan *p, const kgen_cost *c)
+{
+    emitter E = { f, 0, 0, p, "" }, *e = &E;
+
+    emit_header(e, config_name, cfg, c);
+
+    line(e, "");
+    line(e, "        .text");
+    kgen_gemm_code(e, 1);
 
     if (!p->o.timing_only) {
         emit_data(e);
         line(e, "");
         line(e, "# ---- check: the padded product, bit for bit (docs/numerics.md)");
-        line(e, "        .expect %s Y, X, W, %" PRIu64 ", %" PRIu64 ", %" PRIu64,
-             p->o.dtype == KGEN_INT8 ? "matmul_i8" : p->o.dtype == KGEN_W8 ? "matmul_w8" : "matmul",
-             p->o.m, p->kp, p->np);
+        if (p->epi)
+            line(e, "        .expect matmul_epi Y, X, W, %s, %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %u",
+                 (p->epi & KGEN_EPI_BIAS) ? "BIAS" : "Y", p->o.m, p->kp, p->np,
+                 p->epi | (p->o.dtype == KGEN_W8 ? 32u : 0u));
+        else
+            line(e, "        .expect %s Y, X, W, %" PRIu64 ", %" PRIu64 ", %" PRIu64,
+                 p->o.dtype == KGEN_INT8 ? "matmul_i8" : p->o.dtype == KGEN_W8 ? "matmul_w8" : "matmul",
+                 p->o.m, p->kp, p->np);
     }
     fflush(f);
     return ferror(f) ? -1 : E.insns;

@@ -45,6 +45,20 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+/* The epilogue's loop runs whole batches: it may read and write up to a
+ * batch past a Y set's rows, into this slack. */
+static uint64_t epi_slack(const kgen_plan *p) { return p->epi ? p->epi_u * p->sl * 4 : 0; }
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 /* Lay out VMEM for the tile sizes in p; returns the bytes it needs. */
 static uint64_t layout_vmem(kgen_plan *p)
 {
@@ -61,7 +75,11 @@ static uint64_t layout_vmem(kgen_plan *p)
     a = ALIGN64(a + (uint64_t)p->ring * p->slot_bytes);
     for (unsigned i = 0; i < 2; i++) {
         p->v_y[i] = a;
-        a = ALIGN64(a + p->y_set);
+        a = ALIGN64(a + p->y_set + epi_slack(p));
+    }
+    if (p->epi & KGEN_EPI_BIAS) {
+        p->v_b = a;
+        a = ALIGN64(a + p->groups * p->pat_bytes);
     }
     p->vmem_need = a;
     return a;
@@ -70,7 +88,8 @@ static uint64_t layout_vmem(kgen_plan *p)
 /* The largest tm (<= cap) for which the layout fits VMEM, or 0. */
 static uint64_t max_tm(kgen_plan *p, uint64_t vmem, uint64_t cap)
 {
-    uint64_t fixed = ALIGN64((uint64_t)p->ring * p->slot_bytes) + 5 * 64;
+    uint64_t fixed = ALIGN64((uint64_t)p->ring * p->slot_bytes) + 5 * 64 + 2 * epi_slack(p)
+                     + ((p->epi & KGEN_EPI_BIAS) ? p->groups * p->pat_bytes : 0);
     if (fixed >= vmem)
         return 0;
     uint64_t per = p->xbufs * p->x_row + 2 * p->y_row;
@@ -145,6 +164,26 @@ int kgen_gemm_plan(const tpu_config *cfg, const kgen_gemm_opts *o, kgen_plan *p,
     p->groups = (p->nt + p->mxus - 1) / p->mxus;
     p->last_tiles = p->nt - (p->groups - 1) * p->mxus;
 
+    /* the epilogue: the VPU's vectors over a Y set, the bias pattern */
+    if (o->bias || o->relu || o->out_bf16) {
+        if (o->dtype == KGEN_INT8)
+            return fail(err, errlen, "--bias and --relu need fp32 results (bf16 or w8): the VPU computes in fp32, int8 gives int32");
+        p->epi = (o->bias ? KGEN_EPI_BIAS : 0) | (o->relu ? KGEN_EPI_RELU : 0)
+                 | (o->out_bf16 ? KGEN_EPI_BF16 : 0);
+    }
+    p->sl = (uint64_t)cfg->vpu_sublanes * cfg->vpu_lanes;
+    if (p->epi) {
+        p->epi_p = p->tn / gcd64(p->tn, p->sl);      /* lcm(tn, sl) / sl */
+        if ((p->epi & KGEN_EPI_BIAS) && p->epi_p > 8)
+            return fail(err, errlen, "the bias pattern of %llu columns repeats only every %llu vectors of %llu: at most 8 (choose --tile-n)",
+                        (unsigned long long)p->tn, (unsigned long long)p->epi_p,
+                        (unsigned long long)p->sl);
+        if (!(p->epi & KGEN_EPI_BIAS))
+            p->epi_p = 1;
+        p->epi_u = p->epi_p * ((8 + p->epi_p - 1) / p->epi_p);
+        p->pat_bytes = p->epi_p * p->sl * 4;
+    }
+
     /* bytes of one row of each operand */
     p->x_row = o->dtype == KGEN_INT8 ? p->kp : 2 * p->kp;
     p->w_row_hbm = o->dtype == KGEN_W8 ? p->np : 2 * p->np;
@@ -155,10 +194,14 @@ int kgen_gemm_plan(const tpu_config *cfg, const kgen_gemm_opts *o, kgen_plan *p,
     uint64_t wrows = o->dtype == KGEN_INT8 ? p->kp / 2 : p->kp;
     p->x_bytes = o->m * p->x_row;
     p->w_bytes = wrows * p->w_row_hbm;
-    p->y_bytes = o->m * p->np * 4;
+    p->y_bytes = o->m * p->np * (o->out_bf16 ? 2 : 4);
     p->h_x = 0;
     p->h_w = ALIGN64(p->x_bytes);
     p->h_y = ALIGN64(p->h_w + p->w_bytes);
+    if (p->epi & KGEN_EPI_BIAS) {
+        p->h_b = p->h_y;
+        p->h_y = ALIGN64(p->h_b + p->groups * p->tn * 4);
+    }
     p->hbm_need = p->h_y + p->y_bytes;
     if (p->hbm_need > cfg->hbm_bytes)
         return fail(err, errlen, "the data does not fit HBM: X %llu, W %llu and Y %llu bytes (padded to %llu x %llu x %llu) need %llu bytes, the machine '%s' has %llu",
@@ -257,6 +300,8 @@ int kgen_gemm_plan(const tpu_config *cfg, const kgen_gemm_opts *o, kgen_plan *p,
         p->xch = p->groups * p->kblocks;
         p->xcr = (p->tm + p->xch - 1) / p->xch;
     }
+    if (p->epi)
+        p->epi_at = p->kt > 1 ? (p->kt - 1 < 3 ? p->kt - 1 : 3) : 0;
     p->efficiency = (double)o->m * (double)o->n * (double)o->k
                     / ((double)o->m * (double)p->np * (double)p->kp);
     return 0;

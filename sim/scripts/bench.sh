@@ -79,6 +79,26 @@ else
   echo "the reports of the plain loop, 1 and $ncpu threads DIFFER (a bug: see tests/test_parallel.c)"
 fi
 
+# ---- whole networks (tpu-net, docs/workloads.md "Networks") ----------------------
+# Wall time of the whole command on every CPU (-j the CPUs): ResNet-50 at
+# batch 1 on v5e with data, every layer checked bit for bit (aim: under 30 s
+# on 2 CPUs), and GPT-2 small's prefill of 1024 tokens, timing only (aim:
+# under 60 s).
+for spec in "resnet50:" "gpt2_small:--timing-only"; do
+  n=${spec%%:*} extra=${spec#*:}
+  t0=$(date +%s.%N)
+  # shellcheck disable=SC2086
+  if "$bin/tpu-net" "programs/networks/$n.csv" --config v5e $extra --out "$out/net-$n" \
+       --no-plot --quiet; then
+    t1=$(date +%s.%N)
+    awk -v n="$n" -v x="${extra:-with data, bit-exact}" -v a="$t0" -v b="$t1" \
+      -v c="$(sed -n 's/^total: \([0-9,]*\) cycles.*/\1/p' "$out/net-$n/summary.txt")" \
+      'BEGIN { printf "tpu-net %s on v5e (%s): %s cycles in %.2f s wall\n", n, x, c, b - a }'
+  else
+    echo "tpu-net $n on v5e: FAILED"
+  fi
+done
+
 # ---- the RTL under Verilator, and the co-simulations -----------------------------
 # rtl-bench runs the Verilated core (and the C model beside it, ~100x faster,
 # to compare the end state); --lockstep compares every cycle's records too.

@@ -207,11 +207,42 @@ for op in add relu add_relu max mul; do layer eltwise tiny --op $op -H 5 -W 7 -C
 layer eltwise mid --op add_relu -H 17 -W 3 -C 100 --batch 3
 layer eltwise v5e --op add -H 56 -W 56 -C 64
 
-# MLP chains: GEMM, relu, GEMM; intermediates bf16 in HBM, each layer checked
+# MLP chains: GEMM, relu, GEMM; intermediates bf16 in VMEM when they fit
+# (else, and with --via-hbm, in HBM), each layer checked
 layer mlp tiny -M 37 --dims 20,50,13 --relu
 layer mlp tiny -M 37 --dims 20,50,13 --relu --bias
 layer mlp mid -M 100 --dims 64,200,30,17 --relu --bias
 layer mlp v5e -M 256 --dims 1024,4096,1024 --relu
+layer mlp v5e -M 300 --dims 700,1000,300,200 --relu --bias
+layer mlp tiny -M 37 --dims 20,50,13 --relu --via-hbm
+layer mlp mid -M 100 --dims 64,200,30,17 --relu --bias --via-hbm
+layer mlp mid -M 600 --dims 32,1000,16 --relu     # H1 1.2 MB: does not fit mid's 1 MB
+
+# where the intermediates live: said in the plan comment; in VMEM the chain
+# skips the HBM round trip (timing-only runs: no copies for the checks)
+where() {   # EXPECTED CFG ARGS...
+  local want=$1 cfg=$2; shift 2
+  local got
+  got=$("$bin/tpu-gen" mlp --config "$cfg" "$@" --timing-only --quiet | sed -n 's/^#   intermediates   bf16 \([a-z]*\) \([A-Z]*\).*/\1 \2/p')
+  if [ "$got" = "$want" ]; then ok "mlp $cfg $*: intermediates $got"; else bad "mlp $cfg $*: intermediates '$got', want '$want'"; fi
+}
+where "in VMEM" v5e -M 256 --dims 1024,4096,1024 --relu
+where "through HBM" v5e -M 256 --dims 1024,4096,1024 --relu --via-hbm
+where "through HBM" mid -M 600 --dims 32,1000,16 --relu
+where "through HBM" tiny -M 4000 --dims 16,64,8
+mcyc() {   # CFG ARGS...: cycles of the timing-only program
+  local cfg=$1; shift
+  "$bin/tpu-gen" mlp --config "$cfg" "$@" --timing-only --quiet -o "$work/mc.s" \
+    && "$bin/tpu-as" --config "$cfg" -o "$work/mc.bin" "$work/mc.s" \
+    && "$bin/tpu-sim" --config "$cfg" "$work/mc.bin" | sed -n 's/^cycles *\([0-9]*\).*/\1/p'
+}
+cv=$(mcyc v5e -M 256 --dims 1024,4096,1024 --relu)
+ch=$(mcyc v5e -M 256 --dims 1024,4096,1024 --relu --via-hbm)
+if [ -n "$cv" ] && [ -n "$ch" ] && [ "$cv" -lt "$ch" ]; then
+  ok "mlp v5e 256 x 1024,4096,1024: $cv cycles with H1 in VMEM, $ch through HBM"
+else
+  bad "mlp v5e: in VMEM '$cv' cycles, through HBM '$ch'"
+fi
 
 # --predict: the cost model's cycles and bound, no program
 if "$bin/tpu-gen" conv2d --config v5e -H 56 -W 56 -C 64 --filters 64 -R 3 -S 3 --pad 1 --predict \

@@ -52,6 +52,7 @@ reference 5 $S/05-answers.txt
 reference 6 $S/06-answers.txt
 reference 7 $S/07-codesign.cfg
 reference 8 $S/08-answers.txt
+reference 9 $S/09-network-codesign.cfg
 
 T=tests/labs
 wrong 1 programs/labs/01-answers.txt  q1
@@ -75,6 +76,10 @@ wrong 7 $T/07-over-budget.cfg         area
 wrong 7 $T/07-changes-latency.cfg     config
 wrong 8 $T/08-wrong-unit.txt          unit
 wrong 8 $T/08-wrong-line.txt          line
+wrong 9 programs/labs/09-network-codesign.cfg best
+wrong 9 $T/09-over-budget.cfg         area
+wrong 9 $T/09-wrong-answer.cfg        answer
+wrong 9 $T/09-names-a-file.cfg        config
 
 # the friendly lines of a student's error
 grep -q 'deadlock: sem.wait on sem 4' "$work/wrong-03-deadlock.s.txt" \
@@ -112,7 +117,7 @@ expect_usage() {  # expect_usage PATTERN ARGS...: exit 2, the message matches
     bad "tpu-lab $*: exit $rc, $(head -n 1 "$work/usage.err")"
   fi
 }
-expect_usage "no lab '9'" grade 9 $S/01-answers.txt
+expect_usage "no lab '10'" grade 10 $S/01-answers.txt
 expect_usage "no lab 'x'" grade x $S/01-answers.txt
 expect_usage "cannot open $work/nosuch.s" grade 2 "$work/nosuch.s"
 expect_usage "no command given" 
@@ -120,8 +125,8 @@ expect_usage "unknown command 'mark'" mark 1 x
 expect_usage "unknown option '--fast'" grade 1 x --fast
 expect_usage "'grade' wants a lab number and a file" grade 1
 expect_usage "$work/nosuch is not a folder" grade-class 1 "$work/nosuch"
-"$bin/tpu-lab" list > "$work/list.txt" 2>&1 && [ "$(grep -c '^[1-8] ' "$work/list.txt")" -eq 8 ] \
-  && ok "list: 8 labs" || bad "list"
+"$bin/tpu-lab" list > "$work/list.txt" 2>&1 && [ "$(grep -c '^[1-9] ' "$work/list.txt")" -eq 9 ] \
+  && ok "list: 9 labs" || bad "list"
 "$bin/tpu-lab" --help | grep -q '^usage: tpu-lab list' && ok "--help" || bad "--help"
 "$bin/tpu-lab" grade --quiet 1 $S/01-answers.txt | grep -qx 'score: 10/10' \
   && ok "--quiet prints the score line" || bad "--quiet"

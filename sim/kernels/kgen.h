@@ -33,6 +33,12 @@ typedef struct {
     int bias;                    /* add a bias vector of N fp32, one per column */
     int relu;                    /* then max(y, +0) */
     int out_bf16;                /* Y rounded to bf16 by the epilogue (a chain's intermediate) */
+    /* a chain's intermediates kept in VMEM (kgen_chain.c): X is already in
+     * VMEM laid out by the producer's column groups; Y's epilogue writes it
+     * there for the next layer, no write-back DMA */
+    int xres, yres;
+    uint64_t x_tn, x_gstride, x_vmem;   /* xres: X's column groups of x_tn, x_gstride apart from x_vmem */
+    uint64_t y_gstride, y_vmem;         /* yres: Y's groups of tn columns, y_gstride apart from y_vmem */
 } kgen_gemm_opts;
 
 /* Epilogue bits of a plan (kgen_plan.epi) */
@@ -203,13 +209,19 @@ long kgen_vpu_emit(FILE *f, const char *config_name, const tpu_config *cfg,
                    const kgen_vpu_plan *p);
 
 /* A chain of GEMMs (an MLP): Y = relu?(...relu?(X W1 + b1)... Wn + bn).
- * Intermediates are bf16 in HBM, written by each layer's epilogue. */
+ * Intermediates are bf16, written by each layer's epilogue: in VMEM when
+ * they all fit beside the layers' working sets (laid out by the producer's
+ * column groups, read in place by the next layer's streams), else in HBM. */
 #define KGEN_MAX_LAYERS 16
 typedef struct {
     uint64_t m;
     unsigned nlayers;
     uint64_t dims[KGEN_MAX_LAYERS + 1];
     int bias, relu, timing_only;
+    int via_hbm;                 /* keep every intermediate in HBM even when VMEM has room */
+    int resident;                /* (out) the intermediates stay in VMEM */
+    uint64_t h_vmem[KGEN_MAX_LAYERS], h_gstride[KGEN_MAX_LAYERS], h_bytes[KGEN_MAX_LAYERS];
+    uint64_t reserve;            /* VMEM bytes the resident intermediates take (at its top) */
     kgen_plan layer[KGEN_MAX_LAYERS];
     kgen_cost cost[KGEN_MAX_LAYERS];
     uint64_t hbm_need;

@@ -82,9 +82,10 @@ static void usage(FILE *f, const char *kernel)
     else
         fprintf(f,
                 "usage: tpu-gen mlp --config NAME -M ROWS --dims D0,D1,...,Dn [--relu] [--bias]\n"
-                "                   [--timing-only] [--predict] [-o FILE]\n"
+                "                   [--via-hbm] [--timing-only] [--predict] [-o FILE]\n"
                 "A chain of GEMMs in one program: Y = ((X W1 + b1) relu ...) Wn + bn; the\n"
-                "intermediates bf16 in HBM, each layer checked (docs/workloads.md).\n");
+                "intermediates bf16 in VMEM when they fit there beside the layers, else (or\n"
+                "with --via-hbm) through HBM; each layer checked (docs/workloads.md).\n");
 }
 
 static int parse_dims(const char *v, kgen_chain *c)
@@ -123,7 +124,7 @@ int kgen_cli_layer(int argc, char **argv)
         return -1;
 
     const char *config = NULL, *out = NULL;
-    int quiet = 0, predict = 0, timing = 0, bias = 0, relu = 0, have_mode = 0, have_op = 0;
+    int quiet = 0, predict = 0, timing = 0, bias = 0, relu = 0, via_hbm = 0, have_mode = 0, have_op = 0;
     uint64_t h = 0, w = 0, c = 0, f = 0, r = 0, s = 0, stride = 1, pad = 0, groups = 1, batch = 1;
     uint64_t tile_m = 0, tile_n = 0, tile_k = 0, m = 0;
     int seen_h = 0, seen_w = 0, seen_c = 0, seen_f = 0, seen_r = 0, seen_s = 0, seen_m = 0;
@@ -155,6 +156,8 @@ int kgen_cli_layer(int argc, char **argv)
             predict = 1;
         } else if (strcmp(a, "--timing-only") == 0) {
             timing = 1;
+        } else if (strcmp(a, "--via-hbm") == 0 && mlp) {
+            via_hbm = 1;
         } else if (strcmp(a, "--bias") == 0 && (conv || mlp)) {
             bias = 1;
         } else if (strcmp(a, "--relu") == 0 && (conv || mlp)) {
@@ -295,6 +298,7 @@ int kgen_cli_layer(int argc, char **argv)
                      (unsigned long long)vp.vec_tile);
     } else {
         chain.m = m, chain.bias = bias, chain.relu = relu, chain.timing_only = timing;
+        chain.via_hbm = via_hbm;
         if (kgen_chain_plan(&cfg, &chain, err, sizeof err))
             return bad("%s", err);
         static kgen_cost cc;
@@ -320,8 +324,8 @@ int kgen_cli_layer(int argc, char **argv)
             n += snprintf(what + n, sizeof what - (size_t)n, "%s%llu", i ? "," : " ",
                           (unsigned long long)chain.dims[i]);
         if (n > 0 && (size_t)n < sizeof what)
-            snprintf(what + n, sizeof what - (size_t)n, " on %s: %u GEMMs, intermediates bf16 in HBM",
-                     cfg.name, chain.nlayers);
+            snprintf(what + n, sizeof what - (size_t)n, " on %s: %u GEMMs, intermediates bf16 in %s",
+                     cfg.name, chain.nlayers, chain.resident ? "VMEM" : "HBM");
     }
 
     if (predict) {

@@ -338,10 +338,12 @@ long kgen_conv_emit(FILE *f, const char *config_name, const tpu_config *cfg,
     return ferror(f) ? -1 : E.insns;
 }
 
-/* The GEMM's prediction with the loader's DMAs: each image row's DMAs
- * pay the HBM latency, `engines` of them in flight, and about 12
- * instructions each; the loader overlaps the MXUs when the plan has two
- * X buffers. */
+/* The GEMM's prediction with the loader's DMAs: kgen_cost.c walks the
+ * program with them (each image row's DMAs through the DMA queue and the
+ * engines, beside the W blocks and the write-backs); the loader's terms
+ * are added to the sums for the bound: each DMA pays the HBM latency,
+ * `engines` of them in flight, and about 12 instructions.  Groups run one
+ * after the other. */
 void kgen_conv_cost(const tpu_config *cfg, const kgen_conv_plan *p, kgen_cost *c)
 {
     const kgen_plan *q = &p->gemm;
@@ -356,19 +358,18 @@ void kgen_conv_cost(const tpu_config *cfg, const kgen_conv_plan *p, kgen_cost *c
     for (unsigned i = 0; i < q->cv.nseg; i++)
         bytes += (double)(q->cv.seg[i].count * q->cv.seg[i].bytes);
     bytes *= rows * (double)q->cv.r;
-    double per = (L + bytes / dmas / bw) / eng;
-    double t_load = dmas * per;
+    double t_load = dmas * (L + bytes / dmas / bw) / eng;
     if (bytes / bw > t_load)
         t_load = bytes / bw;
     double t_issue = dmas * 12.0;
     double groups = (double)p->o.groups;
-    /* per group: the GEMM without its X bytes, or the loader, whichever is longer */
-    double gemm = c->predicted;
+    double gemm = c->t_math > c->t_memory ? c->t_math : c->t_memory;
+    if (c->t_issue > gemm)
+        gemm = c->t_issue;
     double loader = t_load > t_issue ? t_load : t_issue;
-    double one = q->xbufs == 2 ? (gemm > loader ? gemm : loader) + per : gemm + loader * 0.5;
     c->t_memory += t_load;
     c->t_issue += t_issue;
-    c->predicted = groups * one;
+    c->predicted *= groups;
     c->t_math *= groups;
     c->t_memory *= groups;
     c->t_issue *= groups;

@@ -153,6 +153,22 @@ static void step(emitter *e, int first, int lw_sem, int mm_sem)
     }
     addi(e, CW, CW, (int64_t)(p->n_mxu * p->slot_row), T3);
     ins(e, "addi    %s, %s, %" PRIu64, XK, XK, 2 * p->n_mxu);
+    if (p->o.xres) {
+        /* X is the last layer's Y in VMEM, by its column groups of x_tn:
+         * after a group's last K-tile the next group's block */
+        uint64_t mpg = p->o.x_tn / p->n_mxu;
+        int64_t jump = (int64_t)p->o.x_gstride - (int64_t)(mpg * 2 * p->n_mxu);
+        if (mpg == 1) {
+            addi(e, XK, XK, jump, T3);
+        } else {
+            unsigned l = new_label(e);
+            ins(e, "addi    %s, %s, -1", XQR, XQR);
+            ins(e, "bne     %s, zero, L%u", XQR, l);
+            li(e, XQR, mpg);
+            addi(e, XK, XK, jump, T3);
+            put_label(e, l);
+        }
+    }
 }
 
 /* After the last tile of a block: wrap the ring pointer and fetch the
@@ -223,7 +239,7 @@ static void writeback_epi(emitter *e, const char *set, const char *rows)
         ins(e, "add     %s, %s, %s              # the end of the set's rows", T3, T3, set);
         mov(e, T2, set);
         if (bf)
-            mov(e, EP, set);
+            mov(e, EP, p->o.yres ? PYH : set);   /* yres: the next layer's X in VMEM */
         unsigned top = new_label(e);
         put_label(e, top);
         for (uint64_t i = 0; i < p->epi_u; i++)
@@ -245,6 +261,11 @@ static void writeback_epi(emitter *e, const char *set, const char *rows)
             addi(e, EP, EP, (int64_t)(p->epi_u * p->sl * 2), ES);
         ins(e, "blt     %s, %s, L%u", T2, T3, top);
         ins(e, "sync    vpu                     # the set is final in VMEM");
+    }
+    if (p->o.yres) {
+        li(e, SLOTROW, p->slot_row);
+        li(e, WROW, p->w_row_hbm);
+        return;              /* no write-back: the results stay in VMEM */
     }
     li(e, T2, p->tn * y_esz(p));
     if (y_last_cols(p) != p->tn) {
@@ -377,6 +398,8 @@ static void cv_chunk(emitter *e)
 static void x_cursor(emitter *e, const char *buf, const char *row)
 {
     const kgen_plan *p = e->p;
+    if (p->o.xres)
+        return;                  /* X is in VMEM already */
     if (p->cv.on) {
         cv_cursor(e, buf, row);
         return;
@@ -399,6 +422,8 @@ static void x_cursor(emitter *e, const char *buf, const char *row)
 static void x_chunk(emitter *e)
 {
     const kgen_plan *p = e->p;
+    if (p->o.xres)
+        return;
     if (p->cv.on) {
         cv_chunk(e);
         return;
@@ -422,6 +447,8 @@ static void x_chunk(emitter *e)
 /* Load every chunk of X still to load. */
 static void x_drain(emitter *e)
 {
+    if (e->p->o.xres)
+        return;
     unsigned top = new_label(e), done = new_label(e);
     put_label(e, top);
     ins(e, "beq     %s, zero, L%u", XQN, done);
@@ -674,7 +701,7 @@ void kgen_gemm_code(emitter *e, int last)
         ins(e, "bne     %s, zero, L%u", XROW, l);
     }
     line(e, "# ---- constants and the loops' starting state");
-    li(e, XROW, p->x_row);
+    li(e, XROW, p->o.xres ? 2 * p->o.x_tn : p->x_row);
     li(e, SLOTROW, p->slot_row);
     li(e, YROW, p->y_row);
     li(e, WROW, p->w_row_hbm);
@@ -740,13 +767,26 @@ void kgen_gemm_code(emitter *e, int last)
         put_label(e, d);
     } else if (p->cv.on) {
         ins(e, "sem.wait %d, %" PRIu64 "                 # this M-tile's im2col rows are in VMEM (all its DMAs)", SEM_X, p->cv.tmq * p->cv.dmas_row);
+    } else if (p->o.xres) {
+        line(e, "        # X is the last layer's Y, in VMEM: this M-tile's rows of its first group");
+        li(e, T0, 2 * p->o.x_tn);
+        ins(e, "mul     %s, %s, %s", T0, M0, T0);
+        addi(e, XBUF, T0, (int64_t)p->o.x_vmem, T3);
     } else {
         ins(e, "sem.wait %d, %" PRIu64 "                 # this M-tile's X is in VMEM (all its chunks)", SEM_X, p->xch);
     }
     li(e, G, 0);
-    li(e, T0, nu ? y_pitch(p) : p->np * 4);
-    ins(e, "mul     %s, %s, %s", T0, M0, T0);
-    addi(e, YH, T0, (int64_t)p->h_y, T3);
+    if (p->o.yres) {
+        line(e, "        # Y stays in VMEM for the next layer: group g's rows at %" PRIu64 " + g*%" PRIu64 ", %" PRIu64 " bytes a row",
+             p->o.y_vmem, p->o.y_gstride, p->tn * 2);
+        li(e, T0, p->tn * 2);
+        ins(e, "mul     %s, %s, %s", T0, M0, T0);
+        addi(e, YH, T0, (int64_t)p->o.y_vmem, T3);
+    } else {
+        li(e, T0, nu ? y_pitch(p) : p->np * 4);
+        ins(e, "mul     %s, %s, %s", T0, M0, T0);
+        addi(e, YH, T0, (int64_t)p->h_y, T3);
+    }
 
     line(e, "");
     line(e, "# ---- for each group of %" PRIu64 " columns: MXU m takes column tile g*%" PRIu64 " + m", p->tn, p->mxus);
@@ -757,7 +797,7 @@ void kgen_gemm_code(emitter *e, int last)
         li(e, T0, ytoggle);
         ins(e, "xor     %s, %s, %s", YSET, YSET, T0);
     }
-    {
+    if (!p->o.yres) {
         unsigned l = new_label(e);
         li(e, T0, 2);
         ins(e, "blt     %s, %s, L%u", GI, T0, l);
@@ -765,6 +805,8 @@ void kgen_gemm_code(emitter *e, int last)
         put_label(e, l);
     }
     mov(e, XK, XBUF);
+    if (p->o.xres && p->o.x_tn > p->n_mxu)
+        li(e, XQR, p->o.x_tn / p->n_mxu);   /* K-tiles left in X's column group */
 
     /* the group's first K-tile: mxu.mm starts the sums */
     line(e, "        # K-tile 0: mxu.mm writes the first partial sums");
@@ -865,7 +907,7 @@ void kgen_gemm_code(emitter *e, int last)
     line(e, "        # next group");
     mov(e, PYH, YH);
     ins(e, "addi    %s, %s, 1", GI, GI);
-    addi(e, YH, YH, (int64_t)(p->tn * (nu ? y_esz(p) : 4)), T0);
+    addi(e, YH, YH, p->o.yres ? (int64_t)p->o.y_gstride : (int64_t)(p->tn * (nu ? y_esz(p) : 4)), T0);
     ins(e, "addi    %s, %s, 1", G, G);
     li(e, T0, p->groups);
     ins(e, "blt     %s, %s, %sGROUP", G, T0, e->lp);
@@ -900,7 +942,8 @@ void kgen_gemm_code(emitter *e, int last)
         uint64_t total = p->mtiles * p->groups;
         uint64_t rd = p->blocks < p->ring ? p->blocks : p->ring;
         line(e, "        # the next layer starts from zero semaphores: take what is left");
-        ins(e, "sem.wait %d, %" PRIu64 "                 # the last write-backs have landed", SEM_YWB, total < 2 ? total : 2);
+        if (!p->o.yres)
+            ins(e, "sem.wait %d, %" PRIu64 "                 # the last write-backs have landed", SEM_YWB, total < 2 ? total : 2);
         for (unsigned m = 0; m < p->mxus; m++)
             ins(e, "sem.wait %d, %" PRIu64 "                 # MXU %u's reads of the last blocks", SEM_RD + (int)m, rd, m);
         ins(e, "jmp     %sEND", e->lp);

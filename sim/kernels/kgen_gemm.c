@@ -67,8 +67,8 @@ static uint64_t layout_vmem(kgen_plan *p)
     p->y_set = p->tm * p->y_row;
     p->slot_bytes = p->kb * p->n_mxu * p->slot_row;
     for (unsigned i = 0; i < 2; i++) {
-        p->v_x[i] = a;
-        if (i < p->xbufs)
+        p->v_x[i] = p->o.xres ? p->o.x_vmem : a;
+        if (i < p->xbufs && !p->o.xres)
             a = ALIGN64(a + p->x_tile);
     }
     p->v_slots = a;
@@ -92,7 +92,7 @@ static uint64_t max_tm(kgen_plan *p, uint64_t vmem, uint64_t cap)
                      + ((p->epi & KGEN_EPI_BIAS) ? p->groups * p->pat_bytes : 0);
     if (fixed >= vmem)
         return 0;
-    uint64_t per = p->xbufs * p->x_row + 2 * p->y_row;
+    uint64_t per = (p->o.xres ? 0 : p->xbufs * p->x_row) + 2 * p->y_row;
     uint64_t tm = (vmem - fixed) / per;
     if (tm > cap)
         tm = cap;
@@ -113,6 +113,24 @@ static void split_m(kgen_plan *p, uint64_t tm)
     p->tm = (m + p->mtiles - 1) / p->mtiles;
     p->tm_last = m - (p->mtiles - 1) * p->tm;
     p->blocks = p->mtiles * p->groups * p->kblocks;
+}
+
+/* The next M-tile's X loads in chunks about a W block's size, one per
+ * fetch, so that it never holds up the W blocks queued behind it (the
+ * oldest DMA gets the HBM first, T15). */
+static void x_chunks(kgen_plan *p)
+{
+    p->xcr = p->tm;
+    if (p->xbufs == 2) {
+        p->xcr = p->slot_bytes / p->x_row;
+        if (p->xcr < 1)
+            p->xcr = 1;
+    }
+    p->xch = (p->tm + p->xcr - 1) / p->xcr;
+    if (p->xch > p->groups * p->kblocks) {
+        p->xch = p->groups * p->kblocks;
+        p->xcr = (p->tm + p->xch - 1) / p->xch;
+    }
 }
 
 /* The largest divisor of kt whose block is at most `bytes` (at least 1). */
@@ -256,9 +274,10 @@ int kgen_gemm_plan(const tpu_config *cfg, const kgen_gemm_opts *o, kgen_plan *p,
             if (tm == 0 || (user_tm && tm < user_tm))
                 continue;
             split_m(&c, tm);
-            if (xb == 2 && c.mtiles == 1)
+            if (xb == 2 && (c.mtiles == 1 || o->xres))
                 continue;        /* nothing to overlap */
             layout_vmem(&c);
+            x_chunks(&c);
             kgen_cost cost;
             kgen_gemm_cost(cfg, &c, &cost);
             if (best_t < 0 || cost.predicted < best_t) {
@@ -286,20 +305,6 @@ int kgen_gemm_plan(const tpu_config *cfg, const kgen_gemm_opts *o, kgen_plan *p,
                     (unsigned long long)cfg->vmem_bytes, cfg->name);
     }
     *p = best;
-    /* the next M-tile's X loads in chunks about a W block's size, one per
-     * fetch, so that it never holds up the W blocks queued behind it (the
-     * oldest DMA gets the HBM first, T15) */
-    p->xcr = p->tm;
-    if (p->xbufs == 2) {
-        p->xcr = p->slot_bytes / p->x_row;
-        if (p->xcr < 1)
-            p->xcr = 1;
-    }
-    p->xch = (p->tm + p->xcr - 1) / p->xcr;
-    if (p->xch > p->groups * p->kblocks) {
-        p->xch = p->groups * p->kblocks;
-        p->xcr = (p->tm + p->xch - 1) / p->xch;
-    }
     if (p->epi)
         p->epi_at = p->kt > 1 ? (p->kt - 1 < 3 ? p->kt - 1 : 3) : 0;
     p->efficiency = (double)o->m * (double)o->n * (double)o->k

@@ -31,5 +31,8 @@ const lab_def lab_defs[] = {
     { 8, "find-the-bug", "find the bug in an RTL mutant with tpu-cosim", LAB_ANSWERS,
       "labs/08-find-bug.s", "labs/solutions/08-answers.txt", 60,
       lab08_checks, lab08_grade, lab08_print_variant },
+    { 9, "network-codesign", "co-design a machine for a whole network under an area budget",
+      LAB_CONFIG, "labs/09-network-codesign.cfg", "labs/solutions/09-network-codesign.cfg", 90,
+      lab09_checks, lab09_grade, NULL },
 };
 const unsigned lab_ndefs = LAB_N(lab_defs);

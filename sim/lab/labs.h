@@ -18,6 +18,7 @@ LAB_DECLARE(05)
 LAB_DECLARE(06)
 LAB_DECLARE(07)
 LAB_DECLARE(08)
+LAB_DECLARE(09)
 #undef LAB_DECLARE
 
 #define LAB_N(a) (unsigned)(sizeof(a) / sizeof(a)[0])

@@ -29,6 +29,7 @@
 #   make bench          simulator, RTL and lockstep speed
 #                       (BENCH_BUILD_TIME=1: also the Verilator build times)
 #   make kernels-soak   200 random GEMMs 1..4096 from tpu-gen on v5e, each bit-exact
+#   make kernels-soak-all  200 on each of tiny, mid, v5e in bf16, int8 and w8
 #
 # The RTL (sim/rtl/rtl.mk, sim/cosim/*.mk, sim/rtl_fp/rtl_fp.mk):
 #   make rtl-lint       verilator --lint-only -Wall on the core and system
@@ -365,6 +366,10 @@ roundtrip: all
 # 200 random GEMM shapes 1..4096 on v5e from tpu-gen, each run bit-exact
 kernels-soak: all
 	@bash tests/kernels.sh $(BIN) $(BUILD)/kernels-soak --soak
+
+# 200 random GEMMs 1..4096 on each of tiny, mid and v5e, bf16, int8 and w8 in turn
+kernels-soak-all: all
+	@bash tests/kernels.sh $(BIN) $(BUILD)/kernels-soak-all --soak-all
 
 # ---- fuzzing (libFuzzer, clang) ---------------------------------------
 FUZZ_SECONDS       ?= 600

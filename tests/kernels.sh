@@ -12,6 +12,8 @@
 #     tiny and mid and a few on v5e; pooling (max, avg) and elementwise
 #     layers; MLP chains: all bit-exact (.expect matmul_epi, conv2d, pool);
 #   - bad command lines: gcc-style "tpu-gen: error: ..." and exit 2; --help.
+# --soak-all: 200 random shapes 1..4096 on each of tiny, mid and v5e in
+# bf16, int8 and w8 in turn (make kernels-soak-all; below).
 # --soak: instead, 200 random shapes 1..4096 on v5e (make kernels-soak),
 # then every conv layer of ResNet-18 and MobileNetV2 on v5e, bit-exact.
 set -uo pipefail
@@ -92,6 +94,36 @@ size() {   # half primes, half any odd size up to $1
   fi
 }
 dtypes=(bf16 bf16 int8 w8)
+
+# --soak-all: 200 random shapes on each of tiny, mid and v5e, the dtypes in
+# turn (bf16, int8, w8), each dimension 1..4096 (every other one a prime),
+# drawn again while the data does not fit the machine's HBM or the run would
+# be too long for a soak (more than 2^30 MACs on tiny, 2^32 on mid)
+isprime() { local n=$1 d=2; [ "$n" -lt 2 ] && return 1
+  while [ $((d * d)) -le "$n" ]; do [ $((n % d)) -eq 0 ] && return 1; d=$((d + 1)); done; }
+dim4096() { local v=$(( RANDOM * 32768 + RANDOM )); v=$(( v % 4096 + 1 ))
+  if [ $((RANDOM % 2)) -eq 0 ]; then while ! isprime "$v"; do v=$(( v % 4096 + 1 )); done; fi
+  echo "$v"; }
+if [ "$soak" = "--soak-all" ]; then
+  RANDOM=2026
+  dts=(bf16 int8 w8)
+  for cfg in tiny mid v5e; do
+    case $cfg in tiny) lim=$((1 << 30)) ;; mid) lim=$((1 << 32)) ;; *) lim=$((1 << 40)) ;; esac
+    for i in $(seq 1 200); do
+      dt=${dts[$((i % 3))]}
+      while :; do
+        m=$(dim4096); n=$(dim4096); k=$(dim4096)
+        [ $((m * n * k)) -le $lim ] || continue
+        "$bin/tpu-gen" gemm --config $cfg -M $m -N $n -K $k --dtype $dt --predict \
+          >/dev/null 2>&1 && break
+      done
+      gemm $cfg $m $n $k --dtype $dt
+    done
+  done
+  echo "kernels: $pass passed, $fail failed"
+  [ $fail -eq 0 ]
+  exit
+fi
 
 if [ "$soak" = "--soak" ]; then
   RANDOM=4096

@@ -43,7 +43,9 @@ module core (
   // ---- derived parameters -----------------------------------------------------
   localparam integer EW         = `TPU_QE_BITS;                // queue entry (queue_entry.def)
   localparam integer VmemSize   = 32'(CFG_VMEM_BYTES);
-  localparam integer HbmSize    = 32'(CFG_HBM_BYTES);
+  // HBM above 1 GiB lives in the bench's sparse C++ store (rtl/hbm_mem.v;
+  // sim/rtl/rtl_bench.cpp uses the same bound, kHbmSparseAbove)
+  localparam bit     HbmSparse  = CFG_HBM_BYTES > 64'd1073741824;
   localparam integer VAW        = $clog2(CFG_VMEM_BYTES);
   localparam integer HAW        = $clog2(CFG_HBM_BYTES);
   localparam integer DmaEngines = CFG_DMA_ENGINES;
@@ -341,9 +343,10 @@ module core (
   );
 
   hbm_mem #(
-    .Bytes    (HbmSize),
+    .Bytes    (CFG_HBM_BYTES),
     .AW       (HAW),
-    .DmaPorts (DmaPorts)
+    .DmaPorts (DmaPorts),
+    .Sparse   (HbmSparse)
   ) u_hbm_mem (
     .clk_i      (clk_i),
     .bd_we_i    (bd_hbm_we),

@@ -4,10 +4,26 @@
 // (cmodel/hbm.c).  Reads are combinational and see the memory as it was at
 // the start of the cycle; writes land at the end of the cycle in port
 // order, which is the DMA engines' start order (T12a).
+//
+// Two ways to hold the bytes, chosen by Sparse (core.v: above 1 GiB, as
+// v5e's 16 GiB; docs/rtl.md, "Large arrays"):
+//   - dense (Sparse 0): one Verilated array of Bytes bytes, as before;
+//   - sparse (Sparse 1): the bytes live in the bench's C++ store,
+//     sim/rtl/hbm_sparse.cpp, 64 KiB pages allocated on the first write,
+//     read and written through DPI calls.  A Verilated array is a member of
+//     the model's class, so 16 GiB of it does not fit in the host (and an
+//     integer parameter cannot even say its size).  The writes are made at
+//     the clock edge in the same order as the dense array's; wseq_q, a
+//     count of the cycles with a write, is an argument of every read, so
+//     the reads are ordered after the writes of the edge (a DPI call's
+//     effect on the store is invisible to its scheduling otherwise).
+//     Simulation only, like the array: synthesis (SYNTHESIS) sees a black
+//     box either way (sim/rtl/synth.sh).
 module hbm_mem #(
-  parameter integer Bytes    = 16777216,
-  parameter integer AW       = 24,        // address bits, 2^AW >= Bytes
-  parameter integer DmaPorts = 32         // DMA byte ports
+  parameter logic [63:0] Bytes    = 64'd16777216,
+  parameter integer      AW       = 24,        // address bits, 2^AW >= Bytes
+  parameter integer      DmaPorts = 32,        // DMA byte ports
+  parameter bit          Sparse   = 1'b0       // the bytes in the C++ store (above)
 ) (
   input  logic                   clk_i,
   // backdoor: 64 bytes at bd_addr_i
@@ -24,36 +40,100 @@ module hbm_mem #(
   input  logic [DmaPorts*AW-1:0] waddr_i,
   input  logic [DmaPorts*8-1:0]  wdata_i
 );
-  logic [7:0] mem_q [Bytes];
+  if (!Sparse) begin : g_dense
+    localparam integer Size = 32'(Bytes);
+    logic [7:0] mem_q [Size];
 
-  // Read only when bd_re_i (else 0): the simulation reads nothing here
-  // in the cycles of a run.
-  always_comb begin
-    bd_rdata_o = '0;
-    if (bd_re_i) begin
-      for (int i = 0; i < 64; i++) begin
-        bd_rdata_o[8*i +: 8] = mem_q[bd_addr_i[AW-1:0] + AW'(i)];
-      end
-    end
-  end
-
-  for (genvar p = 0; p < DmaPorts; p++) begin : g_rd
-    assign rdata_o[8*p +: 8] = mem_q[raddr_i[p*AW +: AW]];
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (bd_we_i) begin
-      for (int i = 0; i < 64; i++) begin
-        if (bd_wstrb_i[i]) begin
-          mem_q[bd_addr_i[AW-1:0] + AW'(i)] <= bd_wdata_i[8*i +: 8];
+    // Read only when bd_re_i (else 0): the simulation reads nothing here
+    // in the cycles of a run.
+    always_comb begin
+      bd_rdata_o = '0;
+      if (bd_re_i) begin
+        for (int i = 0; i < 64; i++) begin
+          bd_rdata_o[8*i +: 8] = mem_q[bd_addr_i[AW-1:0] + AW'(i)];
         end
       end
     end
-    for (int p = 0; p < DmaPorts; p++) begin
-      if (we_i[p]) begin
-        mem_q[waddr_i[p*AW +: AW]] <= wdata_i[8*p +: 8];
+
+    for (genvar p = 0; p < DmaPorts; p++) begin : g_rd
+      assign rdata_o[8*p +: 8] = mem_q[raddr_i[p*AW +: AW]];
+    end
+
+    always_ff @(posedge clk_i) begin
+      if (bd_we_i) begin
+        for (int i = 0; i < 64; i++) begin
+          if (bd_wstrb_i[i]) begin
+            mem_q[bd_addr_i[AW-1:0] + AW'(i)] <= bd_wdata_i[8*i +: 8];
+          end
+        end
+      end
+      for (int p = 0; p < DmaPorts; p++) begin
+        if (we_i[p]) begin
+          mem_q[waddr_i[p*AW +: AW]] <= wdata_i[8*p +: 8];
+        end
       end
     end
+  end else begin : g_sparse
+`ifndef SYNTHESIS
+    // sim/rtl/hbm_sparse.cpp; h is this memory's store (one per core).
+    import "DPI-C" function chandle tpu_hbm_sparse_new(input longint unsigned bytes);
+    import "DPI-C" function byte unsigned tpu_hbm_sparse_rd(input chandle h, input longint unsigned addr,
+                                                           input int unsigned wseq);
+    import "DPI-C" function void tpu_hbm_sparse_wr(input chandle h, input longint unsigned addr,
+                                                  input byte unsigned data);
+    chandle      h;
+    logic [31:0] wseq_q;                       // cycles with a write (orders the reads)
+    initial begin
+      h      = tpu_hbm_sparse_new(Bytes);
+      wseq_q = 32'd0;
+    end
+
+    // an address of AW bits (wrapping as the array's index) as 64
+    function automatic longint unsigned at(input logic [AW-1:0] a);
+      at = 64'(a);
+    endfunction
+
+    always_comb begin
+      bd_rdata_o = '0;
+      if (bd_re_i) begin
+        for (int i = 0; i < 64; i++) begin
+          bd_rdata_o[8*i +: 8] = tpu_hbm_sparse_rd(h, at(bd_addr_i[AW-1:0] + AW'(i)), wseq_q);
+        end
+      end
+    end
+
+    always_comb begin
+      for (int p = 0; p < DmaPorts; p++) begin
+        rdata_o[8*p +: 8] = tpu_hbm_sparse_rd(h, at(raddr_i[p*AW +: AW]), wseq_q);
+      end
+    end
+
+    always_ff @(posedge clk_i) begin
+      if (bd_we_i) begin
+        for (int i = 0; i < 64; i++) begin
+          if (bd_wstrb_i[i]) begin
+            tpu_hbm_sparse_wr(h, at(bd_addr_i[AW-1:0] + AW'(i)), bd_wdata_i[8*i +: 8]);
+          end
+        end
+      end
+      for (int p = 0; p < DmaPorts; p++) begin
+        if (we_i[p]) begin
+          tpu_hbm_sparse_wr(h, at(waddr_i[p*AW +: AW]), wdata_i[8*p +: 8]);
+        end
+      end
+      if (bd_we_i || we_i != '0) begin
+        wseq_q <= wseq_q + 32'd1;
+      end
+    end
+`else
+    assign bd_rdata_o = '0;                    // synthesis: a black box (sim/rtl/synth.sh)
+    assign rdata_o    = '0;
+    /* verilator tracing_off */
+    logic unused_sparse;
+    assign unused_sparse = ^{clk_i, bd_we_i, bd_wdata_i, bd_wstrb_i, bd_re_i, raddr_i, we_i, waddr_i,
+                             wdata_i};
+    /* verilator tracing_on */
+`endif
   end
 
   /* verilator tracing_off */  // a lint sink: not traced, not computed

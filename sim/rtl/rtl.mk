@@ -26,12 +26,19 @@ RTL_LINT_DIR     := build/rtl/tiny
 RTL_V            := $(wildcard rtl/*.v) $(wildcard rtl/*.vh)
 RTL_WAIVERS      := rtl/lint_waivers.vlt
 RTL_BENCH_CPP    := sim/rtl/rtl_bench.cpp
-RTL_BENCH_HDRS   := sim/cosim/trace_records.h sim/cosim/trace_port.h rtl/trace_ports.def
+# the sparse HBM store of rtl/hbm_mem.v (HBM above 1 GiB; docs/rtl.md, "Large arrays")
+RTL_SPARSE_CPP   := sim/rtl/hbm_sparse.cpp
+RTL_BENCH_HDRS   := sim/cosim/trace_records.h sim/cosim/trace_port.h rtl/trace_ports.def sim/rtl/hbm_sparse.h
 RTL_OBJCACHE     := $(if $(shell command -v ccache 2>/dev/null),ccache,)
 # --unroll-count: the VMEM write loops (one per write class, in priority
 # order) must unroll for their non-blocking writes; the VPU's has 4*S*L
-# iterations.
-RTL_UNROLL       := --unroll-count 65536
+# iterations.  --unroll-stmts: and Verilator unrolls a loop only when its
+# body's nodes times its iterations stay under this (default 30000): the
+# VPU's write loop passes that at vpu_lanes = 32 (1024 bytes), and a loop
+# that is not unrolled cannot hold a non-blocking array write (Verilator
+# stops with BLKLOOPINIT).  Tiny's and mid's generated C++ is the same with
+# it as without (docs/rtl.md, "Large arrays").
+RTL_UNROLL       := --unroll-count 65536 --unroll-stmts 10000000
 # --trace-fst: the bench writes FST waveforms when asked (--wave,
 # --wave-on-fail).  Costs about a quarter more build CPU time and a few
 # percent of speed with tracing off (docs/cosim.md, "Cost of tracing").
@@ -70,16 +77,20 @@ RTL_PCH_MK       := $(abspath sim/rtl/verilated_pch.mk)
 RTL_CORE_TOP     := +define+TPU_INLINE_CORE
 RTL_LINT_FLAGS   := --lint-only -Wall $(RTL_UNROLL) -Irtl -y rtl $(RTL_WAIVERS)
 
-.PHONY: rtl-lint rtl-build rtl-test synth rtl-cfg-force
+.PHONY: rtl-lint rtl-build rtl-test synth rtl-cfg-force rtl-lint-wide rtl-test-wide
 rtl-cfg-force: ;
 
 # The config header: tpu-rtlcfg rewrites it only when its text changes, so
 # the recipe runs every time but the Verilated model is rebuilt only when
 # the config really changed.
+# $(call rtl_cfg_of,NAME): the config of build/rtl/NAME: RTL_CONFIG when
+# NAME is its name, else sim/rtl/NAME.cfg when there is one (wide.cfg),
+# else the preset NAME.
+rtl_cfg_of = $(if $(filter $(1),$(RTL_CFG_NAME)),$(RTL_CONFIG),$(or $(wildcard sim/rtl/$(1).cfg),$(1)))
 build/rtl/%/tpu_cfg.vh: rtl-cfg-force $(BIN)/tpu-rtlcfg
 	@mkdir -p $(dir $@)
-	@$(BIN)/tpu-rtlcfg -o $@ $(if $(filter $*,$(RTL_CFG_NAME)),$(RTL_CONFIG),$*)
-	@printf '#define RTL_CONFIG "%s"\n' $(if $(filter $*,$(RTL_CFG_NAME)),$(RTL_CONFIG),$*) \
+	@$(BIN)/tpu-rtlcfg -o $@ $(call rtl_cfg_of,$*)
+	@printf '#define RTL_CONFIG "%s"\n' $(call rtl_cfg_of,$*) \
 	  > $(dir $@)rtl_config.h.tmp
 	@cmp -s $(dir $@)rtl_config.h.tmp $(dir $@)rtl_config.h \
 	  || mv $(dir $@)rtl_config.h.tmp $(dir $@)rtl_config.h
@@ -115,11 +126,11 @@ define rtl_bench_recipe
 	  --Mdir $(2) -o ../$(notdir $@) \
 	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(3))$(if $(5), -DRTL_SYSTEM -DRTL_CORES=$(5))" \
 	  -LDFLAGS "$(abspath $(LIB)) -lm" \
-	  $(RTL_WAIVERS) rtl/$(1).v $(abspath $(RTL_BENCH_CPP))
+	  $(RTL_WAIVERS) rtl/$(1).v $(abspath $(RTL_BENCH_CPP)) $(abspath $(RTL_SPARSE_CPP))
 	+$(MAKE) --no-print-directory -C $(2) -f $(RTL_PCH_MK) VM_MK=V$(1).mk $(RTL_MKFLAGS)
 endef
 
-RTL_BENCH_DEPS := $(RTL_V) $(RTL_WAIVERS) $(RTL_BENCH_CPP) $(RTL_BENCH_HDRS) $(LIB) sim/rtl/rtl.mk \
+RTL_BENCH_DEPS := $(RTL_V) $(RTL_WAIVERS) $(RTL_BENCH_CPP) $(RTL_SPARSE_CPP) $(RTL_BENCH_HDRS) $(LIB) sim/rtl/rtl.mk \
                   sim/rtl/verilated_pch.mk
 
 # Made through the pattern rule above: kept, not deleted as an intermediate.
@@ -133,6 +144,18 @@ build/rtl/%/rtl-bench2: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
 
 build/rtl/%/rtl-bench4: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
 	$(call rtl_bench_recipe,system,build/rtl/$*/obj4,build/rtl/$*,,4)
+
+# The wide config (sim/rtl/wide.cfg: a VPU of 8 x 32 lanes and 2 GiB of
+# sparse HBM; docs/rtl.md, "Large arrays"): make test lints it
+# (rtl-lint-wide, about a minute and 2 GB); rtl-test-wide, not part of make
+# test, builds its core (several minutes) and runs every one-core program in
+# lockstep on it.
+rtl-lint-wide: build/rtl/wide/tpu_cfg.vh
+	$(VERILATOR) $(RTL_LINT_FLAGS) -Ibuild/rtl/wide --top-module core rtl/core.v
+	@echo "rtl-lint-wide: core of sim/rtl/wide.cfg (vpu_lanes 32, sparse HBM): verilator -Wall clean"
+
+rtl-test-wide: build/rtl/wide/rtl-bench $(BIN)/tpu-as $(BIN)/tpu-dis
+	@ONE_CORE=1 bash sim/rtl/run_tests.sh $(BIN) build/rtl/wide sim/rtl/wide.cfg
 
 rtl-build: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(RTL_DIR)/rtl-bench4
 

@@ -400,6 +400,48 @@ static enum tpu_ref_op ref_op(uint32_t op)
     }
 }
 
+/* softmax Z, X, N, C: N rows of C fp32, element c of row i at X[c N + i]
+ * (a row per lane: column c is a run of N values).  In the VPU's
+ * operations, left to right (numerics.md 11.7): m = max of the row,
+ * e_c = exp(X - m), s = e_0 + e_1 + ..., Z = e_c * rcp(s). */
+static int check_softmax(checker *k)
+{
+    uint64_t n = 0, c = 0, cols = 0, bytes = 0;
+    if (want_nops(k, 4) || want_number(k, 2, "N", &n) || want_number(k, 3, "C", &c)
+        || want_bytes(k, "N x C", n, c, 1, &cols) || want_bytes(k, "N x C elements", cols, 1, 4, &bytes)
+        || want_region(k, 0, "Z", bytes) || want_region(k, 1, "X", bytes))
+        return -1;
+    uint32_t *x = alloc_or_error(k, (size_t)bytes);
+    uint32_t *got = x ? alloc_or_error(k, (size_t)bytes) : NULL;
+    int rc = got ? 0 : -1;
+    if (rc == 0) {
+        tpu_expect_initial_read(k->obj, k->e->ops[1].space, k->e->ops[1].value, (uint8_t *)x,
+                                (size_t)bytes);
+        rc = read_output(k, 0, "Z", 0, got, (size_t)bytes);
+    }
+    for (uint64_t i = 0; rc == 0 && i < n; i++) {
+        uint32_t m = x[i], s = 0;
+        for (uint64_t j = 1; j < c; j++)
+            m = tpu_f32_max(m, x[j * n + i]);
+        for (uint64_t j = 0; j < c; j++) {
+            uint32_t e = tpu_f32_exp(tpu_f32_sub(x[j * n + i], m));
+            s = j ? tpu_f32_add(s, e) : e;
+        }
+        uint32_t r = tpu_f32_rcp(s);
+        for (uint64_t j = 0; rc == 0 && j < c; j++) {
+            uint32_t want = tpu_f32_mul(tpu_f32_exp(tpu_f32_sub(x[j * n + i], m)), r);
+            if (want != got[j * n + i]) {
+                char at[64];
+                snprintf(at, sizeof at, "[row %llu][col %llu]", (unsigned long long)i,
+                         (unsigned long long)j);
+                rc = mismatch_f32(k, "Z", &k->e->ops[0], at, want, got[j * n + i]);
+            }
+        }
+    }
+    free(x); free(got);
+    return rc;
+}
+
 /* add|sub|mul|max|min|add_relu Z, X, Y, N and relu Z, X, N */
 static int check_pointwise(checker *k)
 {
@@ -784,6 +826,7 @@ static int check_one(checker *k)
     case TPU_EXPECT_MATMUL_EPI: return check_matmul_epi(k);
     case TPU_EXPECT_CONV2D: return check_conv2d(k);
     case TPU_EXPECT_POOL: return check_pool(k);
+    case TPU_EXPECT_SOFTMAX: return check_softmax(k);
     default: return check_error(k, "unknown operation %u", k->e->op);
     }
 }

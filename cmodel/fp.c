@@ -317,3 +317,133 @@ uint32_t tpu_f32_from_float(float f)
     memcpy(&bits, &f, sizeof bits);
     return bits;
 }
+
+/* ---- transcendentals (docs/numerics.md section 11) ----------------------
+ *
+ * Each function is one fixed sequence of steps, and every step is a
+ * "madd": madd(a, b, c) = add(mul(a, b), c), the product rounded, then the
+ * sum rounded (two fp32 operations of the rules above, no fused
+ * multiply-add).  Besides the madds there are integer steps on the bit
+ * patterns: splitting off the exponent at the start, putting it back at
+ * the end, the special values.  rtl/fp32_tr.vh has the same steps, one
+ * pipeline stage per madd (TPU_TR_STEPS of them; the shorter sequences
+ * pass the unused stages through). */
+
+#define F32_ONE   0x3f800000u                /* 1.0 */
+#define F32_HALF  0x3f000000u                /* 0.5 */
+
+static uint32_t madd(uint32_t a, uint32_t b, uint32_t c)
+{
+    return tpu_f32_add(tpu_f32_mul(a, b), c);
+}
+
+/* exp: x = k ln2 + r, e^x = 2^k e^r. */
+#define EXP_LO       0xc2d00000u             /* -104.0: e^-104 < 2^-149, flushed whatever k */
+#define EXP_HI       0x42c80000u             /*  100.0: e^100 > 2^144, overflows whatever k */
+#define EXP_INV_LN2  0x3fb8aa3bu             /* 1/ln2 */
+#define EXP_MAGIC    0x4b400000u             /* 1.5 * 2^23: adding it rounds to an integer */
+#define EXP_LN2_HI   0xbf317200u             /* -0.693145751953125 (15 significant bits) */
+#define EXP_LN2_LO   0xb5bfbe8eu             /* -(ln2 - 0.693145751953125) */
+
+/* e^r ~ 1 + r + r^2 (c2 + c3 r + c4 r^2 + c5 r^3 + c6 r^4) on |r| <= 0.3466,
+ * the minimax polynomial for (e^r - 1 - r) / r^2 (relative error 1.2e-7
+ * of that term, 2e-8 of e^r), coefficients rounded to fp32. */
+static const uint32_t exp_poly[5] = {        /* c6, c5, c4, c3, c2 */
+    0x3ab634fbu, 0x3c090592u, 0x3d2aaaddu, 0x3e2aaa6fu, 0x3f000000u,
+};
+
+uint32_t tpu_f32_exp(uint32_t x)
+{
+    if ((x & F32_EXP_MASK) == F32_EXP_MASK && (x & F32_FRAC_MASK))
+        return TPU_F32_QNAN;
+    /* Clamp (this also takes +-inf to 100 and -104, subnormals to +-0). */
+    uint32_t xc = tpu_f32_min(tpu_f32_max(x, EXP_LO), EXP_HI);
+    /* 1: m = 1.5 * 2^23 + round(x / ln2): m's last significand bit has
+     *    weight 1, so the add rounds x/ln2 to the nearest integer (ties to
+     *    even) and k can be read from the bits. */
+    uint32_t m = madd(xc, EXP_INV_LN2, EXP_MAGIC);
+    int32_t k = (int32_t)(m - EXP_MAGIC);    /* -150 .. 145 */
+    /* 2: kf = k as fp32 (exact). */
+    uint32_t kf = madd(m, F32_ONE, EXP_MAGIC | F32_SIGN);
+    /* 3, 4: r = x - k ln2 in two parts (Cody-Waite); k * LN2_HI is exact
+     *    and so is x - k * LN2_HI (Sterbenz). */
+    uint32_t r = madd(kf, EXP_LN2_HI, xc);
+    r = madd(kf, EXP_LN2_LO, r);
+    /* 5..10: the polynomial, Horner. */
+    uint32_t p = exp_poly[0];
+    for (unsigned i = 1; i < 5; i++)
+        p = madd(p, r, exp_poly[i]);
+    p = madd(p, r, F32_ONE);
+    p = madd(p, r, F32_ONE);
+    /* 2^k: p is in [0.7, 1.42], normal; add k to its exponent field. */
+    int32_t e = (int32_t)((p & F32_EXP_MASK) >> 23) + k;
+    if (e >= 255)
+        return F32_INF;
+    if (e <= 0)
+        return 0;                            /* below 2^-126: flushed (2.4) */
+    return (p & ~F32_EXP_MASK) | ((uint32_t)e << 23);
+}
+
+/* rcp: x = +-1.f * 2^(E-127); 1/x = +-(1/1.f) * 2^(127-E). */
+#define RCP_C0  0x3fb4b4b5u                  /*  24/17 */
+#define RCP_C1  0xbef0f0f1u                  /* -8/17: 24/17 - 8/17 m, error <= 1/17 */
+
+uint32_t tpu_f32_rcp(uint32_t x)
+{
+    fp_unpacked u = unpack(x);
+    if (u.cls == FP_NAN)
+        return TPU_F32_QNAN;
+    if (u.cls == FP_INF)
+        return signed_zero(u.sign);
+    if (u.cls == FP_ZERO)
+        return signed_inf(u.sign);
+    uint32_t m = F32_ONE | (x & F32_FRAC_MASK);   /* 1.f in [1, 2) */
+    /* 1: the first estimate; 2..7: three Newton-Raphson steps
+     *    y = y + y (1 - m y), each error squared. */
+    uint32_t y = madd(m, RCP_C1, RCP_C0);
+    for (unsigned i = 0; i < 3; i++) {
+        uint32_t e = madd(m | F32_SIGN, y, F32_ONE);
+        y = madd(y, e, y);
+    }
+    /* y in (0.5, 1]: multiply by 2^(127-E) in its exponent field. */
+    int32_t e = (int32_t)((y & F32_EXP_MASK) >> 23) + 127 - u.exp;
+    if (e <= 0)
+        return signed_zero(u.sign);          /* |x| > 2^126: 1/x below 2^-126 */
+    return (u.sign << 31) | ((uint32_t)e << 23) | (y & F32_FRAC_MASK);
+}
+
+/* rsqrt: x = 1.f * 2^(E-127); with E-127 = 2n + o (o = 0 or 1),
+ * m = 1.f * 2^o in [1, 4) and 1/sqrt(x) = (1/sqrt(m)) * 2^-n. */
+static const uint32_t rsqrt_poly[2][3] = {   /* q2, q1, q0 for m in [1,2) and [2,4) */
+    { 0x3e173b6au, 0xbf3b02fdu, 0x3fca319du },
+    { 0x3cd5dfddu, 0xbe843cbau, 0x3f8ef8fdu },
+};
+
+uint32_t tpu_f32_rsqrt(uint32_t x)
+{
+    fp_unpacked u = unpack(x);
+    if (u.cls == FP_NAN || (u.sign && u.cls != FP_ZERO))
+        return TPU_F32_QNAN;                 /* NaN, x < 0, -inf */
+    if (u.cls == FP_INF)
+        return 0;                            /* +inf -> +0 */
+    if (u.cls == FP_ZERO)
+        return signed_inf(u.sign);           /* +-0 -> +-inf */
+    unsigned o = !(u.exp & 1);               /* E - 127 odd */
+    int32_t n = (u.exp - 127 - (int32_t)o) / 2;  /* exact: an even number halved */
+    uint32_t frac = x & F32_FRAC_MASK;
+    uint32_t m  = ((127u + o) << 23) | frac; /* 1.f * 2^o */
+    uint32_t mh = ((126u + o) << 23) | frac; /* m / 2 */
+    /* 1, 2: the first estimate, a quadratic (minimax, error <= 0.0032);
+     * 3..8: two Newton-Raphson steps y = y + y (1/2 - (m/2) y y). */
+    const uint32_t *q = rsqrt_poly[o];
+    uint32_t y = madd(m, q[0], q[1]);
+    y = madd(y, m, q[2]);
+    for (unsigned i = 0; i < 2; i++) {
+        uint32_t h = madd(mh, y, 0);
+        uint32_t e = madd(h | F32_SIGN, y, F32_HALF);
+        y = madd(y, e, y);
+    }
+    /* y in (0.5, 1]: multiply by 2^-n (|n| <= 63: no overflow, no flush). */
+    int32_t e = (int32_t)((y & F32_EXP_MASK) >> 23) - n;
+    return ((uint32_t)e << 23) | (y & F32_FRAC_MASK);
+}

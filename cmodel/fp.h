@@ -41,6 +41,14 @@ uint32_t tpu_mac_i8(uint32_t psum, uint16_t x, uint16_t w);
 /* bf16 of an int8 (exact: |v| <= 128 needs 8 significant bits); dma.h2v.i8. */
 uint16_t tpu_bf16_from_i8(uint8_t v);
 
+/* Transcendentals (numerics.md section 11): each one fixed sequence of
+ * the fp32 add and multiply above plus integer exponent steps, the same
+ * sequence the RTL's pipeline (rtl/fp32_tr.v) computes stage by stage.
+ * Not correctly rounded: the errors are measured in numerics.md 11.5. */
+uint32_t tpu_f32_exp(uint32_t x);              /* vexp:   e^x */
+uint32_t tpu_f32_rcp(uint32_t x);              /* vrcp:   1/x */
+uint32_t tpu_f32_rsqrt(uint32_t x);            /* vrsqrt: 1/sqrt(x) */
+
 /* Host conversions, for printing and for tests. */
 float    tpu_f32_to_float(uint32_t bits);
 uint32_t tpu_f32_from_float(float f);          /* raw bits, no rounding rule applied */

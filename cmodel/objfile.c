@@ -293,6 +293,7 @@ const char *tpu_expect_op_name(unsigned op)
         [TPU_EXPECT_SUM] = "sum",       [TPU_EXPECT_ADD_RELU] = "add_relu",
         [TPU_EXPECT_MATMUL_EPI] = "matmul_epi", [TPU_EXPECT_CONV2D] = "conv2d",
         [TPU_EXPECT_POOL] = "pool",
+        [TPU_EXPECT_SOFTMAX] = "softmax",
     };
     return op < TPU_EXPECT_OP_COUNT ? names[op] : NULL;
 }
@@ -315,6 +316,7 @@ static void expect_shape(unsigned op, unsigned *min_ops, unsigned *max_ops, unsi
     case TPU_EXPECT_MATMUL_EPI: *min_ops = *max_ops = 8; *naddr = 4; break;
     case TPU_EXPECT_CONV2D: *min_ops = *max_ops = 15; *naddr = 4; break;
     case TPU_EXPECT_POOL:   *min_ops = *max_ops = 11; *naddr = 2; break;
+    case TPU_EXPECT_SOFTMAX: *min_ops = *max_ops = 4; *naddr = 2; break;
     default:                *min_ops = *max_ops = *naddr = 0; break;
     }
 }

@@ -58,6 +58,8 @@ enum tpu_expect_op {
     TPU_EXPECT_CONV2D,     /* Y, X, W, BIAS, NB, H, W, C, F, R, S, STRIDE, PAD, GROUPS, FLAGS:
                             * bf16 NHWC X, HWIO W, fp32 NHWC Y (ref.h tpu_ref_conv2d) */
     TPU_EXPECT_POOL,       /* Y, X, NB, H, W, C, R, S, STRIDE, PAD, MODE: fp32 NHWC max/avg */
+    TPU_EXPECT_SOFTMAX,    /* Z, X, N, C: fp32 softmax of N rows of C, column c of all rows
+                              at X + 4 N c (the VPU's layout: a row per lane), numerics.md 11.7 */
     TPU_EXPECT_OP_COUNT
 };
 

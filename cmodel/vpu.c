@@ -24,12 +24,15 @@ int tpu_vpu_init(tpu_vpu *v, unsigned sublanes, unsigned lanes, uint64_t latency
     v->ev = ev;
     v->regs = calloc((size_t)TPU_NUM_VREGS * v->elems, sizeof *v->regs);
     v->stage_data = calloc((size_t)v->vl * v->elems, sizeof *v->stage_data);
-    if (!v->regs || !v->stage_data) {
+    v->tr_data = calloc((size_t)TPU_TR_STEPS * v->elems, sizeof *v->tr_data);
+    if (!v->regs || !v->stage_data || !v->tr_data) {
         tpu_vpu_free(v);
         return -1;
     }
     for (unsigned i = 0; i < TPU_VPU_MAX_LATENCY; i++)
         v->stage[i].due = UINT64_MAX;
+    for (unsigned i = 0; i < TPU_TR_STEPS; i++)
+        v->tr[i].due = UINT64_MAX;
     return 0;
 }
 
@@ -37,7 +40,8 @@ void tpu_vpu_free(tpu_vpu *v)
 {
     free(v->regs);
     free(v->stage_data);
-    v->regs = v->stage_data = NULL;
+    free(v->tr_data);
+    v->regs = v->stage_data = v->tr_data = NULL;
 }
 
 static const uint32_t *reg(const tpu_vpu *v, int64_t r)
@@ -52,7 +56,7 @@ static unsigned sources(const tpu_qentry *e, int64_t src[3])
     case TPU_OP_VST: case TPU_OP_VST_BF16:
         src[0] = e->v[0];
         return 1;
-    case TPU_OP_VRELU:
+    case TPU_OP_VRELU: case TPU_OP_VEXP: case TPU_OP_VRCP: case TPU_OP_VRSQRT:
         src[0] = e->v[1];
         return 1;
     case TPU_OP_VADD: case TPU_OP_VSUB: case TPU_OP_VMUL: case TPU_OP_VMAX: case TPU_OP_VMIN:
@@ -70,6 +74,11 @@ static unsigned sources(const tpu_qentry *e, int64_t src[3])
     }
 }
 
+static int is_tr(uint8_t op)
+{
+    return op == TPU_OP_VEXP || op == TPU_OP_VRCP || op == TPU_OP_VRSQRT;
+}
+
 /* Compute the result of an arithmetic instruction into out. */
 static void compute(const tpu_vpu *v, const tpu_qentry *e, uint32_t *out)
 {
@@ -81,7 +90,7 @@ static void compute(const tpu_vpu *v, const tpu_qentry *e, uint32_t *out)
         return;
     }
     const uint32_t *a = reg(v, e->v[1]);
-    const uint32_t *b = e->op == TPU_OP_VRELU ? NULL : reg(v, e->v[2]);
+    const uint32_t *b = e->op == TPU_OP_VRELU || is_tr(e->op) ? NULL : reg(v, e->v[2]);
     switch (e->op) {
     case TPU_OP_VADD:   tpu_ref_pointwise(TPU_REF_ADD, a, b, out, n); break;
     case TPU_OP_VSUB:   tpu_ref_pointwise(TPU_REF_SUB, a, b, out, n); break;
@@ -90,6 +99,9 @@ static void compute(const tpu_vpu *v, const tpu_qentry *e, uint32_t *out)
     case TPU_OP_VMIN:   for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_min(a[i], b[i]); break;
     case TPU_OP_VCMPLT: for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_cmplt(a[i], b[i]); break;
     case TPU_OP_VRELU:  for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_relu(a[i]); break;
+    case TPU_OP_VEXP:   for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_exp(a[i]); break;
+    case TPU_OP_VRCP:   for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_rcp(a[i]); break;
+    case TPU_OP_VRSQRT: for (unsigned i = 0; i < n; i++) out[i] = tpu_f32_rsqrt(a[i]); break;
     case TPU_OP_VSEL: {
         const uint32_t *c = reg(v, e->v[3]);
         for (unsigned i = 0; i < n; i++)
@@ -101,8 +113,34 @@ static void compute(const tpu_vpu *v, const tpu_qentry *e, uint32_t *out)
     }
 }
 
+/* Put a result into the result pipeline in cycle t: stage t mod VL, written
+ * at the end of t + VL - 1. */
+static void enter_pipeline(tpu_vpu *v, uint64_t t, unsigned rd, uint64_t pc, uint64_t word)
+{
+    unsigned slot = (unsigned)(t % v->vl);
+    v->stage[slot].due = t + v->vl - 1;
+    v->stage[slot].reg = rd;
+    v->stage[slot].pc = pc;
+    v->stage[slot].word = word;
+}
+
 int tpu_vpu_step(tpu_vpu *v, uint64_t t)
 {
+    /* T27a: the transcendental issued in t - TPU_TR_STEPS leaves its
+     * pipeline and enters the result pipeline now. */
+    int port_taken = 0;
+    if (v->tr_count) {
+        unsigned ts = (unsigned)(t % TPU_TR_STEPS);
+        tpu_vpu_stage *tr = &v->tr[ts];
+        if (tr->due == t) {
+            enter_pipeline(v, t, tr->reg, tr->pc, tr->word);
+            memcpy(v->stage_data + (size_t)(t % v->vl) * v->elems,
+                   v->tr_data + (size_t)ts * v->elems, (size_t)v->elems * 4);
+            tr->due = UINT64_MAX;
+            v->tr_count--;
+            port_taken = 1;
+        }
+    }
     if (!v->q.count)
         return -1;
     const tpu_qentry *e = tpu_queue_head(&v->q);
@@ -112,6 +150,18 @@ int tpu_vpu_step(tpu_vpu *v, uint64_t t)
     for (unsigned i = 0; i < ns; i++)                   /* T27 */
         if (v->ready[src[i]] > t)
             return TPU_VPU_STALL_HAZARD;
+    /* T27a: an instruction that writes a register and is not a
+     * transcendental waits while the result pipeline's entry is taken, or
+     * while a transcendental still on its way writes the same register
+     * (it would land after this one). */
+    int tr = is_tr(e->op);
+    if (!tr && e->op != TPU_OP_VST && e->op != TPU_OP_VST_BF16 && (port_taken || v->tr_count)) {
+        if (port_taken)
+            return TPU_VPU_STALL_HAZARD;
+        for (unsigned i = 0; i < TPU_TR_STEPS; i++)
+            if (v->tr[i].due != UINT64_MAX && v->tr[i].reg == (unsigned)e->v[0])
+                return TPU_VPU_STALL_HAZARD;
+    }
 
     uint64_t addr = (uint64_t)e->v[1] + (uint64_t)e->v[2];  /* vld/vst: rs + imm */
     int bf16 = e->op == TPU_OP_VLD_BF16 || e->op == TPU_OP_VST_BF16;
@@ -142,6 +192,21 @@ int tpu_vpu_step(tpu_vpu *v, uint64_t t)
 
     unsigned slot = (unsigned)(t % v->vl);
     uint32_t *out = v->stage_data + (size_t)slot * v->elems;
+    unsigned rd = (unsigned)e->v[0];
+    if (tr) {                                           /* T27a */
+        unsigned ts = (unsigned)(t % TPU_TR_STEPS);
+        compute(v, e, v->tr_data + (size_t)ts * v->elems);
+        v->flops += v->elems;
+        v->tr[ts].due = t + TPU_TR_STEPS;
+        v->tr[ts].reg = rd;
+        v->tr[ts].pc = e->pc;
+        v->tr[ts].word = e->word;
+        v->tr_count++;
+        v->ready[rd] = t + TPU_TR_STEPS + v->vl;
+        v->busy_end = t + TPU_TR_STEPS + v->vl;
+        tpu_queue_pop(&v->q);
+        return -1;
+    }
     if (mem)
         tpu_ev_access(v->ev, TPU_U_VPU, TPU_ACCESS_READ, e->pc, e->word, e->issued, addr, bytes);
     if (e->op == TPU_OP_VLD) {
@@ -158,13 +223,10 @@ int tpu_vpu_step(tpu_vpu *v, uint64_t t)
         if (e->op != TPU_OP_VBCAST && e->op != TPU_OP_VSEL)
             v->flops += v->elems;
     }
-    unsigned rd = (unsigned)e->v[0];
-    v->stage[slot].due = t + v->vl - 1;
-    v->stage[slot].reg = rd;
-    v->stage[slot].pc = e->pc;
-    v->stage[slot].word = e->word;
+    enter_pipeline(v, t, rd, e->pc, e->word);
     v->ready[rd] = t + CMUTANT(107, v->vl, v->vl - 1);
-    v->busy_end = t + v->vl;
+    if (v->busy_end < t + v->vl)                        /* a transcendental may land later */
+        v->busy_end = t + v->vl;
     tpu_queue_pop(&v->q);
     return -1;
 }

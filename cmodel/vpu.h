@@ -9,6 +9,14 @@
  * the register file at the end of cycle t + VL - 1, and the register is
  * ready from t + VL (T27).  vld reads VMEM and vst writes it in the issue
  * cycle (T28); their bytes come from the arbiter all or nothing (T12).
+ *
+ * The transcendentals (vexp, vrcp, vrsqrt; T27a) go first through a
+ * pipeline of their own, TPU_TR_STEPS stages (rtl/fp32_tr.v): one issued
+ * in cycle t sits in `tr` slot t mod TPU_TR_STEPS until cycle
+ * t + TPU_TR_STEPS, when it enters the result pipeline as if it issued
+ * then (no other instruction that writes a register issues in that
+ * cycle).  The C model computes its values at issue; the RTL one step a
+ * stage; the registers that decide timing are the same.
  */
 #ifndef TPU_VPU_H
 #define TPU_VPU_H
@@ -20,6 +28,7 @@
 #include "vmem.h"
 
 #define TPU_VPU_MAX_LATENCY 64
+#define TPU_TR_STEPS        10      /* the transcendentals' stages (numerics.md section 11) */
 
 /* Stall reasons (tpu_stall_reason_name). */
 enum { TPU_VPU_STALL_HAZARD, TPU_VPU_STALL_VMEM, TPU_VPU_STALL_COUNT };
@@ -39,6 +48,9 @@ typedef struct tpu_vpu {
     uint32_t *stage_data;   /* vl * elems */
     tpu_vpu_stage stage[TPU_VPU_MAX_LATENCY];
     uint64_t busy_end;      /* T29: a result is on its way in cycles < busy_end */
+    tpu_vpu_stage tr[TPU_TR_STEPS];  /* T27a: `due` is the cycle it leaves (issue + TPU_TR_STEPS) */
+    uint32_t *tr_data;      /* TPU_TR_STEPS * elems */
+    unsigned tr_count;      /* slots in use */
     /* wiring */
     tpu_vmem *vmem;
     const tpu_evsrc *ev;

@@ -255,6 +255,9 @@ module seq #(
       OP_VCMPLT:   begin used = USED_VCMPLT; unit = OPUNIT_VCMPLT; end
       OP_VSEL:     begin used = USED_VSEL; unit = OPUNIT_VSEL; end
       OP_VBCAST:   begin used = USED_VBCAST; unit = OPUNIT_VBCAST; end
+      OP_VEXP:     begin used = USED_VEXP; unit = OPUNIT_VEXP; end
+      OP_VRCP:     begin used = USED_VRCP; unit = OPUNIT_VRCP; end
+      OP_VRSQRT:   begin used = USED_VRSQRT; unit = OPUNIT_VRSQRT; end
       OP_SEM_WAIT: begin used = USED_SEM_WAIT; unit = OPUNIT_SEM_WAIT; end
       OP_SYNC:     begin used = USED_SYNC; unit = OPUNIT_SYNC; end
       default: known = 1'b0;

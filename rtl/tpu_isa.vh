@@ -97,6 +97,9 @@ localparam [7:0] OP_VRELU = 8'h6d;     // vrelu
 localparam [7:0] OP_VCMPLT = 8'h6e;    // vcmplt
 localparam [7:0] OP_VSEL = 8'h6f;      // vsel
 localparam [7:0] OP_VBCAST = 8'h70;    // vbcast
+localparam [7:0] OP_VEXP = 8'h71;      // vexp
+localparam [7:0] OP_VRCP = 8'h72;      // vrcp
+localparam [7:0] OP_VRSQRT = 8'h73;    // vrsqrt
 localparam [7:0] OP_SEM_WAIT = 8'h78;  // sem.wait
 localparam [7:0] OP_SYNC = 8'h79;      // sync
 
@@ -156,6 +159,9 @@ localparam [63:0] USED_VRELU = 64'h000000000003ffff;
 localparam [63:0] USED_VCMPLT = 64'h00000000007fffff;
 localparam [63:0] USED_VSEL = 64'h000000000fffffff;
 localparam [63:0] USED_VBCAST = 64'h000000000003ffff;
+localparam [63:0] USED_VEXP = 64'h000000000003ffff;
+localparam [63:0] USED_VRCP = 64'h000000000003ffff;
+localparam [63:0] USED_VRSQRT = 64'h000000000003ffff;
 localparam [63:0] USED_SEM_WAIT = 64'hffffffff00001fff;
 localparam [63:0] USED_SYNC = 64'hffffffff000000ff;
 
@@ -220,6 +226,9 @@ localparam [2:0] OPUNIT_VRELU = UNIT_VPU;
 localparam [2:0] OPUNIT_VCMPLT = UNIT_VPU;
 localparam [2:0] OPUNIT_VSEL = UNIT_VPU;
 localparam [2:0] OPUNIT_VBCAST = UNIT_VPU;
+localparam [2:0] OPUNIT_VEXP = UNIT_VPU;
+localparam [2:0] OPUNIT_VRCP = UNIT_VPU;
+localparam [2:0] OPUNIT_VRSQRT = UNIT_VPU;
 localparam [2:0] OPUNIT_SEM_WAIT = UNIT_SEQ;
 localparam [2:0] OPUNIT_SYNC = UNIT_SEQ;
 

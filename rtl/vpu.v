@@ -14,6 +14,12 @@
 // it is written at the end of the issue cycle.
 //   T28  vld reads VMEM in its issue cycle; vst reads its register and
 //        writes VMEM (VMEM write class 3) in its issue cycle.
+//   T27a vexp, vrcp and vrsqrt go through the lanes' fp32_tr pipelines
+//        first (TrSteps stages; the register and valid bit travel in
+//        tv_q/trd_q here) and enter the result pipeline in cycle
+//        t + TrSteps, in place of an issue: no other instruction that
+//        writes a register issues in that cycle, nor while a
+//        transcendental still on its way writes its destination.
 //   T29  busy while a result is in the pipeline (the queue is the
 //        sequencer's).
 `include "tpu_queue.vh"  // the queue entry's layout (rtl/queue_entry.def)
@@ -48,6 +54,7 @@ module vpu #(
   localparam logic [63:0] Bytes4 = 64'(4 * Elems);
   localparam logic [63:0] Bytes2 = 64'(2 * Elems);
   localparam logic [31:0] QNaN   = 32'h7fc0_0000;
+  localparam integer TrSteps = 10;                    // TPU_TR_STEPS (cmodel/vpu.h)
 
   // ---- queue head ------------------------------------------------------------
   logic [7:0]  op;
@@ -69,6 +76,8 @@ module vpu #(
   logic          pv_q [PS];                           // pipeline: valid, register, data
   logic [4:0]    prd_q [PS];
   logic [RW-1:0] pdata_q [PS];
+  logic          tv_q [TrSteps];                      // T27a: the transcendentals' stages
+  logic [4:0]    trd_q [TrSteps];
 
   // ---- T27: sources ready? ----------------------------------------------------------
   logic [2:0] nsrc;
@@ -83,7 +92,7 @@ module vpu #(
         nsrc   = 3'd1;
         src[0] = r0;
       end
-      OP_VRELU:                                          nsrc = 3'd1;
+      OP_VRELU, OP_VEXP, OP_VRCP, OP_VRSQRT:             nsrc = 3'd1;
       OP_VADD, OP_VSUB, OP_VMUL, OP_VMAX, OP_VMIN, OP_VCMPLT: nsrc = 3'd2;
       OP_VSEL:                                           nsrc = 3'd3;
       default:                                           nsrc = 3'd0;  // vld, vld.bf16, vbcast
@@ -102,6 +111,35 @@ module vpu #(
         end
       end
     end
+    for (int j = 0; j < TrSteps; j++) begin
+      for (int i = 0; i < 3; i++) begin
+        if (tv_q[j] && i < nsrc && trd_q[j] == src[i]) begin
+          hazard = 1'b1;
+        end
+      end
+    end
+  end
+
+  // ---- T27a: the transcendentals ------------------------------------------------------
+  // tr_out: the one issued TrSteps cycles ago leaves its pipeline now and
+  // takes the result pipeline's entry.  tr_block: the head writes a
+  // register, is not a transcendental, and either that entry is taken or
+  // a transcendental in an earlier stage writes the same register.
+  logic is_tr, tr_out, tr_block;
+  logic [1:0] tr_fn;
+  assign is_tr  = (op == OP_VEXP || op == OP_VRCP || op == OP_VRSQRT);
+  assign tr_fn  = (op == OP_VRCP) ? 2'd1 : (op == OP_VRSQRT) ? 2'd2 : 2'd0;
+  assign tr_out = tv_q[TrSteps-1];
+  always_comb begin
+    tr_block = tr_out;
+    for (int j = 0; j < TrSteps - 1; j++) begin
+      if (tv_q[j] && trd_q[j] == r0) begin
+        tr_block = 1'b1;
+      end
+    end
+    if (is_tr || op == OP_VST || op == OP_VST_BF16) begin
+      tr_block = 1'b0;
+    end
   end
 
   // ---- T12, T28: VMEM --------------------------------------------------------------
@@ -109,19 +147,19 @@ module vpu #(
   assign is_bf16  = (op == OP_VLD_BF16 || op == OP_VST_BF16);
   assign is_mem   = (op == OP_VLD || op == OP_VST || is_bf16);
   assign is_store = (op == OP_VST || op == OP_VST_BF16);
-  assign req_o    = head_valid_i && !hazard && is_mem;
+  assign req_o    = head_valid_i && !hazard && !tr_block && is_mem;
   assign bytes_o  = is_bf16 ? Bytes2 : Bytes4;
-  assign issue    = head_valid_i && !hazard && (!is_mem || grant_i);
+  assign issue    = head_valid_i && !hazard && !tr_block && (!is_mem || grant_i);
   assign pop_o    = issue;
   assign raddr_o  = hv[1][VAW-1:0] + hv[2][VAW-1:0];    // rs + imm
   assign waddr_o  = raddr_o;
   assign we_o     = issue && is_store;
   assign whalf_o  = (op == OP_VST_BF16);
-  logic writes;                                       // a result for the register file
-  assign writes   = issue && !is_store;
+  logic writes;                                       // a result for the register file now
+  assign writes   = issue && !is_store && !is_tr;
 
   // ---- the elements ------------------------------------------------------------------
-  logic [RW-1:0] a, b, c, s, result;
+  logic [RW-1:0] a, b, c, s, result, tr_result;
   logic [16*Elems-1:0] st_bf16;
   assign a = vreg_q[r1];
   assign b = vreg_q[r2];
@@ -209,6 +247,39 @@ module vpu #(
     end
 
     assign st_bf16[16*i +: 16] = narrowed;
+
+    // T27a: this lane's transcendental pipeline (numerics.md section 11)
+    fp32_tr #(
+      .Steps (TrSteps)
+    ) u_tr (
+      .clk_i  (clk_i),
+      .rst_ni (rst_ni),
+      .en_i   (issue && is_tr),
+      .fn_i   (tr_fn),
+      .x_i    (ea),
+      .y_o    (tr_result[32*i +: 32])
+    );
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int j = 0; j < TrSteps; j++) begin
+        tv_q[j] <= 1'b0;
+      end
+    end else begin
+      tv_q[0] <= issue && is_tr;
+      for (int j = 1; j < TrSteps; j++) begin
+        tv_q[j] <= tv_q[j-1];
+      end
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (issue && is_tr) begin                          // read only with tv_q
+      trd_q[0] <= r0;
+    end
+    for (int j = 1; j < TrSteps; j++) begin
+      trd_q[j] <= trd_q[j-1];
+    end
   end
   // vst writes the register; vst.bf16 its elements rounded, 2 bytes each
   assign wdata_o = (op == OP_VST_BF16) ? {{(16 * Elems){1'b0}}, st_bf16} : s;
@@ -217,6 +288,14 @@ module vpu #(
   logic          wb;
   logic [4:0]    wb_rd;
   logic [RW-1:0] wb_data;
+  // what enters the pipeline: the instruction issuing now, or (T27a) the
+  // transcendental leaving its pipeline (never both: tr_block)
+  logic          in_v;
+  logic [4:0]    in_rd;
+  logic [RW-1:0] in_data;
+  assign in_v    = writes || tr_out;
+  assign in_rd   = tr_out ? trd_q[TrSteps-1] : r0;
+  assign in_data = tr_out ? tr_result : result;
 
   if (Latency > 1) begin : g_pipe
     always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -225,16 +304,16 @@ module vpu #(
           pv_q[j] <= 1'b0;
         end
       end else begin
-        pv_q[0] <= writes;
+        pv_q[0] <= in_v;
         for (int j = 1; j < PS; j++) begin
           pv_q[j] <= pv_q[j-1];
         end
       end
     end
     always_ff @(posedge clk_i) begin
-      if (writes) begin                                  // read only with pv_q
-        prd_q[0]   <= r0;
-        pdata_q[0] <= result;
+      if (in_v) begin                                    // read only with pv_q
+        prd_q[0]   <= in_rd;
+        pdata_q[0] <= in_data;
       end
       for (int j = 1; j < PS; j++) begin
         prd_q[j]   <= prd_q[j-1];
@@ -249,15 +328,23 @@ module vpu #(
       for (int j = 0; j < PS; j++) begin
         busy_o = busy_o || pv_q[j];
       end
+      for (int j = 0; j < TrSteps; j++) begin
+        busy_o = busy_o || tv_q[j];
+      end
     end
   end else begin : g_nopipe
     assign pv_q[0]    = 1'b0;
     assign prd_q[0]   = 5'd0;
     assign pdata_q[0] = '0;
-    assign wb         = writes;
-    assign wb_rd      = r0;
-    assign wb_data    = result;
-    assign busy_o     = 1'b0;
+    assign wb         = in_v;
+    assign wb_rd      = in_rd;
+    assign wb_data    = in_data;
+    always_comb begin
+      busy_o = 1'b0;
+      for (int j = 0; j < TrSteps; j++) begin
+        busy_o = busy_o || tv_q[j];
+      end
+    end
   end
 
   // Registers are zero after reset, as the C model's.

@@ -46,12 +46,12 @@ csv=$d/layers.csv
 if [ $rc = 0 ] && grep -q 'every layer run bit-exact (21 of 21)' "$work/r18.txt"; then
   ok "resnet18 on mid: exit 0, every layer bit-exact"
 else bad "resnet18 on mid: exit $rc"; sed 's/^/      /' "$work/r18.txt" | head -n 20; fi
-hdr='layer,name,line,type,engine,groups,M,N,K,Np,Kp,total_cycles,compute_cycles,stall_cycles,overall_util_pct,mapping_efficiency_pct,compute_util_pct,avg_dram_read_bw,avg_dram_write_bw,avg_dram_bw,peak_dram_bw,macs,mxu_macs,hbm_bytes,intensity,t_math,t_memory,bound,pct_of_roofline,predicted_cycles,predicted_bound,predicted_error_pct,measured_cycles,time_us,vmem_peak_bytes,instructions,result'
+hdr='layer,name,line,type,engine,groups,M,N,K,Np,Kp,total_cycles,compute_cycles,stall_cycles,overall_util_pct,mapping_efficiency_pct,compute_util_pct,avg_dram_read_bw,avg_dram_write_bw,avg_dram_bw,peak_dram_bw,macs,mxu_macs,hbm_bytes,intensity,t_math,t_memory,bound,pct_of_roofline,predicted_cycles,predicted_bound,predicted_error_pct,measured_cycles,time_us,vmem_peak_bytes,instructions,energy_uj,result'
 if [ -f "$csv" ] && [ "$(head -n 1 "$csv")" = "$hdr" ] && [ "$(($(wc -l <"$csv") - 1))" = 21 ]; then
-  ok "layers.csv: the 37 columns, 21 rows"
+  ok "layers.csv: the 38 columns, 21 rows"
 else bad "layers.csv: header or rows differ"; head -n 2 "$csv" 2>/dev/null; fi
 # the columns agree with one another and with the layer's shape
-if awk -F, -v NCOL=37 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+if awk -F, -v NCOL=38 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
   { e = ""
     if (NF != NCOL) e = e " fields " NF
     if ($c["total_cycles"] != $c["compute_cycles"] + $c["stall_cycles"]) e = e " compute+stall"
@@ -64,6 +64,7 @@ if awk -F, -v NCOL=37 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     if ($c["result"] != "bit-exact") e = e " result"
     if ($c["engine"] != "conv-mxu") e = e " engine"
     if ($c["peak_dram_bw"] + 0.001 < $c["avg_dram_bw"]) e = e " peak<avg"
+    if ($c["energy_uj"] <= 0) e = e " energy"
     hb = $c["avg_dram_bw"] * $c["total_cycles"]
     if (hb - $c["hbm_bytes"] > $c["total_cycles"] * 0.001 + 1 || $c["hbm_bytes"] - hb > $c["total_cycles"] * 0.001 + 1) e = e " bw"
     if (e != "") { print "row " NR ":" e; bad = 1 } }
@@ -245,12 +246,12 @@ d=$work/sweep
   -j 2 --out "$d" "${plot[@]}" >"$work/sweep.txt" 2>&1
 rc=$?
 sc=$d/sweep.csv
-if [ $rc = 0 ] && [ "$(head -n 1 "$sc")" = "design,num_mxu,hbm_bw,feasible,layers_done,layers_failed,cycles,time_ms,tflops,macs,hbm_bytes,area_cells,area_mxu,area_dma,area_hbm_phy,area_vmem_ports,pareto" ] \
+if [ $rc = 0 ] && [ "$(head -n 1 "$sc")" = "design,num_mxu,hbm_bw,feasible,layers_done,layers_failed,cycles,time_ms,tflops,macs,hbm_bytes,energy_uj,area_cells,area_mxu,area_dma,area_hbm_phy,area_vmem_ports,pareto" ] \
    && [ "$(($(wc -l <"$sc") - 1))" = 6 ]; then
   ok "sweep: 6 designs in sweep.csv"
 else bad "sweep: exit $rc"; head -n 3 "$sc" 2>/dev/null; fi
 # the front: no design on it is dominated, every design off it is
-if awk -F, 'NR > 1 { t[NR] = $8; a[NR] = $12; p[NR] = $NF; n = NR }
+if awk -F, 'NR > 1 { t[NR] = $8; a[NR] = $13; p[NR] = $NF; n = NR }
   END { front = 0
     for (i = 2; i <= n; i++) { dom = 0
       for (j = 2; j <= n; j++) if (j != i && t[j] <= t[i] && a[j] <= a[i] && (t[j] < t[i] || a[j] < a[i])) dom = 1

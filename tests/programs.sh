@@ -45,9 +45,12 @@ check matmul_tile-tiny  tiny programs/matmul_tile.s  ""                         
 check matmul-tiny       tiny programs/matmul.s       ""                            ""          -             -
 check matmul-tiny-sweep tiny programs/matmul.s       "-D B=32 -D D=64 -D F=64"     ""          compute-bound -
 check matmul-mid        mid  programs/matmul.s       "-D B=16 -D D=48 -D F=64"     ""          -             -
+check matmul_twice-tiny tiny programs/matmul_twice.s ""                          "--check-races" -           -
 check add-tiny          tiny programs/pointwise.s    "-D OP=0"                     ""          memory-bound  110
 check mul-tiny          tiny programs/pointwise.s    "-D OP=1"                     ""          memory-bound  110
 check relu-tiny         tiny programs/pointwise.s    "-D OP=2"                     ""          memory-bound  110
+check softmax-tiny      tiny programs/softmax.s      ""                            ""          -             -
+check softmax-mid       mid  programs/softmax.s      "-D NB=3"                     ""          -             -
 check ici-ring          tiny programs/ici_exchange.s ""                            "--cores 2" -             -
 check matmul-v5e-b64    v5e  programs/matmul.s       "-D B=64 -D D=4096 -D F=4096"   ""        memory-bound  105
 check matmul-v5e-b1024  v5e  programs/matmul.s       "-D B=1024 -D D=4096 -D F=4096" ""        compute-bound 105

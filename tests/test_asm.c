@@ -1,6 +1,6 @@
 /*
  * test_asm.c - the assembler on good input: every directive, expressions,
- * .rept/.set unrolling, labels and forward references, every operand kind
+ * .rept/.set unrolling, macros, labels and forward references, every operand kind
  * (checked against tpu_encode from the ISA table), the DATA/FILL record
  * rules, CONFIG, -D, .expect, and the programs in programs/.
  */
@@ -255,6 +255,67 @@ static void test_rept_and_set(void **state)
     assert_int_equal(o.ntext, sizeof want / sizeof want[0]);
     for (size_t k = 0; k < o.ntext; k++)
         assert_int_equal(o.text[k], want[k]);
+    tpu_obj_free(&o);
+}
+
+/* .macro/.endm: arguments by position and by name, defaults, \@, \(),
+ * .rept and calls inside bodies, .exitm, and labels on a call line. */
+static void test_macros(void **state)
+{
+    (void)state;
+    tpu_object o;
+    assemble(".macro put v, w=100, z:req\n"
+             "  .insn \\v + \\w + \\z\n"
+             ".endm\n"
+             ".macro twice a\n"
+             "  put \\a, z=1\n"                    /* a call in a body, by name */
+             "  put (\\a) * 2, , 2\n"               /* an empty argument: the default */
+             ".endm\n"
+             "twice 3\n"                           /* 3+100+1, 6+100+2 */
+             "put 1, 2, 3   # a comment\n"         /* 6 */
+             ".macro lbl\n"
+             "x\\@: .insn x\\@\n"                    /* \@ makes each label unique */
+             "\n"
+             ".endm\n"
+             "lbl\n"                               /* x4 (4 calls came before) at 3 */
+             "lbl\n"                               /* x5 at 4 */
+             ".macro cat p\n"
+             "  .set v\\p\\()_1, 40\n"               /* \() joins */
+             "  .insn v\\p\\()_1 + \\p\n"
+             ".endm\n"
+             "cat 2\n"                             /* 42 */
+             ".macro count cnt\n"                    /* recursion, ended by .exitm */
+             "  .rept \\cnt <= 0\n"
+             "    .exitm\n"
+             "  .endr\n"
+             "  .insn \\cnt\n"
+             "  count \\cnt - 1\n"
+             ".endm\n"
+             "count 3\n"                           /* 3, 2, 1 */
+             ".macro loop k\n"
+             "  .set i, 0\n"
+             "  .rept \\k\n"
+             "    .insn 50 + i\n"
+             "    .set i, i + 1\n"
+             "  .endr\n"
+             ".endm\n"
+             "here: loop 2\n"                      /* a label on a call line; 50, 51 */
+             ".insn here\n"                        /* 9 */
+             ".macro empty\n"
+             ".endm\n"
+             "empty\n", &o);
+    static const uint64_t want[] = { 104, 108, 6, 3, 4, 42, 3, 2, 1, 50, 51, 9 };
+    assert_int_equal(o.ntext, sizeof want / sizeof want[0]);
+    for (size_t k = 0; k < o.ntext; k++)
+        assert_int_equal(o.text[k], want[k]);
+    tpu_obj_free(&o);
+    /* arguments are text; a comma inside a string does not split them */
+    assemble(".macro chk cond, msg\n"
+             "  .assert \\cond, \\msg\n"
+             ".endm\n"
+             "chk (1 + 2) == 3, \"a, b\"\n"
+             "nop\n", &o);
+    assert_int_equal(o.ntext, 1);
     tpu_obj_free(&o);
 }
 
@@ -565,6 +626,7 @@ int main(void)
         cmocka_unit_test(test_expressions),
         cmocka_unit_test(test_labels_and_forward_references),
         cmocka_unit_test(test_rept_and_set),
+        cmocka_unit_test(test_macros),
         cmocka_unit_test(test_data_records),
         cmocka_unit_test(test_floats),
         cmocka_unit_test(test_config_and_predefined),

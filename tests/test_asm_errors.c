@@ -127,6 +127,57 @@ static const struct { const char *src, *msg; } catalogue[] = {
       "t.s:2:1: error: '.rept' without '.endr'" },
     { "nop\n.endr\n",
       "t.s:2:1: error: '.endr' without '.rept'" },
+    /* macros: the definition, the calls, and the notes naming each call */
+    { "nop\n.macro m\nnop\n",
+      "t.s:2:1: error: '.macro' without '.endm'" },
+    { "nop\n.endm\n",
+      "t.s:2:1: error: '.endm' without '.macro'" },
+    { "nop\n.macro\n.endm\n",
+      "t.s:2:1: error: '.macro' needs a name" },
+    { "nop\n.macro 3x\n.endm\n",
+      "t.s:2:8: error: expected a macro name after '.macro', got '3'" },
+    { "nop\n.macro add a\n.endm\n",
+      "t.s:2:8: error: 'add' is an instruction and cannot be a macro" },
+    { "nop\n.macro s1\n.endm\n",
+      "t.s:2:8: error: 's1' is a reserved name and cannot be a macro" },
+    { "nop\n.macro m a, a\n.endm\n",
+      "t.s:2:13: error: parameter 'a' appears twice in macro 'm'" },
+    { "nop\n.macro m a, \n.endm\n",
+      "t.s:2:13: error: expected a parameter name after ','" },
+    { "nop\n.macro m\n.endm\n.macro m\n.endm\n",
+      "t.s:4:8: error: macro 'm' is already defined at t.s:2:8" },
+    { "lbl: .macro m\n.endm\nnop\n",
+      "t.s:1:1: error: a '.macro' line cannot have a label" },
+    { "nop\n.rept 1\n.macro m\n.endm\n.endr\n",
+      "t.s:3:1: error: '.macro' inside a '.rept' body (macros are defined at the top level only)" },
+    { "nop\n.macro m\n.rept 2\n.endm\n",
+      "t.s:3:1: error: '.rept' without '.endr'" },
+    { "nop\n.macro m\n.endr\n.endm\n",
+      "t.s:3:1: error: '.endr' without '.rept'" },
+    { "nop\n.macro m\n.endm junk\n",
+      "t.s:3:7: error: unexpected 'junk' after '.endm'" },
+    { "nop\n.exitm\n",
+      "t.s:2:1: error: '.exitm' outside a macro" },
+    { "nop\nm 1\n.macro m a\n.endm\n",
+      "t.s:2:1: error: macro 'm' is used before its definition at t.s:3:1" },
+    { "nop\n.macro m a\n  addi s1, s1, \\b\n.endm\nm 1\n",
+      "t.s:3:16: error: '\\b' is not a parameter of macro 'm'\n"
+      "t.s:5: note: in expansion of macro 'm'" },
+    { "nop\n.macro m a\n  addi s1, s1, \\\n.endm\nm 1\n",
+      "t.s:3:16: error: stray '\\' in macro 'm' (expected \\NAME, \\@ or \\())\n"
+      "t.s:5: note: in expansion of macro 'm'" },
+    { "nop\n.macro m a\n.endm\nm 1, 2\n",
+      "t.s:4:6: error: macro 'm' takes 1 argument, got 2" },
+    { "nop\n.macro m a\n.endm\nm b=1\n",
+      "t.s:4:3: error: macro 'm' has no parameter 'b'" },
+    { "nop\n.macro m a:req\n.endm\nm\n",
+      "t.s:4:1: error: missing value for required parameter 'a' of macro 'm'" },
+    { "nop\n.macro m a\n.endm\nm 1, a=2\n",
+      "t.s:4:8: error: argument 'a' of macro 'm' is given twice" },
+    { "nop\n.macro m a\n  addi s1, s1, \\a\n.endm\n.macro n\n  m zz\n.endm\nn\n",
+      "t.s:3:16: error: undefined symbol 'zz'\n"
+      "t.s:6: note: in expansion of macro 'm'\n"
+      "t.s:8: note: in expansion of macro 'n'" },
     { "nop\n.equ X, Y + 1\n.equ Y, 2\n",
       "t.s:2:9: error: symbol 'Y' is not defined yet" },
     { "nop\n.equ X, 1\n.equ X, 2\n",
@@ -176,7 +227,7 @@ static const struct { const char *src, *msg; } catalogue[] = {
     { "add s1, s2, s3,\n",
       "t.s:1:16: error: expected an operand after ','" },
     { "nop\n.expect foo 1\n",
-      "t.s:2:9: error: unknown check 'foo' after '.expect' (expected matmul, matmul_i8, matmul_w8, matmul_w8s, matmul_epi, conv2d, pool, add, sub, mul, max, min, relu, add_relu, copy, f32 or sum)" },
+      "t.s:2:9: error: unknown check 'foo' after '.expect' (expected matmul, matmul_i8, matmul_w8, matmul_w8s, matmul_epi, conv2d, pool, add, sub, mul, max, min, relu, add_relu, softmax, copy, f32 or sum)" },
     { "nop\n.hbm 0\nX: .zero 4\n.expect add X, X, X\n",
       "t.s:4:1: error: '.expect add' takes 4 operands (Z, X, Y, N), got 3" },
     { "nop\n.expect f32 hbm(0)\n",
@@ -438,6 +489,50 @@ static void test_rept_limits(void **state)
 /* An .error or a failed .assert stops the assembly: the errors above it are
  * reported, nothing below it runs (not even pass 1, so a runaway .rept
  * below never starts). */
+/* Macros: nesting, and the expansion budget shared with .rept. */
+static void test_macro_limits(void **state)
+{
+    (void)state;
+    /* a call without end stops at the nesting limit, naming every call */
+    int rc;
+    char *m = run("nop\n.macro m\n  m\n.endm\nm\n", 24, NULL, &rc, NULL);
+    assert_int_equal(rc, -1);
+    assert_non_null(strstr(m, "t.s:3:3: error: macro calls nested too deeply (at most 32 levels)\n"
+                              "t.s:3: note: in expansion of macro 'm'\n"));
+    assert_non_null(strstr(m, "t.s:5: note: in expansion of macro 'm'\n"));
+    free(m);
+    /* one that doubles at every level: 2^32 lines, stopped by the budget */
+    expect_error("nop\n.macro m\n  #\n  m\n  m\n.endm\nm\n",
+                 "t.s:7:1: error: macro 'm' expands to more than 4000000 lines");
+    expect_error("nop\n.macro m\n.rept 1000\n.rept 1000\n.rept 10\n#\n.endr\n.endr\n.endr\n"
+                 ".endm\nm\n",
+                 "t.s:11:1: error: macro 'm' expands to more than 4000000 lines");
+    /* arguments count in the text budget: 1000 x 1000 lines of 100 x 600 bytes */
+    char *big = malloc(200000), *p = big;
+    assert_non_null(big);
+    p += sprintf(p, "nop\n.macro m a\n.rept 1000\n.rept 1000\n");
+    for (int k = 0; k < 100; k++)               /* one 60000-byte word (not a comment: */
+        p += sprintf(p, "\\a");                 /* arguments are not put in comments) */
+    p += sprintf(p, "\n.endr\n.endr\n.endm\nm ");
+    memset(p, 'x', 600);
+    strcpy(p + 600, "\n");
+    expect_error(big, "t.s:9:1: error: macro 'm' expands to more than 64 MiB of source text");
+    /* a line that grows past the line limit */
+    p = big;
+    p += sprintf(p, "nop\n.macro m a\n.set v, \\a + \\a + \\a\n.endm\nm ");
+    memset(p, 'x', 30000);
+    strcpy(p + 30000, "\n");
+    expect_error(big, "t.s:3:1: error: line too long after the arguments of macro 'm' are put "
+                      "in (at most 65535 bytes)\nt.s:5: note: in expansion of macro 'm'");
+    free(big);
+    /* 64 parameters are allowed, 65 are not */
+    char src[1200] = "nop\n.macro m";
+    for (int k = 0; k < 65; k++)
+        sprintf(src + strlen(src), "%sp%d", k ? ", " : " ", k);
+    strcat(src, "\n.endm\n");
+    expect_error(src, "t.s:2:320: error: macro 'm' has too many parameters (at most 64)");
+}
+
 static void test_error_stops_the_assembly(void **state)
 {
     (void)state;
@@ -528,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_too_many_errors),
         cmocka_unit_test(test_rept_errors_reported_once),
         cmocka_unit_test(test_rept_limits),
+        cmocka_unit_test(test_macro_limits),
         cmocka_unit_test(test_error_stops_the_assembly),
         cmocka_unit_test(test_limits_from_config),
         cmocka_unit_test(test_command_line_constants),

@@ -271,6 +271,51 @@ static void test_every_preset(void **state)
     assert_true(count >= 3);
 }
 
+/* Every preset sets every energy key on a line of its own, with a comment
+ * that says where the number comes from, and names its sources (Horowitz's
+ * ISSCC 2014 table) in the comments above them (docs/config.md, "Energy"). */
+static void test_presets_energy_sources(void **state)
+{
+    (void)state;
+    static const char *const ekeys[] = { "e_mac_bf16_pj", "e_mac_int8_pj", "e_vpu_pj",
+                                         "e_vmem_read_pj", "e_vmem_write_pj", "e_hbm_pj",
+                                         "e_ici_pj", "e_idle_pj" };
+    int count = 0;
+    for (const tpu_config_preset *p = tpu_config_presets; p->name; p++, count++) {
+        const char *text = p->text;
+        assert_non_null(strstr(text, "Horowitz, \"Computing's energy problem"));
+        assert_non_null(strstr(text, "ISSCC 2014"));
+        assert_non_null(strstr(text, "O'Connor"));
+        for (size_t k = 0; k < sizeof ekeys / sizeof ekeys[0]; k++) {
+            char want[64];
+            snprintf(want, sizeof want, "\n%s ", ekeys[k]);
+            const char *at = strstr(text, want);
+            if (!at)
+                fail_msg("preset %s does not set %s", p->name, ekeys[k]);
+            const char *eol = strchr(at + 1, '\n');
+            const char *hash = strchr(at + 1, '#');
+            if (!hash || (eol && hash > eol))
+                fail_msg("preset %s: %s has no comment naming its source", p->name, ekeys[k]);
+        }
+        /* and the values are usable: positive, loaded into the config */
+        tpu_config c;
+        load_ok(&c, p->name);
+        assert_true(c.e_mac_bf16_pj > 0 && c.e_mac_int8_pj > 0 && c.e_vpu_pj > 0);
+        assert_true(c.e_vmem_read_pj > 0 && c.e_vmem_write_pj > 0 && c.e_hbm_pj > 0);
+        assert_true(c.e_ici_pj > 0 && c.e_idle_pj > 0);
+        assert_true(c.e_mac_int8_pj < c.e_mac_bf16_pj);     /* H: int8 is cheaper */
+        assert_true(c.e_vmem_read_pj < c.e_hbm_pj);         /* on chip beats off chip */
+    }
+    assert_true(count >= 7);
+    /* tiny's numbers are the defaults: Horowitz's 45 nm ones, unscaled */
+    tpu_config d, t;
+    tpu_config_defaults(&d);
+    load_ok(&t, "tiny");
+    assert_true(d.e_mac_bf16_pj == t.e_mac_bf16_pj && d.e_hbm_pj == t.e_hbm_pj &&
+                d.e_idle_pj == t.e_idle_pj && d.e_vpu_pj == t.e_vpu_pj);
+    assert_true(d.e_mac_bf16_pj == 2.0 && d.e_mac_int8_pj == 0.3 && d.e_hbm_pj == 31.2);
+}
+
 /* ---- values --------------------------------------------------------------- */
 
 static void test_u64_forms(void **state)
@@ -389,6 +434,11 @@ static void test_error_messages(void **state)
           "tiny.cfg:1: error: bad value 'nan' for clock_hz: expected a number" },
         { "clock_hz = 1e12\n", "tiny.cfg:1: error: clock_hz = 1e12 is out of range 1e6..1e11" },
         { "hbm_bw = 5\n", "tiny.cfg:1: error: hbm_bw = 5 is out of range 1e6..1e15" },
+        { "e_hbm_pj = -1\n", "tiny.cfg:1: error: e_hbm_pj = -1 is out of range 0..1e6" },
+        { "e_mac_bf16_pj = lots\n",
+          "tiny.cfg:1: error: bad value 'lots' for e_mac_bf16_pj: expected a number" },
+        { "e_idle_pj = 1e10\n", "tiny.cfg:1: error: e_idle_pj = 1e10 is out of range 0..1e9" },
+        { "e_vpu_pj = nan\n", "tiny.cfg:1: error: bad value 'nan' for e_vpu_pj: expected a number" },
         { "name = two words\n",
           "tiny.cfg:1: error: bad value 'two words' for name: "
           "expected 1 to 31 letters, digits, '_', '.', '+' or '-'" },
@@ -698,7 +748,9 @@ static void test_print_parse_round_trip(void **state)
         "vpu_sublanes = 8\n"
         "vpu_lanes = 8\nvpu_latency = 2\nimem_words = 4096\nvmem_bytes = 262144\n"
         "vmem_bw = 512\nhbm_bytes = 16777216\nhbm_bw = 1.6e10\nhbm_latency = 20\n"
-        "dma_engines = 2\nici_bw = 4e9\nici_latency = 10\nseq_queue_depth = 4\n");
+        "dma_engines = 2\nici_bw = 4e9\nici_latency = 10\nseq_queue_depth = 4\n"
+        "e_mac_bf16_pj = 2\ne_mac_int8_pj = 0.3\ne_vpu_pj = 2.3\ne_vmem_read_pj = 2.5\n"
+        "e_vmem_write_pj = 2.5\ne_hbm_pj = 31.2\ne_ici_pj = 4e1\ne_idle_pj = 1e3\n");
     /* A short buffer is truncated, still terminated. */
     char small[20];
     tpu_config_print(&c, small, sizeof small);
@@ -857,6 +909,7 @@ int main(void)
         cmocka_unit_test(test_book_presets),
         cmocka_unit_test(test_shape_picks_v5e),
         cmocka_unit_test(test_every_preset),
+        cmocka_unit_test(test_presets_energy_sources),
         cmocka_unit_test(test_u64_forms),
         cmocka_unit_test(test_f64_and_str_values),
         cmocka_unit_test(test_comments_blank_lines_crlf),

@@ -363,6 +363,64 @@ static void test_pointwise_ops(void **state)
     }
 }
 
+/* softmax Z, X, N, C against a plain loop over the fp.c functions; a wrong
+ * element, and a sum added in the other order, are caught. */
+static void test_softmax(void **state)
+{
+    (void)state;
+    enum { N = 5, C = 4 };
+    uint32_t x[C * N], z[C * N];
+    for (int i = 0; i < C * N; i++)
+        x[i] = tpu_f32_from_float(-7.5f + 1.37f * (float)((i * 7) % 13));
+    x[0] = 0;                                  /* row 0: 1 + three e^-17 depends on the order */
+    for (int c = 1; c < C; c++)
+        x[c * N] = tpu_f32_from_float(-17.0f);
+    for (int i = 0; i < N; i++) {
+        uint32_t m = x[i], s = 0, e[C];
+        for (int c = 1; c < C; c++)
+            m = tpu_f32_max(m, x[c * N + i]);
+        for (int c = 0; c < C; c++) {
+            e[c] = tpu_f32_exp(tpu_f32_sub(x[c * N + i], m));
+            s = c ? tpu_f32_add(s, e[c]) : e[c];
+        }
+        for (int c = 0; c < C; c++)
+            z[c * N + i] = tpu_f32_mul(e[c], tpu_f32_rcp(s));
+    }
+    tpu_object o;
+    tpu_obj_init(&o);
+    assert_int_equal(tpu_obj_add_data(&o, TPU_SPACE_VMEM, 0x100, (const uint8_t *)x, sizeof x), 0);
+    tpu_obj_expect_operand eo[4] = { addr(TPU_SPACE_VMEM, 0x400), addr(TPU_SPACE_VMEM, 0x100),
+                                     num(N), num(C) };
+    add_expect(&o, TPU_EXPECT_SOFTMAX, -1, 4, eo);
+    fake *f = new_fake();
+    fake_put(f, TPU_SPACE_VMEM, 0x400, z, sizeof z);
+    tpu_expect_target t = target_for(f, 1, 8);
+    tpu_expect_result r;
+    tpu_expect_check(&o, &t, &r);
+    assert_int_equal(r.status, TPU_EXPECT_PASS);
+    put32(f, 0, TPU_SPACE_VMEM, 0x400 + (2 * N + 3) * 4, z[2 * N + 3] + 1);
+    tpu_expect_check(&o, &t, &r);
+    assert_int_equal(r.status, TPU_EXPECT_MISMATCH);
+    assert_non_null(strstr(r.message, "softmax Z (vmem 0x400) at [row 3][col 2]"));
+    /* the sum right to left instead: some element differs */
+    for (int i = 0; i < N; i++) {
+        uint32_t m = x[i], s = 0, e[C];
+        for (int c = 1; c < C; c++)
+            m = tpu_f32_max(m, x[c * N + i]);
+        for (int c = C - 1; c >= 0; c--) {
+            e[c] = tpu_f32_exp(tpu_f32_sub(x[c * N + i], m));
+            s = c < C - 1 ? tpu_f32_add(s, e[c]) : e[c];
+        }
+        for (int c = 0; c < C; c++)
+            put32(f, 0, TPU_SPACE_VMEM, 0x400 + (uint64_t)(c * N + i) * 4,
+                  tpu_f32_mul(e[c], tpu_f32_rcp(s)));
+    }
+    tpu_expect_check(&o, &t, &r);
+    assert_int_equal(r.status, TPU_EXPECT_MISMATCH);
+    tpu_obj_free(&o);
+    free(f);
+}
+
 static void test_copy_and_f32(void **state)
 {
     (void)state;
@@ -788,6 +846,7 @@ int main(void)
         cmocka_unit_test(test_matmul_from_fill),
         cmocka_unit_test(test_initial_read),
         cmocka_unit_test(test_pointwise_ops),
+        cmocka_unit_test(test_softmax),
         cmocka_unit_test(test_copy_and_f32),
         cmocka_unit_test(test_sum),
         cmocka_unit_test(test_core_restrictions),

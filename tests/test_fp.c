@@ -626,6 +626,118 @@ static void test_host_conversions(void **state)
     assert_int_equal(tpu_f32_from_float(tpu_f32_to_float(0x7fa00001)), 0x7fa00001);
 }
 
+/* ---- section 11: the transcendentals ------------------------------------ */
+
+/* |got - exact| in units of the last place of exact (a normal fp32 value). */
+static double tr_ulps(uint32_t got, double exact)
+{
+    int e;
+    frexp(fabs(exact), &e);
+    return fabs((double)tpu_f32_to_float(got) - exact) / ldexp(1.0, e - 24);
+}
+
+static void test_tr_exp_specials(void **state)
+{
+    (void)state;
+    const uint32_t nans[] = { 0x7fc00000, 0x7f800001, 0xffc00000, 0xffffffff, 0x7fa00000 };
+    for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++)
+        assert_int_equal(tpu_f32_exp(nans[i]), QNAN);
+    assert_int_equal(tpu_f32_exp(0x7f800000), 0x7f800000);     /* +inf -> +inf */
+    assert_int_equal(tpu_f32_exp(0xff800000), 0x00000000);     /* -inf -> +0 */
+    assert_int_equal(tpu_f32_exp(0x00000000), 0x3f800000);     /* +-0 -> 1 */
+    assert_int_equal(tpu_f32_exp(0x80000000), 0x3f800000);
+    assert_int_equal(tpu_f32_exp(0x007fffff), 0x3f800000);     /* subnormals are zeros */
+    assert_int_equal(tpu_f32_exp(0x80000001), 0x3f800000);
+    assert_int_equal(tpu_f32_exp(0x3f800000), 0x402df854);     /* e, correctly rounded */
+    assert_int_equal(tpu_f32_exp(0xbf800000), 0x3ebc5ab2);     /* 1/e */
+    assert_int_equal(tpu_f32_exp(0x41200000), 0x46ac14ee);     /* e^10 */
+    /* overflow: 88.72283 is the last finite, 88.72284 inf; the clamp */
+    assert_int_equal(tpu_f32_exp(0x42b17217), 0x7f7fff84);
+    assert_int_equal(tpu_f32_exp(0x42b17218), 0x7f800000);
+    assert_int_equal(tpu_f32_exp(0x42c80000), 0x7f800000);     /* 100 */
+    assert_int_equal(tpu_f32_exp(0x7f7fffff), 0x7f800000);
+    /* flush: e^x below 2^-126 is +0 (numerics.md 2.4) */
+    assert_int_equal(tpu_f32_exp(0xc2aeac4f), 0x00800026);     /* -87.33654: 2^-126 and a bit */
+    assert_int_equal(tpu_f32_exp(0xc2aeac50), 0x00000000);
+    assert_int_equal(tpu_f32_exp(0xc2d00000), 0x00000000);     /* -104 */
+    assert_int_equal(tpu_f32_exp(0xff7fffff), 0x00000000);
+    /* tiny x: 1 + x rounds to 1 */
+    assert_int_equal(tpu_f32_exp(0x33000000), 0x3f800000);     /* 2^-25 */
+    assert_int_equal(tpu_f32_exp(0x34000000), 0x3f800001);     /* 2^-23: 1 + 2^-23 */
+}
+
+static void test_tr_rcp_specials(void **state)
+{
+    (void)state;
+    assert_int_equal(tpu_f32_rcp(0x7fc00000), QNAN);
+    assert_int_equal(tpu_f32_rcp(0xff800001), QNAN);
+    assert_int_equal(tpu_f32_rcp(0x7f800000), 0x00000000);     /* 1/+inf = +0 */
+    assert_int_equal(tpu_f32_rcp(0xff800000), 0x80000000);     /* 1/-inf = -0 */
+    assert_int_equal(tpu_f32_rcp(0x00000000), 0x7f800000);     /* 1/+0 = +inf */
+    assert_int_equal(tpu_f32_rcp(0x80000000), 0xff800000);     /* 1/-0 = -inf */
+    assert_int_equal(tpu_f32_rcp(0x00000001), 0x7f800000);     /* subnormal: a zero */
+    assert_int_equal(tpu_f32_rcp(0x807fffff), 0xff800000);
+    /* powers of two are exact */
+    assert_int_equal(tpu_f32_rcp(0x3f800000), 0x3f800000);
+    assert_int_equal(tpu_f32_rcp(0xbf800000), 0xbf800000);
+    assert_int_equal(tpu_f32_rcp(0x40000000), 0x3f000000);
+    assert_int_equal(tpu_f32_rcp(0x3e800000), 0x40800000);
+    assert_int_equal(tpu_f32_rcp(0x00800000), 0x7e800000);     /* 1/2^-126 = 2^126 */
+    assert_int_equal(tpu_f32_rcp(0x7e800000), 0x00800000);     /* 1/2^126 = 2^-126, kept */
+    assert_int_equal(tpu_f32_rcp(0x7ec00000), 0x00000000);     /* below 2^-126: flushed */
+    assert_int_equal(tpu_f32_rcp(0xff7fffff), 0x80000000);
+    assert_int_equal(tpu_f32_rcp(0x41200000), 0x3dcccccd);     /* 1/10 */
+}
+
+static void test_tr_rsqrt_specials(void **state)
+{
+    (void)state;
+    assert_int_equal(tpu_f32_rsqrt(0x7fc00000), QNAN);
+    assert_int_equal(tpu_f32_rsqrt(0x7f800001), QNAN);
+    assert_int_equal(tpu_f32_rsqrt(0xbf800000), QNAN);         /* x < 0 */
+    assert_int_equal(tpu_f32_rsqrt(0x80800000), QNAN);
+    assert_int_equal(tpu_f32_rsqrt(0xff800000), QNAN);         /* -inf */
+    assert_int_equal(tpu_f32_rsqrt(0x7f800000), 0x00000000);   /* +inf -> +0 */
+    assert_int_equal(tpu_f32_rsqrt(0x00000000), 0x7f800000);   /* +0 -> +inf */
+    assert_int_equal(tpu_f32_rsqrt(0x80000000), 0xff800000);   /* -0 -> -inf */
+    assert_int_equal(tpu_f32_rsqrt(0x00000001), 0x7f800000);   /* subnormals are zeros */
+    assert_int_equal(tpu_f32_rsqrt(0x807fffff), 0xff800000);
+    assert_int_equal(tpu_f32_rsqrt(0x3f800000), 0x3f800000);   /* 1 */
+    assert_int_equal(tpu_f32_rsqrt(0x40800000), 0x3f000000);   /* 1/sqrt(4) = 0.5 */
+    assert_int_equal(tpu_f32_rsqrt(0x3e800000), 0x40000000);   /* 1/sqrt(0.25) = 2 */
+    assert_int_equal(tpu_f32_rsqrt(0x40000000), 0x3f3504f3);   /* 1/sqrt(2) */
+    assert_int_equal(tpu_f32_rsqrt(0x00800000), 0x5f000000);   /* 2^63 */
+    assert_int_equal(tpu_f32_rsqrt(0x7e800000), 0x20000000);   /* 2^-63 */
+    assert_int_equal(tpu_f32_rsqrt(0x7f7fffff), 0x1f800000);
+}
+
+/* Within the measured bounds of numerics.md 11.5 on a spread of inputs:
+ * exp over its unclamped range, rcp and rsqrt over every exponent. */
+static void test_tr_accuracy_sample(void **state)
+{
+    (void)state;
+    double worst[3] = { 0, 0, 0 };
+    for (int i = 0; i <= 200000; i++) {
+        float x = -87.0f + 175.5f * (float)i / 200000.0f;      /* e^x normal */
+        double w = tr_ulps(tpu_f32_exp(tpu_f32_from_float(x)), exp((double)x));
+        worst[0] = w > worst[0] ? w : worst[0];
+    }
+    uint32_t r = 12345;
+    for (int i = 0; i < 200000; i++) {
+        r = r * 1664525u + 1013904223u;
+        uint32_t x = (r & 0x807fffffu) | ((1u + (uint32_t)i % 252u) << 23);  /* 1/x not flushed */
+        double xd = tpu_f32_to_float(x);
+        double w = tr_ulps(tpu_f32_rcp(x), 1.0 / xd);
+        worst[1] = w > worst[1] ? w : worst[1];
+        x &= 0x7fffffffu;
+        w = tr_ulps(tpu_f32_rsqrt(x), 1.0 / sqrt(tpu_f32_to_float(x)));
+        worst[2] = w > worst[2] ? w : worst[2];
+    }
+    assert_true(worst[0] <= 1.24);
+    assert_true(worst[1] <= 1.15);
+    assert_true(worst[2] <= 1.22);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -644,6 +756,10 @@ int main(void)
         cmocka_unit_test(test_rule_bf16_widen),
         cmocka_unit_test(test_rule_mac),
         cmocka_unit_test(test_mxu_order_worked_example),
+        cmocka_unit_test(test_tr_exp_specials),
+        cmocka_unit_test(test_tr_rcp_specials),
+        cmocka_unit_test(test_tr_rsqrt_specials),
+        cmocka_unit_test(test_tr_accuracy_sample),
         cmocka_unit_test(test_specials_add),
         cmocka_unit_test(test_specials_sub),
         cmocka_unit_test(test_specials_mul),

@@ -23,7 +23,9 @@
 #define TPU_ASM_MAX_ERRORS      50            /* then "too many errors, stopping" */
 #define TPU_ASM_MAX_REPT_DEPTH  16            /* .rept nesting */
 #define TPU_ASM_MAX_INCLUDE_DEPTH 16          /* .include nesting */
-#define TPU_ASM_MAX_EXPANSION   4000000u      /* lines executed inside .rept bodies */
+#define TPU_ASM_MAX_MACRO_DEPTH 32            /* macro calls inside macro bodies */
+#define TPU_ASM_MAX_MACRO_PARAMS 64           /* parameters of one .macro */
+#define TPU_ASM_MAX_EXPANSION   4000000u      /* lines executed inside .rept and macro bodies */
 #define TPU_ASM_MAX_EXPANSION_BYTES (64u << 20) /* bytes of those lines */
 #define TPU_ASM_MAX_TEXT        1048576u      /* instructions without --config */
 #define TPU_ASM_MAX_DATA        (256u << 20)  /* bytes in DATA records (objfile limit) */

@@ -6,6 +6,10 @@
  * .rept body would otherwise repeat for every iteration).  After
  * TPU_ASM_MAX_ERRORS distinct errors one more, "too many errors, stopping",
  * ends the assembly.  At the end they are sorted by position.
+ *
+ * An error on a line of a macro body names that line, and a note line per
+ * call being expanded follows it, innermost first, as gcc does:
+ *   "FILE:LINE: note: in expansion of macro 'NAME'" (LINE: the call's).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,19 +18,31 @@
 #include "asm_impl.h"
 
 #define MSG_MAX 512
+#define NOTE_MAX 400            /* "FILE:LINE: note: in expansion of macro 'NAME'" */
 
 static void add_diag(asm_ctx *a, uint32_t line, uint32_t col, const char *msg)
 {
-    char text[MSG_MAX + 300];
+    char text[MSG_MAX + 300 + NOTE_MAX * TPU_ASM_MAX_MACRO_DEPTH];
     uint32_t oline;
     const char *file = asm_where(a, line, &oline);
-    snprintf(text, sizeof text, "%.250s:%u:%u: error: %s", file, oline, col, msg);
+    int n = snprintf(text, MSG_MAX + 300, "%.250s:%u:%u: error: %s", file, oline, col, msg);
+    size_t used = n < 0 ? 0 : (size_t)n < MSG_MAX + 300 ? (size_t)n : MSG_MAX + 299;
+    if (line == a->lineno)
+        for (unsigned k = a->nmcalls; k-- > 0;) {
+            const asm_macro *m = &a->macros[a->mcalls[k].macro];
+            char b[ASM_CLIP_BUF];
+            uint32_t cl;
+            const char *cf = asm_where(a, a->mcalls[k].line, &cl);
+            n = snprintf(text + used, NOTE_MAX, "\n%.250s:%u: note: in expansion of macro '%s'",
+                         cf, cl, asm_clip(b, sizeof b, m->name, m->len));
+            used += n < 0 ? 0 : (size_t)n < NOTE_MAX ? (size_t)n : NOTE_MAX - 1;
+        }
     for (unsigned k = 0; k < a->ndiags; k++)
         if (a->diags[k].line == line && a->diags[k].col == col &&
             strcmp(a->diags[k].text, text) == 0)
             return;
     if (a->ndiags == TPU_ASM_MAX_ERRORS) {
-        snprintf(text, sizeof text, "%.250s:%u:%u: error: too many errors, stopping", file,
+        snprintf(text, MSG_MAX + 300, "%.250s:%u:%u: error: too many errors, stopping", file,
                  oline, col);
         a->stopped = 1;
     }

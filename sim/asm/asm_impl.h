@@ -3,8 +3,10 @@
  *
  * How it works (docs/assembler.md has the language):
  *   1. A pre-pass (asm_run.c) checks every line for bad bytes and length and
- *      pairs each .rept with its .endr.
- *   2. Pass 1 executes the program (with .rept unrolling and .set) only to
+ *      pairs each .rept with its .endr and each .macro with its .endm
+ *      (asm_macro.c keeps the macros).
+ *   2. Pass 1 executes the program (with .rept unrolling, macro calls and
+ *      .set) only to
  *      learn every label's address; it reports nothing except fatal limits.
  *   3. Pass 2 executes it again with every label known, evaluates operands,
  *      reports errors and builds the object.
@@ -84,6 +86,32 @@ typedef struct asm_rept {
     uint8_t ok;             /* 0: too deeply nested, ignored */
 } asm_rept;
 
+/* A parameter of a .macro: NAME, NAME=DEFAULT or NAME:req (text in the source). */
+typedef struct asm_mparam {
+    const char *name, *def;
+    uint32_t len, deflen;
+    uint8_t req;
+} asm_mparam;
+
+/* A .macro and its .endm, found by the pre-pass (asm_macro.c). */
+typedef struct asm_macro {
+    const char *name;
+    uint32_t len;
+    uint32_t def_off, def_line, def_col;    /* the .macro line */
+    uint32_t endm_off, endm_line;           /* its .endm (srclen: none) */
+    size_t param0;                          /* params: mparams[param0 ..] */
+    uint32_t nparams;
+    uint8_t ok;             /* 0: a bad definition: calls are skipped */
+    uint8_t dup;            /* the name was defined before: not callable */
+    uint8_t defined;        /* its line has been passed in this pass */
+} asm_macro;
+
+/* An active macro call, for the notes under a message. */
+typedef struct asm_mcall {
+    uint32_t line;          /* the line of the call */
+    uint32_t macro;         /* index into macros[] */
+} asm_mcall;
+
 enum section { SEC_TEXT, SEC_HBM, SEC_VMEM };
 
 /* Where a line of the expanded source came from (asm_include.c). */
@@ -132,10 +160,25 @@ typedef struct asm_ctx {
     size_t nsyms, symcap;
     uint32_t *symhash;
     size_t hashcap;
+    char **owned;           /* names copied from substituted lines */
+    size_t nowned, ownedcap;
 
     /* .rept pairs sorted by rept_off */
     asm_rept *repts;
     size_t nrepts, reptcap;
+
+    /* macros (asm_macro.c): in the order of their .macro lines; byname
+     * holds the callable ones' indexes sorted by name */
+    asm_macro *macros;
+    size_t nmacros, macrocap;
+    asm_mparam *mparams;
+    size_t nmparams, mparamcap;
+    uint32_t *byname;
+    size_t nbyname;
+    asm_mcall mcalls[TPU_ASM_MAX_MACRO_DEPTH];
+    unsigned nmcalls;       /* the calls being expanded, outermost first */
+    char *subst;            /* the line after substitution */
+    size_t substcap;
 
     /* layout */
     int section;            /* enum section */
@@ -222,8 +265,38 @@ const char *asm_space_name(unsigned space);
 
 /* asm_stmt.c: execute the line in a->toks.  Returns ACT_NONE, or ACT_REPT
  * (with the count) / ACT_ENDR for the caller's loop. */
-enum { ACT_NONE, ACT_REPT, ACT_ENDR };
+enum { ACT_NONE, ACT_REPT, ACT_ENDR, ACT_ENDM, ACT_EXITM };
 int asm_exec_line(asm_ctx *a, int64_t *rept_count);
+
+/* asm_macro.c */
+/* The first word of a line after its labels (labels may hold \@ and
+ * \NAME): *w, *wlen, and in *lablen the bytes before it.  0 if none. */
+int asm_first_word(const char *s, uint32_t len, uint32_t *w, uint32_t *wlen, uint32_t *lablen);
+/* A copy of the line with each \NAME, \@ and \() made lexable (same
+ * length), for the pre-pass's look at a macro body's lines; NULL if
+ * there is no backslash. */
+const char *asm_macro_sanitize(asm_ctx *a, const char *s, uint32_t len);
+/* The .macro line at off (line lineno, the directive at column col): add
+ * the macro.  Its .endm is set later (asm_macro_close). */
+int asm_macro_define(asm_ctx *a, const char *s, uint32_t len, uint32_t off, uint32_t lineno,
+                     uint32_t col);
+/* After the pre-pass: the name index, and the duplicates reported. */
+void asm_macro_index(asm_ctx *a);
+/* The macro whose .macro line is at off, or NULL. */
+asm_macro *asm_macro_at(const asm_ctx *a, size_t off);
+/* The macro named s[0..len), or NULL. */
+asm_macro *asm_macro_find(const asm_ctx *a, const char *s, uint32_t len);
+/* Bind the arguments in s[0..len) (after the name) to m's parameters:
+ * a malloc'd block of the texts; (*off)[k], (*len)[k] for parameter k.
+ * 0, or -1 after an error (col0 = column of s[0], ncol of the name). */
+int asm_macro_bind(asm_ctx *a, const asm_macro *m, const char *s, uint32_t len, uint32_t col0,
+                   uint32_t ncol, char **blob, uint32_t **aoff, uint32_t **alen);
+/* The body line s[0..len) with m's arguments and \@ = uniq substituted:
+ * the text in *out (a->subst), or -1 after an error. */
+int asm_macro_subst(asm_ctx *a, const asm_macro *m, const char *blob, const uint32_t *aoff,
+                    const uint32_t *alen, uint64_t uniq, const char *s, uint32_t len,
+                    const char **out, uint32_t *outlen);
+void asm_macro_free(asm_ctx *a);
 
 /* asm_line.c: the line's operands, text and listing. */
 /* The executed line without its leading and trailing blanks. */

@@ -8,13 +8,28 @@
 
 #include "asm_impl.h"
 
-typedef struct frame {      /* one active .rept */
-    uint32_t rept_line, rept_col;
+enum { F_REPT, F_MACRO };
+
+typedef struct frame {      /* one active .rept or macro call */
+    uint8_t kind;
+    uint32_t rept_line, rept_col;   /* the .rept, or the call (its name's column) */
     size_t body_off;
     uint32_t body_line;
-    uint32_t endr_off;
+    uint32_t endr_off;      /* the .endr, or the macro's .endm */
     int64_t left;           /* iterations still to run, this one included */
+    /* a macro call */
+    const asm_macro *m;
+    size_t ret_off;         /* the line after the call */
+    uint32_t ret_line;
+    uint64_t uniq;          /* \@ */
+    char *blob;             /* the arguments (asm_macro_bind) */
+    uint32_t *aoff, *alen;
+    int outer;              /* the enclosing macro call's frame, or -1 */
 } frame;
+
+/* Frames at most: every macro level may hold a full nest of .rept's. */
+#define MAX_FRAMES ((TPU_ASM_MAX_MACRO_DEPTH + 1) * TPU_ASM_MAX_REPT_DEPTH + \
+                    TPU_ASM_MAX_MACRO_DEPTH)
 
 /* Length of the line at off (without its '\n') and the offset after it. */
 static uint32_t line_at(const asm_ctx *a, size_t off, size_t *next)
@@ -45,13 +60,22 @@ static const asm_tok *first_directive(const asm_ctx *a, const char *name)
     return NULL;
 }
 
-/* Check every line once (length, bytes) and pair each .rept with its .endr.
- * The pairs are found in the order of their .rept lines. */
+/* Check every line once (length, bytes), pair each .rept with its .endr
+ * and each .macro with its .endm.  The pairs are found in the order of
+ * their first lines.  Macros are defined at the top level only. */
+enum { PK_REPT, PK_MACRO };
+typedef struct pentry {
+    uint8_t kind;
+    size_t idx;             /* into repts[] or macros[] */
+} pentry;
+
 static void prepass(asm_ctx *a)
 {
-    size_t *stack = NULL, depth = 0, stackcap = 0;
+    pentry *stack = NULL;
+    size_t depth = 0, stackcap = 0, nrept = 0;
     size_t off = 0, next;
     uint32_t lineno = 1;
+    char b[ASM_CLIP_BUF];
     a->pass = 0;
     for (; off < a->srclen && !a->stopped && !a->fatal; off = next, lineno++) {
         uint32_t len = line_at(a, off, &next), col;
@@ -66,10 +90,37 @@ static void prepass(asm_ctx *a)
             asm_error(a, col, "invalid character 0x%02x", bad);
             continue;
         }
+        if (depth == stackcap) {
+            size_t cap = stackcap ? stackcap * 2 : 16;
+            pentry *st = realloc(stack, cap * sizeof *st);
+            if (!st) {
+                asm_oom(a);
+                break;
+            }
+            stack = st, stackcap = cap;
+        }
+        uint32_t w, wlen, lablen;
+        if (asm_first_word(s, len, &w, &wlen, &lablen) && wlen == 6 &&
+            memcmp(s + w, ".macro", 6) == 0) {
+            size_t mi = a->nmacros;
+            if (lablen)
+                asm_error(a, 1, "a '.macro' line cannot have a label");
+            if (asm_macro_define(a, s, len, (uint32_t)off, lineno, w + 1) < 0)
+                break;
+            if (depth > 0) {
+                asm_error(a, w + 1, "'.macro' inside a %s body (macros are defined at the top "
+                          "level only)", stack[depth - 1].kind == PK_REPT ? "'.rept'" : "macro");
+                a->macros[mi].ok = 0;
+                a->macros[mi].name = NULL;      /* not callable */
+            }
+            stack[depth++] = (pentry){ PK_MACRO, mi };
+            continue;
+        }
+        const char *ls = asm_macro_sanitize(a, s, len);
         a->quiet = 1;
-        int lexed = asm_lex_line(a, s, len);
+        int lexed = asm_lex_line(a, ls ? ls : s, len);
         a->quiet = 0;
-        if (lexed)
+        if (lexed || a->fatal)
             continue;
         const asm_tok *t;
         if ((t = first_directive(a, ".rept"))) {
@@ -82,15 +133,6 @@ static void prepass(asm_ctx *a)
                 }
                 a->repts = r, a->reptcap = cap;
             }
-            if (depth == stackcap) {
-                size_t cap = stackcap ? stackcap * 2 : 16;
-                size_t *st = realloc(stack, cap * sizeof *st);
-                if (!st) {
-                    asm_oom(a);
-                    break;
-                }
-                stack = st, stackcap = cap;
-            }
             asm_rept *r = &a->repts[a->nrepts];
             r->rept_off = (uint32_t)off;
             r->rept_line = lineno;
@@ -98,28 +140,59 @@ static void prepass(asm_ctx *a)
             r->endr_off = 0;
             r->endr_line = 0;
             r->ok = 1;
-            if (depth >= TPU_ASM_MAX_REPT_DEPTH) {
+            if (nrept >= TPU_ASM_MAX_REPT_DEPTH) {
                 asm_error(a, t->col, "'.rept' nested too deeply (at most %d levels)",
                           TPU_ASM_MAX_REPT_DEPTH);
                 r->ok = 0;
             }
-            stack[depth++] = a->nrepts++;
+            stack[depth++] = (pentry){ PK_REPT, a->nrepts++ };
+            nrept++;
         } else if ((t = first_directive(a, ".endr"))) {
-            if (depth == 0) {
+            if (depth == 0 || stack[depth - 1].kind != PK_REPT) {
                 asm_error(a, t->col, "'.endr' without '.rept'");
                 continue;
             }
-            asm_rept *r = &a->repts[stack[--depth]];
+            asm_rept *r = &a->repts[stack[--depth].idx];
+            nrept--;
             r->endr_off = (uint32_t)off;
             r->endr_line = lineno;
+        } else if ((t = first_directive(a, ".endm"))) {
+            size_t k = depth;
+            while (k > 0 && stack[k - 1].kind != PK_MACRO)
+                k--;
+            if (k == 0) {
+                asm_error(a, t->col, "'.endm' without '.macro'");
+                continue;
+            }
+            while (depth > k) {                 /* .rept's left open in the body */
+                asm_rept *r = &a->repts[stack[--depth].idx];
+                nrept--;
+                asm_error_at(a, r->rept_line, r->rept_col, "'.rept' without '.endr'");
+                r->ok = 0;
+            }
+            asm_macro *m = &a->macros[stack[--depth].idx];
+            m->endm_off = (uint32_t)off;
+            m->endm_line = lineno;
+            if (t[1].type != T_EOL)
+                asm_error(a, t[1].col, "unexpected '%s' after '.endm'",
+                          asm_tok_text(&t[1], b, sizeof b));
         }
     }
     while (depth > 0) {
-        asm_rept *r = &a->repts[stack[--depth]];
-        asm_error_at(a, r->rept_line, r->rept_col, "'.rept' without '.endr'");
-        r->ok = 0;
+        pentry e = stack[--depth];
+        if (e.kind == PK_REPT) {
+            asm_rept *r = &a->repts[e.idx];
+            asm_error_at(a, r->rept_line, r->rept_col, "'.rept' without '.endr'");
+            r->ok = 0;
+        } else {
+            asm_macro *m = &a->macros[e.idx];
+            asm_error_at(a, m->def_line, m->def_col, "'.macro' without '.endm'");
+            m->ok = 0;
+        }
     }
     free(stack);
+    if (!a->fatal)
+        asm_macro_index(a);
 }
 
 static const asm_rept *find_rept(const asm_ctx *a, size_t off)
@@ -137,15 +210,93 @@ static const asm_rept *find_rept(const asm_ctx *a, size_t off)
     return NULL;
 }
 
-/* One pass over the program, unrolling .rept blocks. */
+/* Leave the innermost macro call: its frame and the .rept frames above. */
+static void pop_call(asm_ctx *a, frame *st, int *depth, int *mtop, size_t *off, uint32_t *lineno)
+{
+    frame *f = &st[*mtop];
+    *off = f->ret_off;
+    *lineno = f->ret_line;
+    free(f->blob);
+    *depth = *mtop;
+    *mtop = f->outer;
+    a->nmcalls--;
+}
+
+/* The line s (at lineno) calls macro m, whose name is at column ncol:
+ * push its frame and go to its body.  0 when the body runs next. */
+static int call_macro(asm_ctx *a, const asm_macro *m, const char *s, uint32_t len, uint32_t w,
+                      uint32_t wlen, frame *st, int *depth, int *mtop, uint64_t *calls,
+                      size_t *off, uint32_t *lineno, size_t next)
+{
+    char b[ASM_CLIP_BUF], pl[ASM_PLACE_BUF];
+    if (!m->defined) {
+        asm_error(a, w + 1, "macro '%s' is used before its definition at %s",
+                  asm_clip(b, sizeof b, m->name, m->len),
+                  asm_place(a, m->def_line, m->def_col, pl, sizeof pl));
+        return -1;
+    }
+    if (!m->ok)
+        return -1;                          /* the definition's error says why */
+    if (a->nmcalls >= TPU_ASM_MAX_MACRO_DEPTH || *depth >= MAX_FRAMES) {
+        asm_error(a, w + 1, "macro calls nested too deeply (at most %d levels)",
+                  TPU_ASM_MAX_MACRO_DEPTH);
+        return -1;
+    }
+    frame f = { .kind = F_MACRO, .m = m, .rept_line = *lineno, .rept_col = w + 1 };
+    if (asm_macro_bind(a, m, s + w + wlen, len - w - wlen, w + wlen + 1, w + 1, &f.blob, &f.aoff,
+                       &f.alen) < 0)
+        return -1;
+    f.uniq = (*calls)++;
+    line_at(a, m->def_off, &f.body_off);
+    f.body_line = m->def_line + 1;
+    f.endr_off = m->endm_off;
+    if (f.body_off >= f.endr_off) {         /* an empty body */
+        free(f.blob);
+        return -1;
+    }
+    f.ret_off = next;
+    f.ret_line = *lineno + 1;
+    f.outer = *mtop;
+    a->mcalls[a->nmcalls++] = (asm_mcall){ *lineno, (uint32_t)(m - a->macros) };
+    *mtop = *depth;
+    st[(*depth)++] = f;
+    *off = f.body_off;
+    *lineno = f.body_line;
+    return 0;
+}
+
+/* Past the expansion budget: report it at the outermost .rept or call. */
+static int over_budget(asm_ctx *a, const frame *st, uint64_t lines, uint64_t bytes)
+{
+    char b[ASM_CLIP_BUF], what[ASM_CLIP_BUF + 16];
+    if (lines <= TPU_ASM_MAX_EXPANSION && bytes <= TPU_ASM_MAX_EXPANSION_BYTES)
+        return 0;
+    if (st[0].kind == F_MACRO)
+        snprintf(what, sizeof what, "macro '%s'", asm_clip(b, sizeof b, st[0].m->name, st[0].m->len));
+    else
+        snprintf(what, sizeof what, "'.rept'");
+    if (lines > TPU_ASM_MAX_EXPANSION)
+        asm_fatal_at(a, st[0].rept_line, st[0].rept_col, "%s expands to more than %u lines", what,
+                     TPU_ASM_MAX_EXPANSION);
+    else
+        asm_fatal_at(a, st[0].rept_line, st[0].rept_col, "%s expands to more than %u MiB of "
+                     "source text", what, TPU_ASM_MAX_EXPANSION_BYTES >> 20);
+    return 1;
+}
+
+/* One pass over the program, unrolling .rept blocks and macro calls. */
 static void run_pass(asm_ctx *a, int pass)
 {
-    frame st[TPU_ASM_MAX_REPT_DEPTH];
-    int depth = 0;
-    uint64_t exp_lines = 0, exp_bytes = 0;
+    frame *st = malloc(MAX_FRAMES * sizeof *st);
+    int depth = 0, mtop = -1;
+    uint64_t exp_lines = 0, exp_bytes = 0, calls = 0;
     size_t off = 0, next;
     uint32_t lineno = 1;
 
+    if (!st) {
+        asm_oom(a);
+        return;
+    }
     a->pass = pass;
     a->quiet = pass == 1;
     a->section = SEC_TEXT;
@@ -155,32 +306,66 @@ static void run_pass(asm_ctx *a, int pass)
     a->rec_open = 0;
     a->rec_len = 0;
     a->have_target = 0;
+    a->nmcalls = 0;
+    for (size_t k = 0; k < a->nmacros; k++)
+        a->macros[k].defined = 0;
     while (off < a->srclen && !a->stopped && !a->fatal && !(pass == 1 && a->halted)) {
         uint32_t len = line_at(a, off, &next);
         const char *s = a->src + off;
+        /* the end of the body of the macro being run: back to the call */
+        if (mtop >= 0 && off == st[mtop].endr_off) {
+            pop_call(a, st, &depth, &mtop, &off, &lineno);
+            continue;
+        }
+        /* a definition: note it, and skip its body */
+        asm_macro *def = a->nmacros ? asm_macro_at(a, off) : NULL;
+        if (def) {
+            def->defined = 1;
+            if (def->endm_off >= a->srclen)
+                break;                      /* no .endm: the rest is its body */
+            off = def->endm_off;
+            lineno = def->endm_line;
+            line_at(a, off, &next);
+            off = next;
+            lineno++;
+            continue;
+        }
         /* Count the lines of the bodies; an .endr only ends a repetition. */
         if (depth > 0 && off != st[depth - 1].endr_off) {
             exp_lines++;
             exp_bytes += (uint64_t)len + 1;
-            if (exp_lines > TPU_ASM_MAX_EXPANSION) {
-                asm_fatal_at(a, st[0].rept_line, st[0].rept_col,
-                             "'.rept' expands to more than %u lines", TPU_ASM_MAX_EXPANSION);
+            if (over_budget(a, st, exp_lines, exp_bytes))
                 break;
-            }
-            if (exp_bytes > TPU_ASM_MAX_EXPANSION_BYTES) {
-                asm_fatal_at(a, st[0].rept_line, st[0].rept_col,
-                             "'.rept' expands to more than %u MiB of source text",
-                             TPU_ASM_MAX_EXPANSION_BYTES >> 20);
-                break;
-            }
         }
         a->lineno = lineno;
+        int ok = line_ok(a, s, len);
+        if (ok && mtop >= 0) {              /* in a macro body: put the arguments in */
+            const frame *f = &st[mtop];
+            uint32_t len0 = len;
+            ok = asm_macro_subst(a, f->m, f->blob, f->aoff, f->alen, f->uniq, s, len, &s, &len) == 0
+                 && line_ok(a, s, len);
+            /* the arguments' text counts too */
+            exp_bytes += len > len0 ? len - len0 : 0;
+            if (ok && over_budget(a, st, exp_lines, exp_bytes))
+                break;
+        }
         a->line = s;
         a->linelen = len;
         int act = ACT_NONE;
         int64_t count = 0;
-        if (line_ok(a, s, len) && asm_lex_line(a, s, len) == 0)
+        uint32_t w, wlen, lablen;
+        const asm_macro *call = NULL;
+        if (ok && a->nbyname && asm_first_word(s, len, &w, &wlen, &lablen) && s[w] != '.')
+            call = asm_macro_find(a, s + w, wlen);
+        if (call) {
+            if (lablen && asm_lex_line(a, s, lablen) == 0)
+                asm_exec_line(a, &count);   /* the labels */
+            if (call_macro(a, call, s, len, w, wlen, st, &depth, &mtop, &calls, &off, &lineno,
+                           next) == 0)
+                continue;
+        } else if (ok && asm_lex_line(a, s, len) == 0) {
             act = asm_exec_line(a, &count);
+        }
         if (act == ACT_REPT) {
             const asm_rept *r = find_rept(a, off);
             /* No repetitions, or an empty body (whose repetitions no line
@@ -189,8 +374,9 @@ static void run_pass(asm_ctx *a, int pass)
                 off = r->endr_off;
                 lineno = r->endr_line;
                 line_at(a, off, &next);
-            } else if (r && depth < TPU_ASM_MAX_REPT_DEPTH) {
+            } else if (r && depth < MAX_FRAMES) {
                 frame *f = &st[depth++];
+                f->kind = F_REPT;
                 f->rept_line = lineno;
                 f->rept_col = 1;
                 for (size_t k = 0; k < a->ntoks; k++)
@@ -203,17 +389,35 @@ static void run_pass(asm_ctx *a, int pass)
                 f->endr_off = r->endr_off;
                 f->left = count;
             }
-        } else if (act == ACT_ENDR && depth > 0 && st[depth - 1].endr_off == off) {
+        } else if (act == ACT_ENDR && depth > 0 && st[depth - 1].kind == F_REPT &&
+                   st[depth - 1].endr_off == off) {
             if (--st[depth - 1].left > 0) {
                 off = st[depth - 1].body_off;
                 lineno = st[depth - 1].body_line;
                 continue;
             }
             depth--;
+        } else if (act == ACT_EXITM) {
+            if (mtop < 0) {
+                uint32_t col = 1;
+                for (size_t k = 0; k < a->ntoks && col == 1; k++)
+                    if (a->toks[k].type == T_DIRECTIVE)
+                        col = a->toks[k].col;
+                asm_error(a, col, "'.exitm' outside a macro");
+            } else {
+                pop_call(a, st, &depth, &mtop, &off, &lineno);
+                continue;
+            }
         }
         off = next;
         lineno++;
     }
+    while (mtop >= 0) {
+        free(st[mtop].blob);
+        mtop = st[mtop].outer;
+    }
+    a->nmcalls = 0;
+    free(st);
     asm_data_close(a);
 }
 
@@ -375,6 +579,7 @@ int tpu_asm_assemble(const char *src, size_t len, const char *filename,
     free(a->opst);
     free(a->opend);
     free(a->repts);
+    asm_macro_free(a);
     free(a->list);
     free(a);
     return failed ? -1 : 0;

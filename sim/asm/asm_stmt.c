@@ -85,6 +85,19 @@ int asm_exec_line(asm_ctx *a, int64_t *rept_count)
                           asm_tok_text(&t[i + 1], b, sizeof b));
             return ACT_ENDR;
         }
+        if (asm_tok_is(&t[i], ".endm") || asm_tok_is(&t[i], ".exitm")) {
+            /* the run loop leaves a body at its .endm by position; a .endm
+             * reached here has no .macro (the pre-pass said so) */
+            if (t[i + 1].type != T_EOL)
+                asm_error(a, t[i + 1].col, "unexpected '%s' after '%s'",
+                          asm_tok_text(&t[i + 1], b, sizeof b), t[i].len == 5 ? ".endm" : ".exitm");
+            return t[i].len == 5 ? ACT_ENDM : ACT_EXITM;
+        }
+        if (asm_tok_is(&t[i], ".macro")) {
+            asm_error(a, t[i].col, "'.macro' must begin its own line (a macro argument cannot "
+                      "make one)");
+            return ACT_NONE;
+        }
         asm_directive(a, i);
         return ACT_NONE;
     case T_IDENT:

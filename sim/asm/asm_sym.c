@@ -1,8 +1,9 @@
 /*
  * asm_sym.c - the symbol table: labels and constants in one namespace.
  *
- * Names point into the source or the caller's -D strings (nothing is
- * copied).  An open-addressing hash of indexes into syms[] finds them.
+ * Names point into the source or the caller's -D strings; a name made by
+ * a macro's substitution (a line that does not last) is copied.  An
+ * open-addressing hash of indexes into syms[] finds them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,25 @@ asm_sym *asm_sym_add(asm_ctx *a, const char *name, size_t len)
         asm_oom(a);
         return NULL;
     }
+    if (a->subst && name >= a->subst && name < a->subst + a->substcap) {
+        if (a->nowned == a->ownedcap) {
+            size_t cap = a->ownedcap ? a->ownedcap * 2 : 16;
+            char **o = realloc(a->owned, cap * sizeof *o);
+            if (!o) {
+                asm_oom(a);
+                return NULL;
+            }
+            a->owned = o, a->ownedcap = cap;
+        }
+        char *copy = malloc(len ? len : 1);
+        if (!copy) {
+            asm_oom(a);
+            return NULL;
+        }
+        memcpy(copy, name, len);
+        a->owned[a->nowned++] = copy;
+        name = copy;
+    }
     asm_sym *s = &a->syms[a->nsyms++];
     memset(s, 0, sizeof *s);
     s->name = name;
@@ -98,6 +118,11 @@ void asm_sym_free(asm_ctx *a)
 {
     free(a->syms);
     free(a->symhash);
+    for (size_t k = 0; k < a->nowned; k++)
+        free(a->owned[k]);
+    free(a->owned);
+    a->owned = NULL;
+    a->nowned = a->ownedcap = 0;
     a->syms = NULL;
     a->symhash = NULL;
     a->nsyms = a->symcap = a->hashcap = 0;

@@ -646,6 +646,14 @@ static void hazard_special_vpu(gen *g)
     insn(g, "vst     v4, s9, 0");
     insn(g, "vst.bf16 v5, s9, %u", 4 * g->elems);
     insn(g, "vrelu   v6, v6");
+    /* a transcendental on the specials (T27a), then, half the time, an
+     * instruction that writes its register while it is still on its way */
+    static const char *const tr[] = {"vexp", "vrcp", "vrsqrt"};
+    insn(g, "%-8s v7, v%u", tr[below(g, 3)], 1 + (unsigned)below(g, 3));
+    if (one_in(g, 2))
+        insn(g, "%-8s v7, v%u, v%u", ops[below(g, 6)], 1 + (unsigned)below(g, 3),
+             1 + (unsigned)below(g, 3));
+    insn(g, "vst     v7, s9, %u", 8 * g->elems);
 }
 
 /* Two cores: a transfer into the weight tile, the activation rows or the

@@ -161,6 +161,7 @@ typedef struct net_design {
     /* totals over the layers done */
     size_t done, failed;
     uint64_t cycles, macs, hbm_bytes;
+    double energy_uj;            /* the layers' energies added up (docs/tpu-sim.md, "Energy") */
     double seconds;              /* cycles / clock_hz */
     double area;                 /* lab 7's model, cells */
     double area_mxu, area_dma, area_hbm, area_vmem;

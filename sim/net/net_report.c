@@ -18,12 +18,15 @@
 
 /* ---- the rows ----------------------------------------------------------------------- */
 
+static double row_energy_uj(const net_design *d, const net_row *w);
+
 void net_design_rows(const net_topo *t, net_design *d)
 {
     const tpu_config *c = &d->cfg;
     double peak_macs = (double)c->num_mxu * (double)c->mxu_n * (double)c->mxu_n;
     d->done = d->failed = 0;
     d->cycles = d->macs = d->hbm_bytes = 0;
+    d->energy_uj = 0;
     double at = 0;
     for (size_t i = 0; i < t->n; i++) {
         net_row *w = &d->row[i];
@@ -84,6 +87,7 @@ void net_design_rows(const net_topo *t, net_design *d)
         d->cycles += w->cycles;
         d->macs += w->macs;
         d->hbm_bytes += w->hbm_bytes;
+        d->energy_uj += row_energy_uj(d, w);
     }
     d->seconds = (double)d->cycles / c->clock_hz;
 }
@@ -161,6 +165,23 @@ static const char *result_key(const net_row *w)
     return "error";
 }
 
+/* A layer's energy (docs/tpu-sim.md, "Energy"): its group's, times the groups. */
+static double row_energy_uj(const net_design *d, const net_row *w)
+{
+    tpu_energy e;
+    tpu_energy_of(&d->cfg, &w->r->st, (double)w->r->st.cycles, &e);
+    return e.total_pj * 1e-6 * (double)w->p->reps;
+}
+
+static double total_energy_uj(const net_topo *t, const net_design *d)
+{
+    double sum = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (d->row[i].done && d->row[i].r->cycles)
+            sum += row_energy_uj(d, &d->row[i]);
+    return sum;
+}
+
 typedef struct ctx {
     const net_topo *t;
     net_design *d;
@@ -174,7 +195,7 @@ typedef struct ctx {
     "compute_util_pct,avg_dram_read_bw,avg_dram_write_bw,avg_dram_bw,peak_dram_bw,"           \
     "macs,mxu_macs,hbm_bytes,intensity,t_math,t_memory,bound,pct_of_roofline,"                \
     "predicted_cycles,predicted_bound,predicted_error_pct,measured_cycles,time_us,"           \
-    "vmem_peak_bytes,instructions,result\n"
+    "vmem_peak_bytes,instructions,energy_uj,result\n"
 
 static int write_csv(FILE *f, void *vp)
 {
@@ -196,13 +217,13 @@ static int write_csv(FILE *f, void *vp)
                 (unsigned long long)w->cycles, w->compute_cycles, w->stall_cycles,
                 w->overall_util, w->mapping_eff, w->compute_util, w->avg_rd_bw, w->avg_wr_bw,
                 w->avg_bw, w->peak_bw);
-        fprintf(f, "%llu,%llu,%llu,%.3f,%.0f,%.0f,%s,%.2f,%.0f,%s,%.2f,%llu,%.3f,%llu,%llu,%s\n",
+        fprintf(f, "%llu,%llu,%llu,%.3f,%.0f,%.0f,%s,%.2f,%.0f,%s,%.2f,%llu,%.3f,%llu,%llu,%.3f,%s\n",
                 (unsigned long long)w->macs, (unsigned long long)w->mxu_macs,
                 (unsigned long long)w->hbm_bytes, w->intensity, w->t_math, w->t_memory, w->bound,
                 w->pct_of_roofline, w->predicted, w->p->cost.bound, w->pred_err,
                 (unsigned long long)w->cycles, (double)w->cycles / x->d->cfg.clock_hz * 1e6,
                 (unsigned long long)w->p->vmem_need, (unsigned long long)w->r->ntext,
-                result_key(w));
+                row_energy_uj(x->d, w), result_key(w));
     }
     return 0;
 }
@@ -227,8 +248,10 @@ static int write_json(FILE *f, void *vp)
             d->failed);
     fprintf(f, "  \"total_cycles\": %llu,\n  \"total_seconds\": ", (unsigned long long)d->cycles);
     json_num(f, d->seconds);
-    fprintf(f, ",\n  \"total_macs\": %llu,\n  \"total_hbm_bytes\": %llu,\n  \"layers\": [",
+    fprintf(f, ",\n  \"total_macs\": %llu,\n  \"total_hbm_bytes\": %llu,\n  \"total_energy_uj\": ",
             (unsigned long long)d->macs, (unsigned long long)d->hbm_bytes);
+    json_num(f, total_energy_uj(x->t, d));
+    fprintf(f, ",\n  \"layers\": [");
     int first = 1;
     for (size_t i = 0; i < x->t->n; i++) {
         const net_row *w = &d->row[i];
@@ -266,6 +289,7 @@ static int write_json(FILE *f, void *vp)
             { "time_us", (double)w->cycles / d->cfg.clock_hz * 1e6 },
             { "vmem_peak_bytes", (double)w->p->vmem_need },
             { "instructions", (double)w->r->ntext }, { "host_seconds", w->r->seconds },
+            { "energy_uj", w->r->cycles ? row_energy_uj(d, w) : 0 },
         };
         for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
             fprintf(f, "%s\"%s\": ", k ? ", " : "", nums[k].k);
@@ -429,6 +453,9 @@ static int write_summary(FILE *f, void *vp)
             "MXUs' peak\n", (double)d->macs, (double)d->hbm_bytes,
             2.0 * (double)d->macs / d->seconds / 1e12,
             100.0 * (double)d->macs / (peak_macs * cyc));
+    double euj = total_energy_uj(x->t, d);
+    fprintf(f, "energy: %.4g mJ = %.4g W on average (docs/tpu-sim.md, \"Energy\")\n", euj * 1e-3,
+            d->seconds > 0 ? euj * 1e-6 / d->seconds : 0.0);
     fprintf(f, "bound: %zu of %zu layers compute-bound (%.1f%% of the time), %zu memory-bound "
             "(%.1f%%); the run is at %.1f%% of the layers' rooflines\n", nc, d->done,
             100.0 * tc / cyc, nm, 100.0 * tm / cyc, 100.0 * roof / cyc);

@@ -169,7 +169,7 @@ int net_write_sweep_csv(FILE *f, const net_sweep *s, const net_design *d, size_t
     for (unsigned k = 0; k < s->nkeys; k++)
         fprintf(f, ",%s", s->key[k]);
     fprintf(f, ",feasible,layers_done,layers_failed,cycles,time_ms,tflops,macs,hbm_bytes,"
-            "area_cells,area_mxu,area_dma,area_hbm_phy,area_vmem_ports,pareto\n");
+            "energy_uj,area_cells,area_mxu,area_dma,area_hbm_phy,area_vmem_ports,pareto\n");
     for (size_t i = 0; i < nd; i++) {
         fprintf(f, "%zu", i + 1);
         /* the values from the label: KEY=VALUE words in key order */
@@ -181,10 +181,10 @@ int net_write_sweep_csv(FILE *f, const net_sweep *s, const net_design *d, size_t
             p = eq ? eq + 1 + n : p;
         }
         double tf = d[i].seconds > 0 ? 2.0 * (double)d[i].macs / d[i].seconds / 1e12 : 0;
-        fprintf(f, ",%d,%zu,%zu,%llu,%.6f,%.4f,%llu,%llu,%.0f,%.0f,%.0f,%.0f,%.0f,%d\n",
+        fprintf(f, ",%d,%zu,%zu,%llu,%.6f,%.4f,%llu,%llu,%.3f,%.0f,%.0f,%.0f,%.0f,%.0f,%d\n",
                 d[i].feasible, d[i].done, d[i].failed, (unsigned long long)d[i].cycles,
                 d[i].seconds * 1e3, tf, (unsigned long long)d[i].macs,
-                (unsigned long long)d[i].hbm_bytes, d[i].area, d[i].area_mxu, d[i].area_dma,
+                (unsigned long long)d[i].hbm_bytes, d[i].energy_uj, d[i].area, d[i].area_mxu, d[i].area_dma,
                 d[i].area_hbm, d[i].area_vmem, d[i].pareto);
     }
     return 0;

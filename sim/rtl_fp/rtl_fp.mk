@@ -16,7 +16,7 @@ YOSYS            ?= yosys
 RTL_FP_COUNT     ?= 1000000
 RTL_FP_SEED      ?= 1
 
-RTL_FP_MODULES   := fp32_add fp32_mul fp32_cmp bf16_round mxu_mac
+RTL_FP_MODULES   := fp32_add fp32_mul fp32_cmp bf16_round mxu_mac fp32_tr
 RTL_FP_SRCS      := $(RTL_FP_MODULES:%=rtl/%.v)
 RTL_FP_HDRS      := $(wildcard rtl/*.vh)
 RTL_FP_WAIVERS   := rtl/lint_waivers.vlt

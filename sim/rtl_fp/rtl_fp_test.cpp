@@ -14,6 +14,12 @@
 //     patterns, nearby values of opposite sign (cancellation), exponents
 //     placed so the result lands near the flush and overflow boundaries,
 //     and one special with one random operand.
+// The transcendentals (fp32_tr, a pipeline: one input a cycle, its result
+// 10 cycles later) against tpu_f32_exp/rcp/rsqrt: the specials, every
+// exponent with the smallest, largest and a random fraction, exp's
+// overflow and flush boundaries, then 4N random inputs per function
+// (random bit patterns and, for exp, values of the range that is not
+// clamped).
 // The random stream is a fixed xorshift, so a run is reproducible; --seed
 // picks another.  Prints one line per operation and a total
 // "rtl-fp: N passed, M failed"; exits 1 on any mismatch, printing the
@@ -37,11 +43,15 @@ namespace {
 
 // ---- operations ------------------------------------------------------
 
-enum Op { OP_ADD, OP_SUB, OP_MUL, OP_MAX, OP_MIN, OP_RELU, OP_CMPLT, OP_BF16, OP_MAC, OP_COUNT };
+enum Op { OP_ADD, OP_SUB, OP_MUL, OP_MAX, OP_MIN, OP_RELU, OP_CMPLT, OP_BF16, OP_MAC,
+          OP_EXP, OP_RCP, OP_RSQRT, OP_COUNT };
 
 const char *const kOpName[OP_COUNT] = {
     "add", "sub", "mul", "max", "min", "relu", "cmplt", "bf16_round", "mac",
+    "exp", "rcp", "rsqrt",
 };
+
+const int kTrSteps = 10;     // fp32_tr's stages (TPU_TR_STEPS)
 
 // fp32_cmp's op codes (rtl/fp32_cmp.v).
 const uint8_t kCmpMax = 0, kCmpMin = 1, kCmpRelu = 2, kCmpCmplt = 3;
@@ -137,6 +147,49 @@ void check_mac(Harness &h, uint32_t psum, uint16_t x, uint16_t w)
     char buf[64];
     std::snprintf(buf, sizeof buf, "psum=0x%08" PRIx32 " x=0x%04x w=0x%04x", psum, x, w);
     record(h, OP_MAC, rtl == c, buf, rtl, c);
+}
+
+// The transcendentals: one input a cycle into fp32_tr; the result of the
+// input of kTrSteps cycles ago is on tr_y_o before the clock edge.
+struct TrPipe {
+    uint32_t x[kTrSteps];
+    Op op[kTrSteps];
+    bool valid[kTrSteps];
+    uint64_t cycle = 0;
+};
+
+uint32_t tr_c_model(Op op, uint32_t x)
+{
+    switch (op) {
+    case OP_EXP: return tpu_f32_exp(x);
+    case OP_RCP: return tpu_f32_rcp(x);
+    default:     return tpu_f32_rsqrt(x);
+    }
+}
+
+// One cycle: check the result leaving the pipeline, then put x in (valid
+// false: nothing enters).
+void tr_cycle(Harness &h, TrPipe &p, bool valid, Op op, uint32_t x)
+{
+    Vrtl_fp_top &m = *h.top;
+    unsigned slot = (unsigned)(p.cycle % kTrSteps);
+    m.clk_i = 0;
+    m.tr_en_i = valid;
+    m.tr_fn_i = op == OP_EXP ? 0 : op == OP_RCP ? 1 : 2;
+    m.tr_x_i = x;
+    m.eval();
+    if (p.cycle >= (uint64_t)kTrSteps && p.valid[slot]) {
+        uint32_t rtl = m.tr_y_o, c = tr_c_model(p.op[slot], p.x[slot]);
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "x=0x%08" PRIx32, p.x[slot]);
+        record(h, p.op[slot], rtl == c, buf, rtl, c);
+    }
+    p.x[slot] = x;
+    p.op[slot] = op;
+    p.valid[slot] = valid;
+    m.clk_i = 1;
+    m.eval();
+    p.cycle++;
 }
 
 // ---- special values --------------------------------------------------
@@ -437,13 +490,58 @@ void run_mac(Harness &h, uint64_t count)
     }
 }
 
+// The transcendentals: the specials, every exponent, exp's boundaries,
+// then 4 * count random inputs per function, the functions interleaved
+// (each stage sees all three).
+void run_tr(Harness &h, uint64_t count)
+{
+    Vrtl_fp_top &m = *h.top;
+    TrPipe p;
+    for (int j = 0; j < kTrSteps; j++)
+        p.valid[j] = false;
+    m.clk_i = 0;
+    m.rst_ni = 0;
+    m.eval();
+    m.rst_ni = 1;
+    m.eval();
+    const Op ops[] = {OP_EXP, OP_RCP, OP_RSQRT};
+    std::vector<uint32_t> xs = f32_specials();
+    for (uint32_t e = 0; e < 256; e++)
+        for (uint32_t s = 0; s < 2; s++) {
+            xs.push_back((s << 31) | (e << 23));
+            xs.push_back((s << 31) | (e << 23) | 1u);
+            xs.push_back((s << 31) | (e << 23) | 0x7fffffu);
+            xs.push_back((s << 31) | (e << 23) | (rand32(h) & 0x7fffffu));
+        }
+    // exp: around the overflow (88.72) and flush (-87.34) thresholds, the
+    // clamps (100, -104) and the halfway points of k = round(x / ln2)
+    const uint32_t centres[] = {0x42b17218, 0xc2aeac50, 0x42c80000, 0xc2d00000,
+                                0x3eb17218, 0xbeb17218, 0x3f851592, 0x42b0c0a5};
+    for (uint32_t c : centres)
+        for (int d = -300; d <= 300; d++)
+            xs.push_back(c + (uint32_t)d);
+    for (uint32_t x : xs)
+        for (Op op : ops)
+            tr_cycle(h, p, true, op, x);
+    for (uint64_t i = 0; i < 4 * count; i++)
+        for (Op op : ops) {
+            uint32_t x = rand32(h);
+            if (op == OP_EXP && (rand32(h) & 1u))      // |x| in [2^-27, 128): not clamped
+                x = (x & 0x807fffffu) | ((100u + rand_below(h, 34)) << 23);
+            tr_cycle(h, p, true, op, x);
+        }
+    for (int j = 0; j < kTrSteps; j++)                 // drain
+        tr_cycle(h, p, false, OP_EXP, 0);
+}
+
 void usage(FILE *out)
 {
     std::fprintf(out,
                  "usage: rtl-fp-test [--count N] [--seed S] [+PLUSARG...]\n"
                  "Compare the RTL fp units (rtl/fp32_add.v, fp32_mul.v, fp32_cmp.v,\n"
-                 "bf16_round.v, mxu_mac.v) with cmodel/fp.c bit for bit: every pair of\n"
-                 "special values, then N random operand sets per operation.\n"
+                 "bf16_round.v, mxu_mac.v, fp32_tr.v) with cmodel/fp.c bit for bit: every\n"
+                 "pair of special values, then N random operand sets per operation (4N\n"
+                 "inputs for each of exp, rcp, rsqrt).\n"
                  "  --count N  random operand sets per operation (default 1000000)\n"
                  "  --seed S   random seed (default 1)\n"
                  "  +mutant=ID select mutant ID of a build from tpu-mutate's sources\n"
@@ -506,6 +604,7 @@ int main(int argc, char **argv)
         run_pairs(h, op, count);
     run_bf16(h, count);
     run_mac(h, count);
+    run_tr(h, count);
     h.top->final();
 
     uint64_t passed = 0, failed = 0;

@@ -364,6 +364,20 @@ static void stall_hint(const tpu_report *r, const tpu_stats *st, unsigned summed
 
 /* The lines of one section: one core, or the total of `summed` cores
  * (unit percentages are then of summed * cycles). */
+void tpu_energy_of(const tpu_config *cfg, const tpu_stats *st, double core_cycles,
+                   tpu_energy *e)
+{
+    uint64_t bf16 = st->macs >= st->int8_macs ? st->macs - st->int8_macs : 0;
+    e->mac_pj = (double)bf16 * cfg->e_mac_bf16_pj + (double)st->int8_macs * cfg->e_mac_int8_pj;
+    e->vpu_pj = (double)st->vpu_flops * cfg->e_vpu_pj;
+    e->vmem_pj = (double)st->vmem_read_bytes * cfg->e_vmem_read_pj +
+                 (double)st->vmem_write_bytes * cfg->e_vmem_write_pj;
+    e->hbm_pj = (double)(st->hbm_read_bytes + st->hbm_write_bytes) * cfg->e_hbm_pj;
+    e->ici_pj = (double)st->ici_bytes * cfg->e_ici_pj;
+    e->idle_pj = core_cycles * cfg->e_idle_pj;
+    e->total_pj = e->mac_pj + e->vpu_pj + e->vmem_pj + e->hbm_pj + e->ici_pj + e->idle_pj;
+}
+
 static void text_section(FILE *out, const tpu_report *r, const tpu_stats *st,
                          const tpu_roofline *rl, unsigned summed)
 {
@@ -430,6 +444,12 @@ static void text_section(FILE *out, const tpu_report *r, const tpu_stats *st,
         fprintf(out, "bound         neither (%s)\n", rl->why);
     else
         fprintf(out, "bound         %s (%s)\n", tpu_bound_name(rl->bound), rl->why);
+    tpu_energy en;
+    tpu_energy_of(cfg, st, unit_cycles, &en);
+    fprintf(out, "energy        %.4g uJ  (MAC %.1f%%, VPU %.1f%%, VMEM %.1f%%, HBM %.1f%%, ICI %.1f%%, "
+            "idle %.1f%%)\n", en.total_pj * 1e-6, pct(en.mac_pj, en.total_pj),
+            pct(en.vpu_pj, en.total_pj), pct(en.vmem_pj, en.total_pj), pct(en.hbm_pj, en.total_pj),
+            pct(en.ici_pj, en.total_pj), pct(en.idle_pj, en.total_pj));
     fprintf(out, "units         %-22s %-22s stall reasons\n", "busy cycles", "stall cycles");
     for (int u = 0; u < TPU_U_COUNT; u++) {
         if (!unit_exists(cfg, u))
@@ -588,6 +608,15 @@ static void json_section(json *j, const tpu_report *r, const tpu_stats *st,
     json_str(j, "bound", tpu_bound_name(rl->bound));
     json_str(j, "bound_why", rl->why);
     json_str(j, "most_stalls", hint[0] ? hint : NULL);
+    tpu_energy en;
+    tpu_energy_of(r->cfg, st, (double)st->cycles * (summed ? summed : 1), &en);
+    json_f64(j, "energy_uj", en.total_pj * 1e-6);
+    json_f64(j, "energy_mac_uj", en.mac_pj * 1e-6);
+    json_f64(j, "energy_vpu_uj", en.vpu_pj * 1e-6);
+    json_f64(j, "energy_vmem_uj", en.vmem_pj * 1e-6);
+    json_f64(j, "energy_hbm_uj", en.hbm_pj * 1e-6);
+    json_f64(j, "energy_ici_uj", en.ici_pj * 1e-6);
+    json_f64(j, "energy_idle_uj", en.idle_pj * 1e-6);
     json_key(j, "units");
     fputc('{', j->out);
     json units = { j->out, 1 };

@@ -67,6 +67,22 @@ typedef struct tpu_report {
     tpu_reason_name_fn reason_name;   /* may be NULL: reasons print as "reason N" */
 } tpu_report;
 
+/* The energy of a run from its counted actions and the config's energies
+ * per action (the e_*_pj keys; docs/tpu-sim.md, "Energy"), in picojoules:
+ *   mac  = bf16 MACs * e_mac_bf16_pj + int8 MACs * e_mac_int8_pj
+ *   vpu  = VPU FLOPs (elements) * e_vpu_pj
+ *   vmem = VMEM bytes read * e_vmem_read_pj + written * e_vmem_write_pj
+ *   hbm  = HBM bytes read and written * e_hbm_pj
+ *   ici  = ICI bytes sent * e_ici_pj
+ *   idle = core_cycles * e_idle_pj (static energy: every cycle of every core)
+ * An observation only: nothing in the model's timing depends on it. */
+typedef struct tpu_energy {
+    double mac_pj, vpu_pj, vmem_pj, hbm_pj, ici_pj, idle_pj;
+    double total_pj;
+} tpu_energy;
+void tpu_energy_of(const tpu_config *cfg, const tpu_stats *st, double core_cycles,
+                   tpu_energy *e);
+
 /* Roofline and verdict of one core's stats (its cycles in st->cycles). */
 void tpu_roofline_core(const tpu_config *cfg, const tpu_stats *st, tpu_roofline *r);
 

@@ -16,7 +16,8 @@
  *                the MXU takes the lowest free load slot (T19).
  *   mxuM stream  MXU_TILE_START at s: its rows enter in [s, s + rows).
  *   vpu          RETIRE: a vst retires in its issue cycle, anything else
- *                vpu_latency - 1 cycles after it (T27): one cycle at issue.
+ *                vpu_latency - 1 cycles after it (T27), a vexp, vrcp or vrsqrt
+ *                TPU_TR_STEPS more (T27a): one cycle at issue.
  *   ici port p   ICI_SEND ends a send; its start is sampled like a DMA's.
  *   stall: unit  STALL runs of the other units.
  * Counters come from tpu_core_stats every K cycles.
@@ -31,6 +32,7 @@
 
 #include "isa.h"
 #include "probe.h"
+#include "vpu.h"                /* TPU_TR_STEPS */
 
 /* Track ids (Chrome "tid") inside a core's process. */
 enum {
@@ -287,6 +289,8 @@ static void on_event(void *ctx, const tpu_event *ev)
             unsigned op = opcode_of(ev->word);
             uint64_t back = (op == TPU_OP_VST || op == TPU_OP_VST_BF16)
                           ? 0 : t->cfg->vpu_latency - 1;
+            if (op == TPU_OP_VEXP || op == TPU_OP_VRCP || op == TPU_OP_VRSQRT)
+                back += TPU_TR_STEPS;
             uint64_t at = ev->cycle >= back ? ev->cycle - back : 0;
             const char *name = insn_args(ev->pc, ev->word, args, sizeof args);
             slice(t, core, TID_VPU, name, at, 1, args);

@@ -45,40 +45,6 @@ const lab_check lab09_checks[] = {
     { 0 },
 };
 
-/* The config text over the defaults; -1 with err. */
-static int parse_cfg(const char *text, const char *where, tpu_config *c, char *err, size_t len)
-{
-    tpu_config_defaults(c);
-    if (tpu_config_parse(c, text, where, err, len))
-        return -1;
-    return tpu_config_validate(c, err, len);
-}
-
-/* The first key other than the four (and name) whose value differs. */
-static const char *changed_key(const tpu_config *a, const tpu_config *b, char *buf, size_t len)
-{
-    static const char *const free_keys[] = { "name", "mxu_n", "num_mxu", "hbm_bw", "vmem_bw" };
-    char pa[4096], pb[4096];
-    tpu_config_print(a, pa, sizeof pa);
-    tpu_config_print(b, pb, sizeof pb);
-    const char *x = pa, *y = pb;
-    while (*x && *y) {
-        size_t nx = strcspn(x, "\n"), ny = strcspn(y, "\n");
-        size_t kl = strcspn(x, " =");
-        int is_free = 0;
-        for (unsigned i = 0; i < LAB_N(free_keys); i++)
-            if (strlen(free_keys[i]) == kl && !strncmp(x, free_keys[i], kl))
-                is_free = 1;
-        if (!is_free && (nx != ny || strncmp(x, y, nx))) {
-            snprintf(buf, len, "%.*s", (int)kl, x);
-            return buf;
-        }
-        x += nx + (x[nx] == '\n');
-        y += ny + (y[ny] == '\n');
-    }
-    return NULL;
-}
-
 /* One design's run of the network. */
 typedef struct {
     net_design d;
@@ -242,8 +208,8 @@ void lab09_grade(lab_grade *g)
     memset(&ref, 0, sizeof ref);
     if (!sol_text)
         goto out;
-    if (parse_cfg(base_text, g->lab->starter, &base, err, sizeof err)
-        || parse_cfg(sol_text, g->lab->solution, &sol, err, sizeof err)) {
+    if (lab_parse_cfg(base_text, g->lab->starter, &base, err, sizeof err)
+        || lab_parse_cfg(sol_text, g->lab->solution, &sol, err, sizeof err)) {
         lab_internal(g, "%s", err);
         goto out;
     }
@@ -254,12 +220,12 @@ void lab09_grade(lab_grade *g)
     }
 
     /* config: text only (no file names: tpu_config_parse reads KEY = VALUE) */
-    if (parse_cfg(g->text, g->path, &cfg, err, sizeof err)) {
+    if (lab_parse_cfg(g->text, g->path, &cfg, err, sizeof err)) {
         lab_fail(g, "config", "%s", err);
         lab_stop(g, "the config does not load");
         goto out;
     }
-    if (changed_key(&base, &cfg, key, sizeof key)) {
+    if (lab_changed_key(&base, &cfg, key, sizeof key)) {
         lab_fail(g, "config", "it changes %s: only mxu_n, num_mxu, hbm_bw and vmem_bw are yours",
                  key);
         lab_stop(g, "the config changes a key that is the lab's");

@@ -55,3 +55,35 @@ const char *lab_pct(char *buf, size_t len, uint64_t cycles, double bound)
              bound > 0 ? 100.0 * (double)cycles / bound : 0.0, bound);
     return buf;
 }
+
+int lab_parse_cfg(const char *text, const char *where, tpu_config *c, char *err, size_t len)
+{
+    tpu_config_defaults(c);
+    if (tpu_config_parse(c, text, where, err, len))
+        return -1;
+    return tpu_config_validate(c, err, len);
+}
+
+const char *lab_changed_key(const tpu_config *a, const tpu_config *b, char *buf, size_t len)
+{
+    static const char *const free_keys[] = { "name", "mxu_n", "num_mxu", "hbm_bw", "vmem_bw" };
+    char pa[8192], pb[8192];
+    tpu_config_print(a, pa, sizeof pa);
+    tpu_config_print(b, pb, sizeof pb);
+    const char *x = pa, *y = pb;
+    while (*x && *y) {
+        size_t nx = strcspn(x, "\n"), ny = strcspn(y, "\n");
+        size_t kl = strcspn(x, " =");
+        int is_free = 0;
+        for (unsigned i = 0; i < LAB_N(free_keys); i++)
+            if (strlen(free_keys[i]) == kl && !strncmp(x, free_keys[i], kl))
+                is_free = 1;
+        if (!is_free && (nx != ny || strncmp(x, y, nx))) {
+            snprintf(buf, len, "%.*s", (int)kl, x);
+            return buf;
+        }
+        x += nx + (x[nx] == '\n');
+        y += ny + (y[ny] == '\n');
+    }
+    return NULL;
+}

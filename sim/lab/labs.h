@@ -34,4 +34,12 @@ int lab_run_own(lab_grade *g, lab_run *r, const char *file);
 /* "12345 cycles, 104.2% of the bound 11850" */
 const char *lab_pct(char *buf, size_t len, uint64_t cycles, double bound);
 
+/* Labs 7 and 9 (a machine handed in as a config): the config text over
+ * the defaults, validated; 0, or -1 with err. */
+int lab_parse_cfg(const char *text, const char *where, tpu_config *c, char *err, size_t len);
+/* The first key other than the student's four (mxu_n, num_mxu, hbm_bw,
+ * vmem_bw; and name) whose value differs between a and b, in buf; NULL
+ * when there is none. */
+const char *lab_changed_key(const tpu_config *a, const tpu_config *b, char *buf, size_t len);
+
 #endif /* TPU_LABS_H */

@@ -373,15 +373,28 @@ kernels-soak-all: all
 
 # ---- fuzzing (libFuzzer, clang) ---------------------------------------
 FUZZ_SECONDS       ?= 600
-FUZZ_SMOKE_SECONDS ?= 20
+FUZZ_SMOKE_SECONDS ?= 10
 FUZZ_BUILD         := build-fuzz
 FUZZ_TARGETS       := $(patsubst tests/fuzz/fuzz_%.c,$(FUZZ_BUILD)/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_LIB_SRCS      := $(LIB_SRCS)
+# The libraries are compiled once for every target (instrumented for
+# coverage, ASan and UBSan; -fsanitize=fuzzer-no-link), each target's own
+# file then links them with libFuzzer's main.
+FUZZ_CFLAGS        := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 $(INCLUDES) -I$(GEN)
+FUZZ_OBJS          := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/presets.o
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_SRCS) $(GEN)/presets.c $(GEN)/html_page.h
+$(FUZZ_BUILD)/obj/%.o: %.c $(GEN)/html_page.h
 	@mkdir -p $(dir $@)
-	$(CLANG) -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined \
-	  $(INCLUDES) -I$(GEN) -o $@ $< $(FUZZ_LIB_SRCS) $(GEN)/presets.c -lm
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
+$(FUZZ_BUILD)/obj/presets.o: $(GEN)/presets.c
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+-include $(wildcard $(FUZZ_BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/*/*/*.d)
+.SECONDARY: $(FUZZ_OBJS)
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_OBJS) -lm
 
 fuzz-smoke: $(FUZZ_TARGETS)
 	@bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SMOKE_SECONDS)

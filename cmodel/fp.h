@@ -45,6 +45,10 @@ uint16_t tpu_bf16_from_i8(uint8_t v);
  * the fp32 add and multiply above plus integer exponent steps, the same
  * sequence the RTL's pipeline (rtl/fp32_tr.v) computes stage by stage.
  * Not correctly rounded: the errors are measured in numerics.md 11.5. */
+/* The stages of the transcendentals' pipeline: one multiply-add each
+ * (the VPU, T27a; rtl/fp32_tr.v's Steps). */
+#define TPU_TR_STEPS 10
+
 uint32_t tpu_f32_exp(uint32_t x);              /* vexp:   e^x */
 uint32_t tpu_f32_rcp(uint32_t x);              /* vrcp:   1/x */
 uint32_t tpu_f32_rsqrt(uint32_t x);            /* vrsqrt: 1/sqrt(x) */

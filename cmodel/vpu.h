@@ -24,11 +24,11 @@
 #include <stdint.h>
 
 #include "events.h"
+#include "fp.h"                 /* TPU_TR_STEPS */
 #include "queue.h"
 #include "vmem.h"
 
 #define TPU_VPU_MAX_LATENCY 64
-#define TPU_TR_STEPS        10      /* the transcendentals' stages (numerics.md section 11) */
 
 /* Stall reasons (tpu_stall_reason_name). */
 enum { TPU_VPU_STALL_HAZARD, TPU_VPU_STALL_VMEM, TPU_VPU_STALL_COUNT };

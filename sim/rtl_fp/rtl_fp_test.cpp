@@ -51,7 +51,7 @@ const char *const kOpName[OP_COUNT] = {
     "exp", "rcp", "rsqrt",
 };
 
-const int kTrSteps = 10;     // fp32_tr's stages (TPU_TR_STEPS)
+const int kTrSteps = TPU_TR_STEPS;  // fp32_tr's stages, the C model's count
 
 // fp32_cmp's op codes (rtl/fp32_cmp.v).
 const uint8_t kCmpMax = 0, kCmpMin = 1, kCmpRelu = 2, kCmpCmplt = 3;

@@ -32,7 +32,7 @@
 
 #include "isa.h"
 #include "probe.h"
-#include "vpu.h"                /* TPU_TR_STEPS */
+#include "fp.h"                 /* TPU_TR_STEPS */
 
 /* Track ids (Chrome "tid") inside a core's process. */
 enum {

@@ -102,6 +102,8 @@ ln -s "$S/03-tiling.s" "$class/frank/lab3.s"                           # only a 
 cp "$S/03-tiling.s" "$class/=HYPERLINK(\"http:x\")/lab3.s"
 mkfifo "$class/gina/lab3.s"                                            # a FIFO
 printf '.include "bob.s"\n' > "$class/alice.s"                         # another student's file
+mkdir -p "$class/hana"
+printf '.include "../../secret/pw.txt"\n' > "$class/hana/lab3.s"        # the grading machine's secret
 cp "$S/03-tiling.s" "$class/bob.s"
 ln -s "$S/03-tiling.s" "$class/carl.s"
 lab grade-class 3 "$class" --csv "$work/class.csv" >"$work/class.out" 2>"$work/class.err"
@@ -127,15 +129,17 @@ grep -q "^\"'=HYPERLINK(\"\"http:x\"\")\",[^,]*,3,10,10," "$csv" \
   && ! grep -q '^=' "$csv" && ! grep -q ',=' "$csv" \
   && ok "a student named =HYPERLINK(...) is escaped: no cell starts with =" \
   || { bad "formula escaping"; grep -i hyperlink "$csv" | sed 's/^/      /'; }
-! grep -q 'hunter2' "$csv" "$work/class.out" "$work/class.err" \
-  && ok "the CSV and the output hold nothing of the secret" || bad "the secret leaked"
+row hana | grep -q '^hana,[^,]*,3,0,10,.*cannot include' \
+  && ! grep -q 'hunter2' "$csv" "$work/class.out" "$work/class.err" \
+  && ok "hana's include of the secret is refused: the CSV and the output hold nothing of it" \
+  || bad "the secret leaked: $(row hana)"
 head -n 1 "$csv" | grep -q ',speed_cycles,speed_pct_of_bound,first_failure,warning$' \
   && row dana | grep -Eq ',[0-9]+,[0-9]+\.[0-9],[^,]*,"?graded lab3.s' \
   && ok "the CSV has each check's cycles and % of the bound" || bad "cycles columns: $(row dana)"
 summary="$work/class-summary.txt"
-if [ -f "$summary" ] && grep -q '^class summary: lab 3, .*: 5 graded, 3 without a gradable file' "$summary" \
-   && grep -q '^mean 8.00, median 10, out of 10$' "$summary" \
-   && grep -Eq '^ +10/10 +4 #+$' "$summary" && grep -Eq '^ +0/10 +1 #+$' "$summary" \
+if [ -f "$summary" ] && grep -q '^class summary: lab 3, .*: 6 graded, 3 without a gradable file' "$summary" \
+   && grep -q '^mean 6.67, median 10, out of 10$' "$summary" \
+   && grep -Eq '^ +10/10 +4 #+$' "$summary" && grep -Eq '^ +0/10 +2 #+$' "$summary" \
    && grep -q '^class summary' "$work/class.out"; then
   ok "the class summary: count, mean, median, histogram, printed and beside the CSV"
 else

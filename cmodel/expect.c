@@ -19,6 +19,7 @@
 #include "fp.h"
 #include "hostmem.h"
 #include "ref.h"
+#include "ref_nn.h"
 
 #define DEFAULT_BLOCK_BYTES (4u << 20)   /* work in blocks of about this many output bytes */
 
@@ -442,6 +443,67 @@ static int check_softmax(checker *k)
     return rc;
 }
 
+/* The transformer layers (ref_nn.h; numerics.md section 12): softmax_s Z,
+ * X, N, C, SCALE; layernorm Z, X, G, B, N, C, EPS; rmsnorm Z, X, G, N, C,
+ * EPS; gelu|silu Z, X, N.  Feature-major: element (row i, column c) at
+ * 4 (c N + i); the elementwise ones are N values (one column). */
+static int check_nn(checker *k)
+{
+    unsigned op = k->e->op;
+    tpu_nn_params p;
+    memset(&p, 0, sizeof p);
+    unsigned ng = op == TPU_EXPECT_LAYERNORM ? 2 : op == TPU_EXPECT_RMSNORM ? 1 : 0;
+    unsigned at = 2 + ng;                    /* the operand N */
+    int rows = op == TPU_EXPECT_SOFTMAX_S || ng;
+    uint64_t n = 0, c = 1, v = 0, cells = 0, bytes = 0, pb = 0;
+    p.op = op == TPU_EXPECT_SOFTMAX_S ? TPU_NN_SOFTMAX : op == TPU_EXPECT_LAYERNORM ? TPU_NN_LAYERNORM
+           : op == TPU_EXPECT_RMSNORM ? TPU_NN_RMSNORM : op == TPU_EXPECT_GELU ? TPU_NN_GELU
+           : TPU_NN_SILU;
+    if (want_nops(k, rows ? at + 3 : 3) || want_number(k, at, "N", &n)
+        || (rows && want_number(k, at + 1, "C", &c)) || (rows && want_number(k, at + 2,
+            op == TPU_EXPECT_SOFTMAX_S ? "SCALE" : "EPS", &v)))
+        return -1;
+    if (v > 0xffffffffu)
+        return check_error(k, "%s 0x%llx is not an fp32 bit pattern",
+                           op == TPU_EXPECT_SOFTMAX_S ? "SCALE" : "EPS", (unsigned long long)v);
+    if (want_bytes(k, "N x C", n, c, 1, &cells) || want_bytes(k, "N x C elements", cells, 1, 4, &bytes)
+        || want_bytes(k, "C parameters", c, 1, 4, &pb)
+        || want_region(k, 0, "Z", bytes) || want_region(k, 1, "X", bytes)
+        || (ng >= 1 && want_region(k, 2, "G", pb)) || (ng == 2 && want_region(k, 3, "B", pb)))
+        return -1;
+    if (cells == 0)
+        return 0;
+    p.c = c;
+    p.eps = p.scale = (uint32_t)v;
+    uint32_t *x = alloc_or_error(k, (size_t)bytes);
+    uint32_t *want = x ? alloc_or_error(k, (size_t)bytes) : NULL;
+    uint32_t *got = want ? alloc_or_error(k, (size_t)bytes) : NULL;
+    uint32_t *par = got ? alloc_or_error(k, (size_t)pb * 3) : NULL;
+    int rc = par ? 0 : -1;
+    if (rc == 0) {
+        tpu_expect_initial_read(k->obj, k->e->ops[1].space, k->e->ops[1].value, (uint8_t *)x,
+                                (size_t)bytes);
+        for (unsigned g = 0; g < ng; g++)
+            tpu_expect_initial_read(k->obj, k->e->ops[2 + g].space, k->e->ops[2 + g].value,
+                                    (uint8_t *)(par + g * c), (size_t)pb);
+        p.gamma = par, p.beta = par + c;
+        tpu_ref_nn(&p, x, want, n, n, par + 2 * c);
+        rc = read_output(k, 0, "Z", 0, got, (size_t)bytes);
+    }
+    for (uint64_t i = 0; rc == 0 && i < cells; i++)
+        if (want[i] != got[i]) {
+            char where[64];
+            if (rows)
+                snprintf(where, sizeof where, "[row %llu][col %llu]", (unsigned long long)(i % n),
+                         (unsigned long long)(i / n));
+            else
+                snprintf(where, sizeof where, "[%llu]", (unsigned long long)i);
+            rc = mismatch_f32(k, "Z", &k->e->ops[0], where, want[i], got[i]);
+        }
+    free(x); free(want); free(got); free(par);
+    return rc;
+}
+
 /* add|sub|mul|max|min|add_relu Z, X, Y, N and relu Z, X, N */
 static int check_pointwise(checker *k)
 {
@@ -827,6 +889,8 @@ static int check_one(checker *k)
     case TPU_EXPECT_CONV2D: return check_conv2d(k);
     case TPU_EXPECT_POOL: return check_pool(k);
     case TPU_EXPECT_SOFTMAX: return check_softmax(k);
+    case TPU_EXPECT_SOFTMAX_S: case TPU_EXPECT_LAYERNORM: case TPU_EXPECT_RMSNORM:
+    case TPU_EXPECT_GELU: case TPU_EXPECT_SILU: return check_nn(k);
     default: return check_error(k, "unknown operation %u", k->e->op);
     }
 }

@@ -294,6 +294,8 @@ const char *tpu_expect_op_name(unsigned op)
         [TPU_EXPECT_MATMUL_EPI] = "matmul_epi", [TPU_EXPECT_CONV2D] = "conv2d",
         [TPU_EXPECT_POOL] = "pool",
         [TPU_EXPECT_SOFTMAX] = "softmax",
+        [TPU_EXPECT_SOFTMAX_S] = "softmax_s", [TPU_EXPECT_LAYERNORM] = "layernorm",
+        [TPU_EXPECT_RMSNORM] = "rmsnorm", [TPU_EXPECT_GELU] = "gelu", [TPU_EXPECT_SILU] = "silu",
     };
     return op < TPU_EXPECT_OP_COUNT ? names[op] : NULL;
 }
@@ -317,6 +319,10 @@ static void expect_shape(unsigned op, unsigned *min_ops, unsigned *max_ops, unsi
     case TPU_EXPECT_CONV2D: *min_ops = *max_ops = 15; *naddr = 4; break;
     case TPU_EXPECT_POOL:   *min_ops = *max_ops = 11; *naddr = 2; break;
     case TPU_EXPECT_SOFTMAX: *min_ops = *max_ops = 4; *naddr = 2; break;
+    case TPU_EXPECT_SOFTMAX_S: *min_ops = *max_ops = 5; *naddr = 2; break;
+    case TPU_EXPECT_LAYERNORM: *min_ops = *max_ops = 7; *naddr = 4; break;
+    case TPU_EXPECT_RMSNORM: *min_ops = *max_ops = 6; *naddr = 3; break;
+    case TPU_EXPECT_GELU: case TPU_EXPECT_SILU: *min_ops = *max_ops = 3; *naddr = 2; break;
     default:                *min_ops = *max_ops = *naddr = 0; break;
     }
 }

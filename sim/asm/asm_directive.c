@@ -408,7 +408,9 @@ static void d_expect(dctx *d)
         [TPU_EXPECT_MATMUL_EPI] = "Y, X, W, BIAS, B, D, F, FLAGS",
         [TPU_EXPECT_CONV2D] = "Y, X, W, BIAS, NB, H, W, C, F, R, S, STRIDE, PAD, GROUPS, FLAGS",
         [TPU_EXPECT_POOL] = "Y, X, NB, H, W, C, R, S, STRIDE, PAD, MODE",
-        [TPU_EXPECT_SOFTMAX] = "Z, X, N, C",
+        [TPU_EXPECT_SOFTMAX] = "Z, X, N, C", [TPU_EXPECT_SOFTMAX_S] = "Z, X, N, C, SCALE",
+        [TPU_EXPECT_LAYERNORM] = "Z, X, G, B, N, C, EPS", [TPU_EXPECT_RMSNORM] = "Z, X, G, N, C, EPS",
+        [TPU_EXPECT_GELU] = "Z, X, N", [TPU_EXPECT_SILU] = "Z, X, N",
     };
     static const uint8_t naddr[TPU_EXPECT_OP_COUNT] = {
         [TPU_EXPECT_MATMUL] = 3, [TPU_EXPECT_ADD] = 3, [TPU_EXPECT_SUB] = 3,
@@ -417,7 +419,8 @@ static void d_expect(dctx *d)
         [TPU_EXPECT_SUM] = 2, [TPU_EXPECT_MATMUL_I8] = 3, [TPU_EXPECT_MATMUL_W8] = 3,
         [TPU_EXPECT_MATMUL_W8S] = 4, [TPU_EXPECT_ADD_RELU] = 3,
         [TPU_EXPECT_MATMUL_EPI] = 4, [TPU_EXPECT_CONV2D] = 4, [TPU_EXPECT_POOL] = 2,
-        [TPU_EXPECT_SOFTMAX] = 2,
+        [TPU_EXPECT_SOFTMAX] = 2, [TPU_EXPECT_SOFTMAX_S] = 2, [TPU_EXPECT_LAYERNORM] = 4,
+        [TPU_EXPECT_RMSNORM] = 3, [TPU_EXPECT_GELU] = 2, [TPU_EXPECT_SILU] = 2,
     };
     static const uint8_t nops[TPU_EXPECT_OP_COUNT] = {
         [TPU_EXPECT_MATMUL] = 6, [TPU_EXPECT_ADD] = 4, [TPU_EXPECT_SUB] = 4,
@@ -426,7 +429,8 @@ static void d_expect(dctx *d)
         [TPU_EXPECT_SUM] = 5, [TPU_EXPECT_MATMUL_I8] = 6, [TPU_EXPECT_MATMUL_W8] = 6,
         [TPU_EXPECT_MATMUL_W8S] = 7, [TPU_EXPECT_ADD_RELU] = 4,
         [TPU_EXPECT_MATMUL_EPI] = 8, [TPU_EXPECT_CONV2D] = 15, [TPU_EXPECT_POOL] = 11,
-        [TPU_EXPECT_SOFTMAX] = 4,
+        [TPU_EXPECT_SOFTMAX] = 4, [TPU_EXPECT_SOFTMAX_S] = 5, [TPU_EXPECT_LAYERNORM] = 7,
+        [TPU_EXPECT_RMSNORM] = 6, [TPU_EXPECT_GELU] = 3, [TPU_EXPECT_SILU] = 3,
     };
     if (a->pass != 2)
         return;
@@ -446,7 +450,7 @@ static void d_expect(dctx *d)
     if (!op) {
         asm_error(a, t->col, "unknown check '%s' after '.expect' (expected matmul, matmul_i8, "
                   "matmul_w8, matmul_w8s, matmul_epi, conv2d, pool, add, sub, mul, max, min, relu, "
-                  "add_relu, softmax, copy, f32 or sum)", asm_tok_text(t, b, sizeof b));
+                  "add_relu, softmax, softmax_s, layernorm, rmsnorm, gelu, silu, copy, f32 or sum)", asm_tok_text(t, b, sizeof b));
         return;
     }
     const char *opname = tpu_expect_op_name(op);

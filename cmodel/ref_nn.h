@@ -1,0 +1,74 @@
+/*
+ * ref_nn.h - plain C references of the transformer layers tpu-gen writes
+ * (sim/kernels/kgen_nn.c, docs/transformers.md): softmax, layernorm,
+ * RMSnorm, GELU (tanh form) and SiLU, each in exactly the VPU's fp32
+ * operations in the program's order (docs/numerics.md 11.7 and 12), so a
+ * program's result equals these bit for bit; and the same functions in
+ * float64 on the same inputs, to report the error.
+ *
+ * Layout: feature-major, "a row per lane": element (row i, column c) of
+ * an N x C matrix is at x[c * pitch + i] (pitch >= N).  Reductions run
+ * over the C columns of a row, left to right: in the program they are a
+ * chain of elementwise vadd / vmax over vector registers, no cross-lane
+ * operation.
+ */
+#ifndef TPU_REF_NN_H
+#define TPU_REF_NN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    TPU_NN_SOFTMAX = 0,      /* z = softmax(scale * x) over each row's C values */
+    TPU_NN_LAYERNORM = 1,    /* z = (x - mean) * rsqrt(var + eps) * gamma + beta */
+    TPU_NN_RMSNORM = 2,      /* z = x * rsqrt(mean(x^2) + eps) * gamma */
+    TPU_NN_GELU = 3,         /* tanh form, elementwise */
+    TPU_NN_SILU = 4,         /* x * sigmoid(x), elementwise */
+    TPU_NN_COUNT
+} tpu_nn_op;
+
+/* The constants of the sequences (fp32 bit patterns). */
+#define TPU_NN_ONE      0x3f800000u   /* 1.0 */
+#define TPU_NN_HALF     0x3f000000u   /* 0.5 */
+#define TPU_NN_GELU_A   0x3d372713u   /* 0.044715 */
+#define TPU_NN_GELU_K   0x3f4c422au   /* 0.7978846 = sqrt(2/pi) rounded to fp32 */
+
+/* One kernel's parameters: gamma and beta have C fp32 values (gamma for
+ * layernorm and RMSnorm, beta for layernorm; NULL otherwise), eps and
+ * scale are fp32 bit patterns (eps: the norms; scale: softmax). */
+typedef struct {
+    tpu_nn_op op;
+    uint64_t c;
+    const uint32_t *gamma, *beta;
+    uint32_t eps, scale;
+} tpu_nn_params;
+
+/* fp32 of 1/C, correctly rounded (the norms' mean is a sum times it). */
+uint32_t tpu_nn_inv(uint64_t c);
+
+/* Elementwise GELU and SiLU, one value (numerics.md 12). */
+uint32_t tpu_nn_gelu(uint32_t x);
+uint32_t tpu_nn_silu(uint32_t x);
+
+/* Rows [0, n) of x (feature-major, pitch elements between columns) into z
+ * (the same layout), bit-exact with the program.  tmp: C fp32 of scratch. */
+void tpu_ref_nn(const tpu_nn_params *p, const uint32_t *x, uint32_t *z, uint64_t n,
+                uint64_t pitch, uint32_t *tmp);
+
+/* The same rows in float64 (the fp32 inputs as they are, gamma, beta, eps
+ * and scale as fp32 values; exp, tanh and sqrt of the host's libm). */
+void tpu_ref_nn_f64(const tpu_nn_params *p, const uint32_t *x, double *z, uint64_t n,
+                    uint64_t pitch);
+
+/* The error of fp32 results z against float64 ones w over count values:
+ * the largest |z - w|, and the largest |z - w| / |w| over |w| >= floor
+ * (relative error is meaningless near zero: say which floor in a report). */
+typedef struct {
+    double max_abs, max_rel;
+    uint64_t at_abs, at_rel;     /* where (index into the arrays) */
+    uint64_t count;
+} tpu_nn_error;
+void tpu_nn_error_add(tpu_nn_error *e, const uint32_t *z, const double *w, uint64_t count,
+                      double floor, uint64_t base);
+
+#endif

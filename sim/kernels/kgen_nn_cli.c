@@ -1,0 +1,239 @@
+/*
+ * kgen_nn_cli.c - the command lines of tpu-gen's transformer layers:
+ * softmax, layernorm, rmsnorm, gelu, silu (kgen_nn.c; docs/transformers.md).
+ * Besides the plan it reports the kernel's error against float64 on the
+ * program's own data: the C reference (ref_nn.c) gives the program's bits
+ * exactly (the .expect check proves it at run time), so its error is the
+ * program's.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fp.h"
+#include "kgen_nn.h"
+
+#define TOOL "tpu-gen"
+#define REPORT_LIMIT (1ull << 22)    /* values: above, the error report is skipped */
+
+static int bad(const char *fmt, const char *a)
+{
+    fprintf(stderr, TOOL ": error: ");
+    fprintf(stderr, fmt, a);
+    fputc('\n', stderr);
+    return 2;
+}
+
+static void usage(FILE *f, const char *k)
+{
+    int norm = strcmp(k, "layernorm") == 0 || strcmp(k, "rmsnorm") == 0;
+    fprintf(f,
+            "usage: tpu-gen %s --config NAME -N ROWS -C COLS%s [--tile-rows R]\n"
+            "       [--timing-only] [--predict] [-o FILE] [--quiet]\n"
+            "%s over each of N rows (tokens) of C fp32 values (features) on the VPU.\n"
+            "The activation is feature-major: column c of all rows is a run of N values,\n"
+            "a row per lane, so N must be a multiple of the vector's S x L elements.\n"
+            "The program checks itself bit for bit (.expect); tpu-gen prints the error\n"
+            "against float64 on the program's data (docs/transformers.md).\n"
+            "\n"
+            "options:\n"
+            "  --config NAME|FILE  the machine (required)\n"
+            "  -N ROWS, -C COLS    the shape\n"
+            "%s"
+            "  --tile-rows R       rows per tile: a multiple of S x L, at most 8 vectors,\n"
+            "                      dividing N (default: the most VMEM allows, up to 8 vectors)\n"
+            "  --timing-only       no data and no .expect\n"
+            "  --predict           print the predicted cycles, write no program\n"
+            "  -o FILE             the program (default: standard output)\n"
+            "  --quiet             print nothing but errors\n"
+            "\n"
+            "exit status: 0 success, 1 the output cannot be written, 2 a bad command line\n"
+            "or a shape the machine cannot take.\n",
+            k, strcmp(k, "softmax") == 0 ? " [--scale S]" : norm ? " [--eps E]" : "",
+            strcmp(k, "softmax") == 0 ? "softmax(scale * x) (the row's maximum subtracted)"
+            : strcmp(k, "layernorm") == 0 ? "layernorm: (x - mean) / sqrt(var + eps) * gamma + beta"
+            : strcmp(k, "rmsnorm") == 0 ? "RMSnorm: x / sqrt(mean(x^2) + eps) * gamma"
+            : strcmp(k, "gelu") == 0 ? "GELU (tanh form), elementwise,"
+                                     : "SiLU, x * sigmoid(x), elementwise,",
+            strcmp(k, "softmax") == 0 ? "  --scale S           multiply x by S first (default 1; attention: 1/sqrt(d))\n"
+            : norm ? "  --eps E             added to the mean square (default 1e-5)\n" : "");
+}
+
+static int parse_num(const char *opt, const char *s, uint64_t *out)
+{
+    char msg[200];
+    if (!s || !*s || strspn(s, "0123456789") != strlen(s)) {
+        snprintf(msg, sizeof msg, "%s must be a positive whole number, got '%s'", opt, s ? s : "");
+        return bad("%s", msg);
+    }
+    errno = 0;
+    unsigned long long v = strtoull(s, NULL, 10);
+    if (errno || v > (1ull << 40)) {
+        snprintf(msg, sizeof msg, "%s is too large: '%s'", opt, s);
+        return bad("%s", msg);
+    }
+    if (v == 0) {
+        snprintf(msg, sizeof msg, "%s must be positive, got '%s'", opt, s);
+        return bad("%s", msg);
+    }
+    *out = v;
+    return 0;
+}
+
+/* A finite fp32 value, > 0 (scale) or >= 0 (eps), rounded to fp32. */
+static int parse_f32(const char *opt, const char *s, int zero_ok, uint32_t *bits)
+{
+    char msg[200], *end;
+    errno = 0;
+    double d = s && *s ? strtod(s, &end) : 0;
+    float fv = (float)d;
+    if (!s || !*s || *end || errno || !isfinite(fv) || d < 0 || (!zero_ok && fv == 0.0f)
+        || (d != 0 && fv == 0.0f) || (fv != 0.0f && fabsf(fv) < 1.17549435e-38f)) {
+        snprintf(msg, sizeof msg, "%s must be a %s normal fp32 number, got '%s'", opt,
+                 zero_ok ? "non-negative" : "positive", s ? s : "");
+        return bad("%s", msg);
+    }
+    *bits = tpu_f32_from_float(fv);
+    return 0;
+}
+
+/* The error of the kernel against float64 on the program's data. */
+static void error_report(FILE *rp, const kgen_nn_plan *p)
+{
+    uint64_t n = p->o.n, c = p->o.c, cnt = n * c;
+    if (cnt > REPORT_LIMIT) {
+        fprintf(rp, "tpu-gen: error against float64: not computed (%llu values, the report takes at most %llu)\n",
+                (unsigned long long)cnt, (unsigned long long)REPORT_LIMIT);
+        return;
+    }
+    uint32_t *x = malloc(cnt * 4), *z = malloc(cnt * 4), *g = malloc(c * 4), *b = malloc(c * 4);
+    uint32_t *tmp = malloc(c * 4);
+    double *w = malloc(cnt * sizeof *w);
+    if (!x || !z || !g || !b || !tmp || !w) {
+        fprintf(rp, "tpu-gen: error against float64: not computed (out of memory)\n");
+    } else {
+        kgen_nn_data(p, x, g, b);
+        tpu_nn_params pr = { p->o.op, c, g, b, p->o.eps, p->o.scale };
+        tpu_ref_nn(&pr, x, z, n, n, tmp);
+        tpu_ref_nn_f64(&pr, x, w, n, n);
+        tpu_nn_error er;
+        memset(&er, 0, sizeof er);
+        tpu_nn_error_add(&er, z, w, cnt, 1e-3, 0);
+        fprintf(rp, "tpu-gen: error against float64 (this data, %llu values): max abs %.3g at [row %llu][col %llu], "
+                "max rel %.3g at [row %llu][col %llu] (over |exact| >= 1e-3)\n",
+                (unsigned long long)cnt, er.max_abs, (unsigned long long)(er.at_abs % n),
+                (unsigned long long)(er.at_abs / n), er.max_rel,
+                (unsigned long long)(er.at_rel % n), (unsigned long long)(er.at_rel / n));
+    }
+    free(x); free(z); free(g); free(b); free(tmp); free(w);
+}
+
+int kgen_cli_nn(int argc, char **argv)
+{
+    const char *k = argv[1];
+    int op;
+    for (op = 0; op < TPU_NN_COUNT && strcmp(k, kgen_nn_names[op]) != 0; op++)
+        ;
+    if (op == TPU_NN_COUNT)
+        return -1;
+    int softmax = op == TPU_NN_SOFTMAX, norm = op == TPU_NN_LAYERNORM || op == TPU_NN_RMSNORM;
+    const char *config = NULL, *out = NULL;
+    int quiet = 0, predict = 0;
+    kgen_nn_opts o;
+    memset(&o, 0, sizeof o);
+    o.op = (tpu_nn_op)op;
+    o.eps = 0x3727c5acu;                     /* 1e-5 */
+    o.scale = TPU_NN_ONE;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int missing = 0;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout, k);
+            return 0;
+        } else if (strcmp(a, "--quiet") == 0) {
+            quiet = 1;
+        } else if (strcmp(a, "--predict") == 0) {
+            predict = 1;
+        } else if (strcmp(a, "--timing-only") == 0) {
+            o.timing_only = 1;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--config", &missing)) || missing) {
+            if (missing)
+                return bad("%s needs a value", a);
+            config = v;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "-o", &missing)) || missing) {
+            if (missing)
+                return bad("%s needs a file name", a);
+            out = v;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "-N", &missing)) || missing) {
+            if (missing || parse_num("-N", v, &o.n))
+                return missing ? bad("%s needs a value", a) : 2;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "-C", &missing)) || missing) {
+            if (missing || parse_num("-C", v, &o.c))
+                return missing ? bad("%s needs a value", a) : 2;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--tile-rows", &missing)) || missing) {
+            if (missing || parse_num("--tile-rows", v, &o.tile_rows))
+                return missing ? bad("%s needs a value", a) : 2;
+        } else if (softmax && ((v = tpu_cli_opt_value(argc, argv, &i, "--scale", &missing)) || missing)) {
+            if (missing || parse_f32("--scale", v, 0, &o.scale))
+                return missing ? bad("%s needs a value", a) : 2;
+        } else if (norm && ((v = tpu_cli_opt_value(argc, argv, &i, "--eps", &missing)) || missing)) {
+            if (missing || parse_f32("--eps", v, 1, &o.eps))
+                return missing ? bad("%s needs a value", a) : 2;
+        } else {
+            return bad("unknown option '%s' (try --help)", a);
+        }
+    }
+    if (!config)
+        return bad("--config is required: the machine to generate for (tiny, mid, v5e, ...)%s", "");
+    if (!o.n || !o.c)
+        return bad("%s needs -N and -C (rows and columns)", k);
+    tpu_config cfg;
+    if (tpu_cli_load_config(TOOL, config, &cfg) || tpu_cli_finish_config(TOOL, &cfg, NULL, 0))
+        return 2;
+    static kgen_nn_plan p;
+    char err[600];
+    if (kgen_nn_plan_make(&cfg, &o, &p, err, sizeof err))
+        return bad("%s", err);
+    char what[300];
+    snprintf(what, sizeof what, "%s N %llu x C %llu on %s: VPU, feature-major, %llu tiles of %llu rows",
+             k, (unsigned long long)o.n, (unsigned long long)o.c, cfg.name,
+             (unsigned long long)p.tiles, (unsigned long long)(p.rb * p.e));
+    if (predict) {
+        printf("tpu-gen: %s\n", what);
+        printf("tpu-gen: predicted %.0f cycles, %s-bound (vpu %.0f, memory %.0f, issue %.0f)\n",
+               p.cost.predicted, p.cost.bound, p.cost.t_math, p.cost.t_memory, p.cost.t_issue);
+        return 0;
+    }
+    FILE *fo = stdout;
+    if (out && !(fo = fopen(out, "w"))) {
+        fprintf(stderr, TOOL ": error: cannot write '%s': %s\n", out, strerror(errno));
+        return 1;
+    }
+    long n = kgen_nn_emit(fo, config, &cfg, &p);
+    if (out && fclose(fo) != 0)
+        n = -1;
+    if (n < 0) {
+        fprintf(stderr, TOOL ": error: cannot write '%s'\n", out ? out : "standard output");
+        return 1;
+    }
+    if ((uint64_t)n > cfg.imem_words) {
+        fprintf(stderr, TOOL ": error: the program has %ld instructions, IMEM holds %llu\n", n,
+                (unsigned long long)cfg.imem_words);
+        return 2;
+    }
+    if (!quiet) {
+        FILE *rp = out ? stdout : stderr;
+        fprintf(rp, "tpu-gen: %s\n", what);
+        fprintf(rp, "tpu-gen: program: %ld instructions of %llu; VMEM %llu of %llu bytes; HBM %llu bytes\n",
+                n, (unsigned long long)cfg.imem_words, (unsigned long long)p.vmem_need,
+                (unsigned long long)cfg.vmem_bytes, (unsigned long long)p.hbm_need);
+        fprintf(rp, "tpu-gen: predicted %.0f cycles, %s-bound (vpu %.0f, memory %.0f, issue %.0f)\n",
+                p.cost.predicted, p.cost.bound, p.cost.t_math, p.cost.t_memory, p.cost.t_issue);
+        if (!o.timing_only)
+            error_report(rp, &p);
+    }
+    return 0;
+}

@@ -447,6 +447,10 @@ static int check_softmax(checker *k)
  * X, N, C, SCALE; layernorm Z, X, G, B, N, C, EPS; rmsnorm Z, X, G, N, C,
  * EPS; gelu|silu Z, X, N.  Feature-major: element (row i, column c) at
  * 4 (c N + i); the elementwise ones are N values (one column). */
+static int read_input(checker *k, unsigned i, const char *name, int after, uint64_t off,
+                      void *dst, size_t n);
+static int want_flags(checker *k, unsigned i, unsigned allowed, unsigned *flags);
+
 static int check_nn(checker *k)
 {
     unsigned op = k->e->op;
@@ -455,20 +459,25 @@ static int check_nn(checker *k)
     unsigned ng = op == TPU_EXPECT_LAYERNORM ? 2 : op == TPU_EXPECT_RMSNORM ? 1 : 0;
     unsigned at = 2 + ng;                    /* the operand N */
     int rows = op == TPU_EXPECT_SOFTMAX_S || ng;
-    uint64_t n = 0, c = 1, v = 0, cells = 0, bytes = 0, pb = 0;
+    uint64_t n = 0, c = 1, v = 0, cells = 0, bytes = 0, zbytes = 0, pb = 0;
+    unsigned fl = 0;
     p.op = op == TPU_EXPECT_SOFTMAX_S ? TPU_NN_SOFTMAX : op == TPU_EXPECT_LAYERNORM ? TPU_NN_LAYERNORM
            : op == TPU_EXPECT_RMSNORM ? TPU_NN_RMSNORM : op == TPU_EXPECT_GELU ? TPU_NN_GELU
            : TPU_NN_SILU;
-    if (want_nops(k, rows ? at + 3 : 3) || want_number(k, at, "N", &n)
+    unsigned nf = rows ? at + 3 : 3;         /* the operand FLAGS */
+    if (want_nops(k, nf + 1) || want_number(k, at, "N", &n)
         || (rows && want_number(k, at + 1, "C", &c)) || (rows && want_number(k, at + 2,
-            op == TPU_EXPECT_SOFTMAX_S ? "SCALE" : "EPS", &v)))
+            op == TPU_EXPECT_SOFTMAX_S ? "SCALE" : "EPS", &v))
+        || want_flags(k, nf, TPU_REF_EPI_XOUT | TPU_REF_EPI_BF16, &fl))
         return -1;
+    int bf16 = (fl & TPU_REF_EPI_BF16) != 0, after = (fl & TPU_REF_EPI_XOUT) != 0;
     if (v > 0xffffffffu)
         return check_error(k, "%s 0x%llx is not an fp32 bit pattern",
                            op == TPU_EXPECT_SOFTMAX_S ? "SCALE" : "EPS", (unsigned long long)v);
     if (want_bytes(k, "N x C", n, c, 1, &cells) || want_bytes(k, "N x C elements", cells, 1, 4, &bytes)
         || want_bytes(k, "C parameters", c, 1, 4, &pb)
-        || want_region(k, 0, "Z", bytes) || want_region(k, 1, "X", bytes)
+        || want_bytes(k, "Z", cells, 1, bf16 ? 2 : 4, &zbytes)
+        || want_region(k, 0, "Z", zbytes) || want_region(k, 1, "X", bytes)
         || (ng >= 1 && want_region(k, 2, "G", pb)) || (ng == 2 && want_region(k, 3, "B", pb)))
         return -1;
     if (cells == 0)
@@ -480,26 +489,32 @@ static int check_nn(checker *k)
     uint32_t *got = want ? alloc_or_error(k, (size_t)bytes) : NULL;
     uint32_t *par = got ? alloc_or_error(k, (size_t)pb * 3) : NULL;
     int rc = par ? 0 : -1;
+    if (rc == 0)
+        rc = read_input(k, 1, "X", after, 0, x, (size_t)bytes);
     if (rc == 0) {
-        tpu_expect_initial_read(k->obj, k->e->ops[1].space, k->e->ops[1].value, (uint8_t *)x,
-                                (size_t)bytes);
         for (unsigned g = 0; g < ng; g++)
             tpu_expect_initial_read(k->obj, k->e->ops[2 + g].space, k->e->ops[2 + g].value,
                                     (uint8_t *)(par + g * c), (size_t)pb);
         p.gamma = par, p.beta = par + c;
         tpu_ref_nn(&p, x, want, n, n, par + 2 * c);
-        rc = read_output(k, 0, "Z", 0, got, (size_t)bytes);
+        rc = read_output(k, 0, "Z", 0, got, (size_t)zbytes);
     }
-    for (uint64_t i = 0; rc == 0 && i < cells; i++)
-        if (want[i] != got[i]) {
+    for (uint64_t i = 0; rc == 0 && i < cells; i++) {
+        uint32_t w = want[i], g = bf16 ? (uint32_t)((const uint16_t *)got)[i] : got[i];
+        if (bf16)
+            w = tpu_bf16_from_f32(w);
+        if (w != g) {
             char where[64];
             if (rows)
                 snprintf(where, sizeof where, "[row %llu][col %llu]", (unsigned long long)(i % n),
                          (unsigned long long)(i / n));
             else
                 snprintf(where, sizeof where, "[%llu]", (unsigned long long)i);
-            rc = mismatch_f32(k, "Z", &k->e->ops[0], where, want[i], got[i]);
+            if (bf16)
+                g <<= 16, w <<= 16;
+            rc = mismatch_f32(k, "Z", &k->e->ops[0], where, w, g);
         }
+    }
     free(x); free(want); free(got); free(par);
     return rc;
 }
@@ -710,9 +725,11 @@ static int check_matmul_epi(checker *k)
     if (want_nops(k, 8) || want_number(k, 4, "B", &b) || want_number(k, 5, "D", &d)
         || want_number(k, 6, "F", &f)
         || want_flags(k, 7, TPU_REF_EPI_BIAS | TPU_REF_EPI_RELU | TPU_REF_EPI_XOUT
-                      | TPU_REF_EPI_BF16 | TPU_REF_EPI_W8, &fl))
+                      | TPU_REF_EPI_BF16 | TPU_REF_EPI_W8 | TPU_REF_EPI_WOUT, &fl))
         return -1;
     int bf16 = (fl & TPU_REF_EPI_BF16) != 0, after = (fl & TPU_REF_EPI_XOUT) != 0;
+    if ((fl & TPU_REF_EPI_WOUT) && (fl & TPU_REF_EPI_W8))
+        return check_error(k, "FLAGS 64 (W after the run) and 32 (int8 W) do not go together");
     int w8 = (fl & TPU_REF_EPI_W8) != 0;
     if (want_bytes(k, "X[B,D]", b, d, 2, &xb) || want_bytes(k, "W[D,F]", d, f, w8 ? 1 : 2, &wb)
         || want_bytes(k, "Y[B,F]", b, f, bf16 ? 2 : 4, &yb)
@@ -732,9 +749,9 @@ static int check_matmul_epi(checker *k)
     uint32_t *want = x ? alloc_or_error(k, (size_t)(rows * f * 4)) : NULL;
     uint32_t *got = want ? alloc_or_error(k, (size_t)(rows * f * 4)) : NULL;
     int rc = got ? 0 : -1;
+    if (rc == 0)
+        rc = read_input(k, 2, "W", (fl & TPU_REF_EPI_WOUT) != 0, 0, w, (size_t)wb);
     if (rc == 0) {
-        tpu_expect_initial_read(k->obj, k->e->ops[2].space, k->e->ops[2].value, (uint8_t *)w,
-                                (size_t)wb);
         if (w8)                              /* widen in place, from the end */
             for (uint64_t i = d * f; i-- > 0;)
                 w[i] = tpu_bf16_from_i8(((const uint8_t *)w)[i]);

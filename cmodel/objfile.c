@@ -319,10 +319,10 @@ static void expect_shape(unsigned op, unsigned *min_ops, unsigned *max_ops, unsi
     case TPU_EXPECT_CONV2D: *min_ops = *max_ops = 15; *naddr = 4; break;
     case TPU_EXPECT_POOL:   *min_ops = *max_ops = 11; *naddr = 2; break;
     case TPU_EXPECT_SOFTMAX: *min_ops = *max_ops = 4; *naddr = 2; break;
-    case TPU_EXPECT_SOFTMAX_S: *min_ops = *max_ops = 5; *naddr = 2; break;
-    case TPU_EXPECT_LAYERNORM: *min_ops = *max_ops = 7; *naddr = 4; break;
-    case TPU_EXPECT_RMSNORM: *min_ops = *max_ops = 6; *naddr = 3; break;
-    case TPU_EXPECT_GELU: case TPU_EXPECT_SILU: *min_ops = *max_ops = 3; *naddr = 2; break;
+    case TPU_EXPECT_SOFTMAX_S: *min_ops = *max_ops = 6; *naddr = 2; break;
+    case TPU_EXPECT_LAYERNORM: *min_ops = *max_ops = 8; *naddr = 4; break;
+    case TPU_EXPECT_RMSNORM: *min_ops = *max_ops = 7; *naddr = 3; break;
+    case TPU_EXPECT_GELU: case TPU_EXPECT_SILU: *min_ops = *max_ops = 4; *naddr = 2; break;
     default:                *min_ops = *max_ops = *naddr = 0; break;
     }
 }

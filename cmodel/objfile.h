@@ -61,12 +61,13 @@ enum tpu_expect_op {
     TPU_EXPECT_SOFTMAX,    /* Z, X, N, C: fp32 softmax of N rows of C, column c of all rows
                               at X + 4 N c (the VPU's layout: a row per lane), numerics.md 11.7 */
     /* The transformer layers (cmodel/ref_nn.h, numerics.md section 12), feature-major like
-     * softmax: element (row i, column c) at 4 (c N + i); SCALE and EPS fp32 bit patterns. */
-    TPU_EXPECT_SOFTMAX_S,  /* Z, X, N, C, SCALE: softmax(SCALE x) */
-    TPU_EXPECT_LAYERNORM,  /* Z, X, G, B, N, C, EPS: gamma G[C], beta B[C] fp32 */
-    TPU_EXPECT_RMSNORM,    /* Z, X, G, N, C, EPS */
-    TPU_EXPECT_GELU,       /* Z, X, N: fp32 Z[i] = gelu(X[i]) (tanh form) */
-    TPU_EXPECT_SILU,       /* Z, X, N: fp32 Z[i] = X[i] sigmoid(X[i]) */
+     * softmax: element (row i, column c) at 4 (c N + i); SCALE and EPS fp32 bit patterns;
+     * FLAGS 4: X is read after the run (an intermediate), 8: Z is bf16 (rne). */
+    TPU_EXPECT_SOFTMAX_S,  /* Z, X, N, C, SCALE, FLAGS: softmax(SCALE x) */
+    TPU_EXPECT_LAYERNORM,  /* Z, X, G, B, N, C, EPS, FLAGS: gamma G[C], beta B[C] fp32 */
+    TPU_EXPECT_RMSNORM,    /* Z, X, G, N, C, EPS, FLAGS */
+    TPU_EXPECT_GELU,       /* Z, X, N, FLAGS: Z[i] = gelu(X[i]) (tanh form) */
+    TPU_EXPECT_SILU,       /* Z, X, N, FLAGS: Z[i] = X[i] sigmoid(X[i]) */
     TPU_EXPECT_OP_COUNT
 };
 

@@ -117,6 +117,7 @@ enum {
     TPU_REF_EPI_BF16 = 8,     /* (expect) Y is stored as bf16, rounded to nearest even */
     TPU_REF_EPI_VPU = 16,     /* conv2d: the VPU's order (depthwise), not the MXU's */
     TPU_REF_EPI_W8 = 32,      /* (matmul_epi) W is int8, widened to bf16 as dma.h2v.i8 does */
+    TPU_REF_EPI_WOUT = 64,    /* (matmul_epi) W is read after the run: an intermediate */
     TPU_REF_EPI_ALL = 31
 };
 

@@ -408,9 +408,10 @@ static void d_expect(dctx *d)
         [TPU_EXPECT_MATMUL_EPI] = "Y, X, W, BIAS, B, D, F, FLAGS",
         [TPU_EXPECT_CONV2D] = "Y, X, W, BIAS, NB, H, W, C, F, R, S, STRIDE, PAD, GROUPS, FLAGS",
         [TPU_EXPECT_POOL] = "Y, X, NB, H, W, C, R, S, STRIDE, PAD, MODE",
-        [TPU_EXPECT_SOFTMAX] = "Z, X, N, C", [TPU_EXPECT_SOFTMAX_S] = "Z, X, N, C, SCALE",
-        [TPU_EXPECT_LAYERNORM] = "Z, X, G, B, N, C, EPS", [TPU_EXPECT_RMSNORM] = "Z, X, G, N, C, EPS",
-        [TPU_EXPECT_GELU] = "Z, X, N", [TPU_EXPECT_SILU] = "Z, X, N",
+        [TPU_EXPECT_SOFTMAX] = "Z, X, N, C", [TPU_EXPECT_SOFTMAX_S] = "Z, X, N, C, SCALE, FLAGS",
+        [TPU_EXPECT_LAYERNORM] = "Z, X, G, B, N, C, EPS, FLAGS",
+        [TPU_EXPECT_RMSNORM] = "Z, X, G, N, C, EPS, FLAGS",
+        [TPU_EXPECT_GELU] = "Z, X, N, FLAGS", [TPU_EXPECT_SILU] = "Z, X, N, FLAGS",
     };
     static const uint8_t naddr[TPU_EXPECT_OP_COUNT] = {
         [TPU_EXPECT_MATMUL] = 3, [TPU_EXPECT_ADD] = 3, [TPU_EXPECT_SUB] = 3,
@@ -429,8 +430,8 @@ static void d_expect(dctx *d)
         [TPU_EXPECT_SUM] = 5, [TPU_EXPECT_MATMUL_I8] = 6, [TPU_EXPECT_MATMUL_W8] = 6,
         [TPU_EXPECT_MATMUL_W8S] = 7, [TPU_EXPECT_ADD_RELU] = 4,
         [TPU_EXPECT_MATMUL_EPI] = 8, [TPU_EXPECT_CONV2D] = 15, [TPU_EXPECT_POOL] = 11,
-        [TPU_EXPECT_SOFTMAX] = 4, [TPU_EXPECT_SOFTMAX_S] = 5, [TPU_EXPECT_LAYERNORM] = 7,
-        [TPU_EXPECT_RMSNORM] = 6, [TPU_EXPECT_GELU] = 3, [TPU_EXPECT_SILU] = 3,
+        [TPU_EXPECT_SOFTMAX] = 4, [TPU_EXPECT_SOFTMAX_S] = 6, [TPU_EXPECT_LAYERNORM] = 8,
+        [TPU_EXPECT_RMSNORM] = 7, [TPU_EXPECT_GELU] = 4, [TPU_EXPECT_SILU] = 4,
     };
     if (a->pass != 2)
         return;

@@ -64,6 +64,9 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+/* bytes of one column of a tile's output: fp32, or bf16 for a GEMM to read */
+static uint64_t zcol(const kgen_nn_plan *p) { return p->o.out_bf16 ? p->col_bytes / 2 : p->col_bytes; }
+
 /* VPU instructions per (column, vector) of a tile, and per column. */
 static void per_elem(tpu_nn_op op, double *k, double *col)
 {
@@ -244,7 +247,7 @@ static void next_col(nctx *n, int x, int z, int g)
     if (x)
         kgen_addi(e, XP, XP, (int64_t)n->p->col_bytes, T0);
     if (z)
-        kgen_addi(e, ZP, ZP, (int64_t)n->p->col_bytes, T0);
+        kgen_addi(e, ZP, ZP, (int64_t)zcol(n->p), T0);
     if (g)
         kgen_addi(e, GP, GP, (int64_t)n->vb, T0);
     if (g > 1)
@@ -282,6 +285,8 @@ static void pass(nctx *n, col_body body, int peel, int x, int z, int g, const ch
 #define A(j) (j)
 #define S(j) (8 + (j))
 #define OFF(j) ((uint64_t)(j) * n->vb)
+#define OFFZ(j) ((uint64_t)(j) * n->vb / (n->p->o.out_bf16 ? 2 : 1))
+#define VSTZ (n->p->o.out_bf16 ? "vst.bf16" : "vst    ")
 
 /* softmax: m = max(scale x) (A); e = exp(scale x - m) to Z, s = sum (S); Z *= rcp(s) */
 static void sm_max(nctx *n, int first)
@@ -302,16 +307,16 @@ static void sm_exp(nctx *n, int first)
     FOR_J kgen_ins(n->e, "vmul    v%u, v%u, v%u", X(j), X(j), VSCALE);
     FOR_J kgen_ins(n->e, "vsub    v%u, v%u, v%u", X(j), X(j), A(j));
     FOR_J kgen_ins(n->e, "vexp    v%u, v%u", first ? S(j) : X(j), X(j));
-    FOR_J kgen_ins(n->e, "vst     v%u, %s, %" PRIu64, first ? S(j) : X(j), ZP, OFF(j));
+    FOR_J kgen_ins(n->e, "vst     v%u, %s, %" PRIu64, first ? S(j) : X(j), XP, OFF(j));
     if (!first)
         FOR_J kgen_ins(n->e, "vadd    v%u, v%u, v%u", S(j), S(j), X(j));
 }
 static void sm_scale(nctx *n, int first)
 {
     (void)first;
-    FOR_J kgen_ins(n->e, "vld     v%u, %s, %" PRIu64, X(j), ZP, OFF(j));
+    FOR_J kgen_ins(n->e, "vld     v%u, %s, %" PRIu64, X(j), XP, OFF(j));
     FOR_J kgen_ins(n->e, "vmul    v%u, v%u, v%u", X(j), X(j), S(j));
-    FOR_J kgen_ins(n->e, "vst     v%u, %s, %" PRIu64, X(j), ZP, OFF(j));
+    FOR_J kgen_ins(n->e, "%s v%u, %s, %" PRIu64, VSTZ, X(j), ZP, OFFZ(j));
 }
 
 /* layernorm: s = sum x (A), mean = s * 1/C; q = sum (x - mean)^2 (S); r = rsqrt(q/C + eps) */
@@ -339,7 +344,7 @@ static void ln_out(nctx *n, int first)
     FOR_J kgen_ins(n->e, "vmul    v%u, v%u, v%u", X(j), X(j), S(j));
     FOR_J kgen_ins(n->e, "vmul    v%u, v%u, v%u", X(j), X(j), VG);
     FOR_J kgen_ins(n->e, "vadd    v%u, v%u, v%u", X(j), X(j), VB);
-    FOR_J kgen_ins(n->e, "vst     v%u, %s, %" PRIu64, X(j), ZP, OFF(j));
+    FOR_J kgen_ins(n->e, "%s v%u, %s, %" PRIu64, VSTZ, X(j), ZP, OFFZ(j));
 }
 
 /* rmsnorm: q = sum x^2 (S); r = rsqrt(q/C + eps); x r gamma */
@@ -357,7 +362,7 @@ static void rms_out(nctx *n, int first)
     FOR_J kgen_ins(n->e, "vld     v%u, %s, %" PRIu64, X(j), XP, OFF(j));
     FOR_J kgen_ins(n->e, "vmul    v%u, v%u, v%u", X(j), X(j), S(j));
     FOR_J kgen_ins(n->e, "vmul    v%u, v%u, v%u", X(j), X(j), VG);
-    FOR_J kgen_ins(n->e, "vst     v%u, %s, %" PRIu64, X(j), ZP, OFF(j));
+    FOR_J kgen_ins(n->e, "%s v%u, %s, %" PRIu64, VSTZ, X(j), ZP, OFFZ(j));
 }
 
 /* gelu (numerics.md 12): x in X(j), t in A(j), h in S(j) */
@@ -380,7 +385,7 @@ static void gelu_col(nctx *n, int first)
     FOR_J kgen_ins(e, "vadd    v%u, v%u, v%u", A(j), A(j), VONE);
     FOR_J kgen_ins(e, "vmul    v%u, v%u, v%u", S(j), X(j), VHALF);
     FOR_J kgen_ins(e, "vmul    v%u, v%u, v%u", A(j), S(j), A(j));
-    FOR_J kgen_ins(e, "vst     v%u, %s, %" PRIu64, A(j), ZP, OFF(j));
+    FOR_J kgen_ins(e, "%s v%u, %s, %" PRIu64, VSTZ, A(j), ZP, OFFZ(j));
 }
 static void silu_col(nctx *n, int first)
 {
@@ -392,7 +397,7 @@ static void silu_col(nctx *n, int first)
     FOR_J kgen_ins(e, "vadd    v%u, v%u, v%u", A(j), A(j), VONE);
     FOR_J kgen_ins(e, "vrcp    v%u, v%u", A(j), A(j));
     FOR_J kgen_ins(e, "vmul    v%u, v%u, v%u", A(j), X(j), A(j));
-    FOR_J kgen_ins(e, "vst     v%u, %s, %" PRIu64, A(j), ZP, OFF(j));
+    FOR_J kgen_ins(e, "%s v%u, %s, %" PRIu64, VSTZ, A(j), ZP, OFFZ(j));
 }
 
 /* The tile's computation, from the input set s8 into the output set. */
@@ -402,9 +407,9 @@ static void tile_code(nctx *n)
     switch (n->p->o.op) {
     case TPU_NN_SOFTMAX:
         pass(n, sm_max, 1, 1, 0, 0, "pass 1: m = max over the columns of scale * x");
-        pass(n, sm_exp, 1, 1, 1, 0, "pass 2: e = exp(scale * x - m) into Z, s = their sum");
+        pass(n, sm_exp, 1, 1, 0, 0, "pass 2: e = exp(scale * x - m) in place of x, s = their sum");
         FOR_J kgen_ins(e, "vrcp    v%u, v%u", S(j), S(j));
-        pass(n, sm_scale, 0, 0, 1, 0, "pass 3: Z = e * rcp(s)");
+        pass(n, sm_scale, 0, 1, 1, 0, "pass 3: Z = e * rcp(s)");
         break;
     case TPU_NN_LAYERNORM:
         pass(n, ln_sum, 1, 1, 0, 0, "pass 1: the sum of the columns");
@@ -433,45 +438,11 @@ static void tile_code(nctx *n)
     }
 }
 
-long kgen_nn_emit(FILE *f, const char *config_name, const tpu_config *cfg, const kgen_nn_plan *p)
+void kgen_nn_code(kgen_emitter *e, const kgen_nn_plan *p)
 {
-    kgen_emitter E = { f, 0, 0, NULL, "" }, *e = &E;
     nctx N = { e, p, p->e * 4 }, *n = &N;
     const kgen_nn_opts *o = &p->o;
-    const char *name = kgen_nn_names[o->op];
     uint64_t setd = p->v_in[1] - p->v_in[0];
-    kgen_line(e, "# tpu-as: --config %s", config_name);
-    kgen_line(e, "#");
-    kgen_line(e, "# Generated by tpu-gen %s (sim/kernels/kgen_nn.c, docs/transformers.md); do not edit.", name);
-    kgen_line(e, "#");
-    kgen_line(e, "#   Z = %s(X) over each of N = %" PRIu64 " rows of C = %" PRIu64 " fp32 values, feature-major:",
-              name, o->n, o->c);
-    kgen_line(e, "#   column c of every row is a run of N values (X + 4 N c), a row per lane");
-    if (o->op == TPU_NN_SOFTMAX)
-        kgen_line(e, "#   scale 0x%08x (%.9g)", o->scale, (double)tpu_f32_to_float(o->scale));
-    if (o->op == TPU_NN_LAYERNORM || o->op == TPU_NN_RMSNORM)
-        kgen_line(e, "#   eps 0x%08x (%.9g), 1/C 0x%08x; gamma%s: C fp32", o->eps,
-                  (double)tpu_f32_to_float(o->eps), tpu_nn_inv(o->c),
-                  o->op == TPU_NN_LAYERNORM ? ", beta" : "");
-    kgen_line(e, "#   machine %s: a vector holds %" PRIu64 " rows; %" PRIu64 " tiles of %" PRIu64
-              " vectors (%" PRIu64 " rows, %" PRIu64 " bytes), two in flight",
-              cfg->name, p->e, p->tiles, p->rb, p->rb * p->e, p->tile_bytes);
-    kgen_line(e, "#   predicted       %.0f cycles, %s-bound (vpu %.0f, memory %.0f, issue %.0f)",
-              p->cost.predicted, p->cost.bound, p->cost.t_math, p->cost.t_memory, p->cost.t_issue);
-    kgen_line(e, "# Registers: s5 tiles left, s6 the next tile's HBM offset, s7 its set, s8 the set computed,");
-    kgen_line(e, "# s9 the column's input, s10 columns left, s11 tiles done, s12 the output's HBM offset,");
-    kgen_line(e, "# s13 the column's output, s14/s15 its gamma/beta vector; v24-v31 constants.");
-    kgen_line(e, "# Semaphores: 0 inputs landed, 2 outputs written, 3 gamma/beta vectors made.");
-    kgen_line(e, "");
-    kgen_line(e, "        .assert VPU_SUBLANES * VPU_LANES == %" PRIu64 ", \"generated for %" PRIu64
-              " fp32 a vector: assemble with --config %s\"", p->e, p->e, config_name);
-    if (o->timing_only) {
-        kgen_line(e, "        .equ    X, hbm(%" PRIu64 ")", p->h_x);
-        kgen_line(e, "        .equ    Z, hbm(%" PRIu64 ")", p->h_z);
-        kgen_line(e, "        .equ    G, hbm(%" PRIu64 ")", p->h_par);
-        kgen_line(e, "        .equ    B, hbm(%" PRIu64 ")", p->h_par + ALIGN64(o->c * 4));
-    }
-    kgen_line(e, "        .text");
     /* constants */
     switch (o->op) {
     case TPU_NN_SOFTMAX:
@@ -517,10 +488,11 @@ long kgen_nn_emit(FILE *f, const char *config_name, const tpu_config *cfg, const
     kgen_li(e, "s8", 0);
     kgen_li(e, "s11", 0);
     kgen_li(e, "s12", 0);
+    unsigned tile = kgen_new_label(e);
     /* LOAD: the next tile (HBM offset s6) into set s7: C rows of col_bytes */
     for (int ps = 0; ps < 2; ps++) {
         if (ps == 1)
-            kgen_line(e, "TILE:");
+            kgen_put_label(e, tile);
         unsigned skip = kgen_new_label(e);
         if (ps == 1) {
             kgen_li(e, T0, p->tiles - 1);
@@ -561,16 +533,56 @@ long kgen_nn_emit(FILE *f, const char *config_name, const tpu_config *cfg, const
     kgen_li(e, T1, p->h_z);
     kgen_ins(e, "add     %s, %s, s12", T1, T1);
     kgen_li(e, T2, o->c);
-    kgen_li(e, T3, p->col_bytes);
-    kgen_li(e, XP, o->n * 4);
+    kgen_li(e, T3, zcol(p));
+    kgen_li(e, XP, o->n * (o->out_bf16 ? 2 : 4));
     kgen_ins(e, "dma.v2h %s, %s, %s, %s, %s, %s, 2", T1, T0, T2, T3, T3, XP);
-    kgen_addi(e, "s12", "s12", (int64_t)p->col_bytes, T0);
+    kgen_addi(e, "s12", "s12", (int64_t)zcol(p), T0);
     kgen_li(e, T0, setd);
     kgen_ins(e, "xor     s8, s8, %s", T0);
     kgen_ins(e, "addi    s11, s11, 1");
     kgen_ins(e, "addi    s5, s5, -1");
-    kgen_ins(e, "bne     s5, zero, TILE");
+    kgen_ins(e, "bne     s5, zero, L%u", tile);
     kgen_ins(e, "sem.wait 2, %" PRIu64 "                 # the last outputs", p->tiles < 2 ? p->tiles : 2);
+}
+
+long kgen_nn_emit(FILE *f, const char *config_name, const tpu_config *cfg, const kgen_nn_plan *p)
+{
+    kgen_emitter E = { f, 0, 0, NULL, "" }, *e = &E;
+    const kgen_nn_opts *o = &p->o;
+    const char *name = kgen_nn_names[o->op];
+    kgen_line(e, "# tpu-as: --config %s", config_name);
+    kgen_line(e, "#");
+    kgen_line(e, "# Generated by tpu-gen %s (sim/kernels/kgen_nn.c, docs/transformers.md); do not edit.", name);
+    kgen_line(e, "#");
+    kgen_line(e, "#   Z = %s(X) over each of N = %" PRIu64 " rows of C = %" PRIu64 " fp32 values, feature-major:",
+              name, o->n, o->c);
+    kgen_line(e, "#   column c of every row is a run of N values (X + 4 N c), a row per lane");
+    if (o->op == TPU_NN_SOFTMAX)
+        kgen_line(e, "#   scale 0x%08x (%.9g)", o->scale, (double)tpu_f32_to_float(o->scale));
+    if (o->op == TPU_NN_LAYERNORM || o->op == TPU_NN_RMSNORM)
+        kgen_line(e, "#   eps 0x%08x (%.9g), 1/C 0x%08x; gamma%s: C fp32", o->eps,
+                  (double)tpu_f32_to_float(o->eps), tpu_nn_inv(o->c),
+                  o->op == TPU_NN_LAYERNORM ? ", beta" : "");
+    kgen_line(e, "#   machine %s: a vector holds %" PRIu64 " rows; %" PRIu64 " tiles of %" PRIu64
+              " vectors (%" PRIu64 " rows, %" PRIu64 " bytes), two in flight",
+              cfg->name, p->e, p->tiles, p->rb, p->rb * p->e, p->tile_bytes);
+    kgen_line(e, "#   predicted       %.0f cycles, %s-bound (vpu %.0f, memory %.0f, issue %.0f)",
+              p->cost.predicted, p->cost.bound, p->cost.t_math, p->cost.t_memory, p->cost.t_issue);
+    kgen_line(e, "# Registers: s5 tiles left, s6 the next tile's HBM offset, s7 its set, s8 the set computed,");
+    kgen_line(e, "# s9 the column's input, s10 columns left, s11 tiles done, s12 the output's HBM offset,");
+    kgen_line(e, "# s13 the column's output, s14/s15 its gamma/beta vector; v24-v31 constants.");
+    kgen_line(e, "# Semaphores: 0 inputs landed, 2 outputs written, 3 gamma/beta vectors made.");
+    kgen_line(e, "");
+    kgen_line(e, "        .assert VPU_SUBLANES * VPU_LANES == %" PRIu64 ", \"generated for %" PRIu64
+              " fp32 a vector: assemble with --config %s\"", p->e, p->e, config_name);
+    if (o->timing_only) {
+        kgen_line(e, "        .equ    X, hbm(%" PRIu64 ")", p->h_x);
+        kgen_line(e, "        .equ    Z, hbm(%" PRIu64 ")", p->h_z);
+        kgen_line(e, "        .equ    G, hbm(%" PRIu64 ")", p->h_par);
+        kgen_line(e, "        .equ    B, hbm(%" PRIu64 ")", p->h_par + ALIGN64(o->c * 4));
+    }
+    kgen_line(e, "        .text");
+    kgen_nn_code(e, p);
     kgen_ins(e, "halt");
     if (!o->timing_only) {
         float lo, hi;
@@ -590,16 +602,16 @@ long kgen_nn_emit(FILE *f, const char *config_name, const tpu_config *cfg, const
         kgen_line(e, "# ---- check, bit for bit (numerics.md section 12)");
         switch (o->op) {
         case TPU_NN_SOFTMAX:
-            kgen_line(e, "        .expect softmax_s Z, X, %" PRIu64 ", %" PRIu64 ", 0x%08x", o->n, o->c, o->scale);
+            kgen_line(e, "        .expect softmax_s Z, X, %" PRIu64 ", %" PRIu64 ", 0x%08x, 0", o->n, o->c, o->scale);
             break;
         case TPU_NN_LAYERNORM:
-            kgen_line(e, "        .expect layernorm Z, X, G, B, %" PRIu64 ", %" PRIu64 ", 0x%08x", o->n, o->c, o->eps);
+            kgen_line(e, "        .expect layernorm Z, X, G, B, %" PRIu64 ", %" PRIu64 ", 0x%08x, 0", o->n, o->c, o->eps);
             break;
         case TPU_NN_RMSNORM:
-            kgen_line(e, "        .expect rmsnorm Z, X, G, %" PRIu64 ", %" PRIu64 ", 0x%08x", o->n, o->c, o->eps);
+            kgen_line(e, "        .expect rmsnorm Z, X, G, %" PRIu64 ", %" PRIu64 ", 0x%08x, 0", o->n, o->c, o->eps);
             break;
         default:
-            kgen_line(e, "        .expect %s Z, X, %" PRIu64, name, o->n * o->c);
+            kgen_line(e, "        .expect %s Z, X, %" PRIu64 ", 0", name, o->n * o->c);
             break;
         }
     }

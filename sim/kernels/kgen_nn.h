@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "kgen.h"
+#include "kgen_impl.h"
 #include "ref_nn.h"
 
 typedef struct {
@@ -21,6 +22,7 @@ typedef struct {
     uint32_t eps, scale;         /* fp32 bit patterns: the norms' epsilon, softmax's scale */
     uint64_t tile_rows;          /* rows per tile: a multiple of the vector's S x L (0: choose) */
     int timing_only;             /* no data, no .expect */
+    int out_bf16;                /* Z rounded to bf16 (vst.bf16): a GEMM's operand next */
 } kgen_nn_opts;
 
 typedef struct {
@@ -42,6 +44,11 @@ extern const char *const kgen_nn_names[TPU_NN_COUNT];
 int kgen_nn_plan_make(const tpu_config *cfg, const kgen_nn_opts *o, kgen_nn_plan *p, char *err,
                       size_t errlen);
 long kgen_nn_emit(FILE *f, const char *config_name, const tpu_config *cfg, const kgen_nn_plan *p);
+
+/* The layer's code alone (from its constants to its last output's
+ * arrival; every semaphore back at zero), X at p->h_x, Z at p->h_z, for a
+ * program that goes on after it (kgen_tfm.c). */
+void kgen_nn_code(kgen_emitter *e, const kgen_nn_plan *p);
 
 /* The data tpu-gen's program holds (its .random fills), for the error
  * report: X (feature-major, N x C), gamma and beta (C each). */

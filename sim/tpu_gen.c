@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "kgen.h"
 #include "kgen_nn.h"
+#include "kgen_tfm.h"
 #include "npy.h"
 
 #define TOOL "tpu-gen"
@@ -37,7 +38,7 @@ static void usage(FILE *f)
             "  tpu-as --config NAME gemm.s && tpu-sim --config NAME gemm.bin\n"
             "The plan, the predicted cycles and the bound are printed (docs/workloads.md).\n"
             "Other kernels: tpu-gen conv2d|pool|eltwise|mlp --help; transformer layers:\n"
-            "tpu-gen softmax|layernorm|rmsnorm|gelu|silu --help (docs/transformers.md).\n"
+            "tpu-gen softmax|layernorm|rmsnorm|gelu|silu|ffn|attention --help (docs/transformers.md).\n"
             "\n"
             "options:\n"
             "  --config NAME|FILE  the machine: tiny, mid, v5e, ... or a .cfg file (required)\n"
@@ -155,9 +156,11 @@ int main(int argc, char **argv)
         int rc = kgen_cli_layer(argc, argv);    /* conv2d, pool, eltwise, mlp: kgen_cli.c */
         if (rc < 0)
             rc = kgen_cli_nn(argc, argv);       /* softmax, layernorm, ...: kgen_nn_cli.c */
+        if (rc < 0)
+            rc = kgen_cli_tfm(argc, argv);      /* ffn, attention: kgen_tfm_cli.c */
         if (rc >= 0)
             return rc;
-        return bad("unknown kernel '%s' (the kernels: gemm, conv2d, pool, eltwise, mlp, softmax, layernorm, rmsnorm, gelu, silu)%s", argv[1], "");
+        return bad("unknown kernel '%s' (the kernels: gemm, conv2d, pool, eltwise, mlp, softmax, layernorm, rmsnorm, gelu, silu, ffn, attention)%s", argv[1], "");
     }
 
     for (int i = 2; i < argc; i++) {

@@ -1,0 +1,184 @@
+/*
+ * kgen_tfm_cli.c - the command lines of tpu-gen ffn and tpu-gen attention
+ * (kgen_tfm.c; docs/transformers.md).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "kgen_tfm.h"
+
+#define TOOL "tpu-gen"
+#define REPORT_LIMIT (1ull << 30)    /* float64 MACs: above, the error report is skipped */
+
+static int bad(const char *fmt, const char *a)
+{
+    fprintf(stderr, TOOL ": error: ");
+    fprintf(stderr, fmt, a);
+    fputc('\n', stderr);
+    return 2;
+}
+
+static void usage(FILE *f, int att)
+{
+    if (att)
+        fprintf(f,
+                "usage: tpu-gen attention --config NAME -T QUERIES --dh D [--kv KEYS]\n"
+                "       [--timing-only] [--predict] [-o FILE] [--quiet]\n"
+                "One attention head, feature-major: S^T = K Q^T on the MXUs (K cache [Tk][dh]\n"
+                "token-major, Q^T [dh][Tq]), P^T = softmax over the keys of S^T / sqrt(dh) on the\n"
+                "VPU (bf16), O^T = V^T P^T (V cache stored [dh][Tk]); no transpose anywhere.\n"
+                "T must be a multiple of the vector's S x L (the queries are the lanes).\n"
+                "--kv KEYS: the keys (default T).  Each stage checks itself bit for bit;\n"
+                "tpu-gen prints the error against float64 (docs/transformers.md).\n");
+    else
+        fprintf(f,
+                "usage: tpu-gen ffn --config NAME -T TOKENS -D WIDTH -F HIDDEN\n"
+                "       [--timing-only] [--predict] [-o FILE] [--quiet]\n"
+                "The transformer MLP, feature-major: H^T = W_in^T X^T on the MXUs, G^T =\n"
+                "gelu(H^T) (tanh form) on the VPU, rounded to bf16, O^T = W_out^T G^T; bf16\n"
+                "weights and input, fp32 output.  T must be a multiple of the vector's S x L\n"
+                "(the tokens are the lanes).  Each stage checks itself bit for bit; tpu-gen\n"
+                "prints the error against float64 (docs/transformers.md).\n");
+    fprintf(f, "\nexit status: 0 success, 1 the output cannot be written, 2 a bad command line\n"
+               "or a shape the machine cannot take.\n");
+}
+
+static int parse_num(const char *opt, const char *s, uint64_t *out)
+{
+    char msg[200];
+    if (!s || !*s || strspn(s, "0123456789") != strlen(s)) {
+        snprintf(msg, sizeof msg, "%s must be a positive whole number, got '%s'", opt, s ? s : "");
+        return bad("%s", msg);
+    }
+    errno = 0;
+    unsigned long long v = strtoull(s, NULL, 10);
+    if (errno || v > (1ull << 40)) {
+        snprintf(msg, sizeof msg, "%s is too large: '%s'", opt, s);
+        return bad("%s", msg);
+    }
+    if (v == 0) {
+        snprintf(msg, sizeof msg, "%s must be positive, got '%s'", opt, s);
+        return bad("%s", msg);
+    }
+    *out = v;
+    return 0;
+}
+
+int kgen_cli_tfm(int argc, char **argv)
+{
+    int att = strcmp(argv[1], "attention") == 0;
+    if (!att && strcmp(argv[1], "ffn") != 0)
+        return -1;
+    const char *config = NULL, *out = NULL;
+    int quiet = 0, predict = 0;
+    static kgen_tfm t;
+    memset(&t, 0, sizeof t);
+    t.kind = att ? KGEN_TFM_ATTENTION : KGEN_TFM_FFN;
+    uint64_t T = 0, D = 0, F = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int missing = 0;
+        uint64_t *dst = NULL;
+        const char *opt = NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout, att);
+            return 0;
+        } else if (strcmp(a, "--quiet") == 0) {
+            quiet = 1;
+        } else if (strcmp(a, "--predict") == 0) {
+            predict = 1;
+        } else if (strcmp(a, "--timing-only") == 0) {
+            t.timing_only = 1;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--config", &missing)) || missing) {
+            if (missing)
+                return bad("%s needs a value", a);
+            config = v;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "-o", &missing)) || missing) {
+            if (missing)
+                return bad("%s needs a file name", a);
+            out = v;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "-T", &missing)) || missing) {
+            dst = &T;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = att ? "--dh" : "-D", &missing)) || missing) {
+            dst = &D;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = att ? "--kv" : "-F", &missing)) || missing) {
+            dst = &F;
+        } else {
+            return bad("unknown option '%s' (try --help)", a);
+        }
+        if (dst) {
+            if (missing)
+                return bad("%s needs a value", opt);
+            if (parse_num(opt, v, dst))
+                return 2;
+        }
+    }
+    if (!config)
+        return bad("--config is required: the machine to generate for (tiny, mid, v5e, ...)%s", "");
+    if (!T || !D || (!att && !F))
+        return bad("%s", att ? "attention needs -T and --dh" : "ffn needs -T, -D and -F");
+    if (att && !F)
+        F = T;
+    t.t = T, t.d = D, t.f = F;
+    tpu_config cfg;
+    if (tpu_cli_load_config(TOOL, config, &cfg) || tpu_cli_finish_config(TOOL, &cfg, NULL, 0))
+        return 2;
+    char err[800], what[300];
+    if (kgen_tfm_plan(&cfg, &t, err, sizeof err))
+        return bad("%s", err);
+    if (att)
+        snprintf(what, sizeof what, "attention Tq %llu, Tk %llu, dh %llu on %s: GEMM, softmax on the VPU, GEMM",
+                 (unsigned long long)T, (unsigned long long)F, (unsigned long long)D, cfg.name);
+    else
+        snprintf(what, sizeof what, "ffn T %llu, D %llu, F %llu on %s: GEMM, GELU on the VPU, GEMM",
+                 (unsigned long long)T, (unsigned long long)D, (unsigned long long)F, cfg.name);
+    if (predict) {
+        printf("tpu-gen: %s\n", what);
+        printf("tpu-gen: predicted %.0f cycles (GEMM %.0f, VPU %.0f, GEMM %.0f)\n", t.predicted,
+               t.c1.predicted, t.v.cost.predicted, t.c2.predicted);
+        return 0;
+    }
+    FILE *fo = stdout;
+    if (out && !(fo = fopen(out, "w"))) {
+        fprintf(stderr, TOOL ": error: cannot write '%s': %s\n", out, strerror(errno));
+        return 1;
+    }
+    long n = kgen_tfm_emit(fo, config, &cfg, &t);
+    if (out && fclose(fo) != 0)
+        n = -1;
+    if (n < 0) {
+        fprintf(stderr, TOOL ": error: cannot write '%s'\n", out ? out : "standard output");
+        return 1;
+    }
+    if ((uint64_t)n > cfg.imem_words) {
+        fprintf(stderr, TOOL ": error: the program has %ld instructions, IMEM holds %llu\n", n,
+                (unsigned long long)cfg.imem_words);
+        return 2;
+    }
+    if (!quiet) {
+        FILE *rp = out ? stdout : stderr;
+        fprintf(rp, "tpu-gen: %s\n", what);
+        fprintf(rp, "tpu-gen: program: %ld instructions of %llu; HBM %llu bytes\n", n,
+                (unsigned long long)cfg.imem_words, (unsigned long long)t.hbm_need);
+        fprintf(rp, "tpu-gen: predicted %.0f cycles (GEMM %.0f, VPU %.0f, GEMM %.0f)\n", t.predicted,
+                t.c1.predicted, t.v.cost.predicted, t.c2.predicted);
+        double macs = (double)T * (double)D * (double)F * 2.0;
+        if (t.timing_only) {
+        } else if (macs > (double)REPORT_LIMIT) {
+            fprintf(rp, "tpu-gen: error against float64: not computed (%.3g MACs, the report takes at most %llu)\n",
+                    macs, (unsigned long long)REPORT_LIMIT);
+        } else {
+            kgen_tfm_err r;
+            if (kgen_tfm_error(&t, &r))
+                fprintf(rp, "tpu-gen: error against float64: not computed (out of memory)\n");
+            else
+                fprintf(rp, "tpu-gen: error against float64 (this data; the exact result from the same bf16 inputs, "
+                        "no rounding on the way): O max abs %.3g (largest |O| %.3g), max rel %.3g over |O| >= 1%% of it\n",
+                        r.e.max_abs, r.max_exact, r.e.max_rel);
+        }
+    }
+    return 0;
+}

@@ -134,18 +134,19 @@ int kgen_nn_plan_make(const tpu_config *cfg, const kgen_nn_opts *o, kgen_nn_plan
         want = o->tile_rows / p->e;
     }
     /* the largest rb <= want dividing the blocks whose two tile sets fit */
-    for (p->rb = want; p->rb >= 1; p->rb--) {
-        if (p->blocks % p->rb)
+    uint64_t rb;
+    for (rb = want; rb >= 1; rb--) {
+        if (p->blocks % rb)
             continue;
-        p->col_bytes = p->rb * p->e * 4;
+        p->col_bytes = rb * p->e * 4;
         p->tile_bytes = o->c * p->col_bytes;
-        if (par + 4 * p->tile_bytes + 4 * 64 <= cfg->vmem_bytes)
+        if (par + 4 * p->tile_bytes + 4 * 64 <= cfg->vmem_bytes || o->tile_rows)
             break;
-        if (o->tile_rows)
-            p->rb = 0;
     }
-    if (p->rb == 0) {
-        p->col_bytes = p->e * 4;
+    p->rb = rb;
+    if (rb == 0 || par + 4 * p->tile_bytes + 4 * 64 > cfg->vmem_bytes) {
+        p->rb = 0;
+        p->col_bytes = (o->tile_rows ? want : 1) * p->e * 4;
         p->tile_bytes = o->c * p->col_bytes;
         return fail(err, errlen, "C = %" PRIu64 " is too large for VMEM: one tile (C columns of "
                     "%s%" PRIu64 " rows: %" PRIu64 " bytes in, as many out, two in flight)%s needs "

@@ -1,0 +1,190 @@
+/*
+ * test_ref_nn.c - the transformer layers' references (cmodel/ref_nn.c,
+ * numerics.md section 12): hand-worked cases bit for bit, the special
+ * values of GELU and SiLU, the layout (pitch), the sequences against
+ * float64 within the bounds docs/transformers.md gives, and the error
+ * statistics.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fp.h"
+#include "objfile.h"
+#include "ref_nn.h"
+
+static uint32_t B(float f) { return tpu_f32_from_float(f); }
+static float F(uint32_t b) { return tpu_f32_to_float(b); }
+
+/* softmax of [0, 0] is [0.5, 0.5] exactly: exp(0) = 1, s = 2, rcp(2) = 0.5 */
+static void test_softmax_worked(void **state)
+{
+    (void)state;
+    uint32_t x[2] = { B(0.0f), B(0.0f) }, z[2], tmp[2];
+    tpu_nn_params p = { TPU_NN_SOFTMAX, 2, NULL, NULL, 0, TPU_NN_ONE };
+    tpu_ref_nn(&p, x, z, 1, 1, tmp);
+    assert_int_equal(z[0], 0x3f000000u);
+    assert_int_equal(z[1], 0x3f000000u);
+    /* the maximum is subtracted: huge values do not overflow */
+    uint32_t y[3] = { B(1000.0f), B(1000.0f), B(-1000.0f) };
+    uint32_t w[3], t3[3];
+    p.c = 3;
+    tpu_ref_nn(&p, y, w, 1, 1, t3);
+    assert_int_equal(w[0], 0x3f000000u);
+    assert_int_equal(w[1], 0x3f000000u);
+    assert_int_equal(w[2], 0u);                     /* e^-2000 flushes to +0 */
+    /* the scale multiplies first: scale 0 gives the uniform row */
+    p.scale = B(0.25f);
+    uint32_t s[2] = { B(4.0f), B(0.0f) }, sz[2];
+    p.c = 2;
+    tpu_ref_nn(&p, s, sz, 1, 1, tmp);
+    double e1 = exp(1.0);
+    assert_true(fabs(F(sz[0]) - e1 / (e1 + 1)) < 1e-6);
+}
+
+/* layernorm of [1, 3], gamma 1, beta 0, eps 0: mean 2, var 1, rsqrt(1) = 1: [-1, 1] exactly;
+ * rmsnorm of [2, 2], eps 0: mean square 4, rsqrt 0.5: [1, 1] exactly; gamma, beta applied */
+static void test_norms_worked(void **state)
+{
+    (void)state;
+    uint32_t g[2] = { B(1.0f), B(2.0f) }, b[2] = { B(0.0f), B(0.5f) }, z[2], tmp[2];
+    uint32_t x[2] = { B(1.0f), B(3.0f) };
+    tpu_nn_params p = { TPU_NN_LAYERNORM, 2, g, b, 0, 0 };
+    tpu_ref_nn(&p, x, z, 1, 1, tmp);
+    assert_int_equal(z[0], B(-1.0f));
+    assert_int_equal(z[1], B(2.5f));                /* 1 * 2 + 0.5 */
+    uint32_t y[2] = { B(2.0f), B(2.0f) };
+    p.op = TPU_NN_RMSNORM;
+    tpu_ref_nn(&p, y, z, 1, 1, tmp);
+    assert_int_equal(z[0], B(1.0f));
+    assert_int_equal(z[1], B(2.0f));
+    /* eps matters: a zero row with eps 1 gives rsqrt(1) * 0 = 0, not NaN */
+    uint32_t zero[2] = { 0, 0 };
+    p.op = TPU_NN_LAYERNORM;
+    p.eps = B(1.0f);
+    tpu_ref_nn(&p, zero, z, 1, 1, tmp);
+    assert_int_equal(z[0], 0u);
+    assert_int_equal(z[1], B(0.5f));
+    assert_int_equal(tpu_nn_inv(3), B(1.0f / 3.0f));
+}
+
+static void test_gelu_silu_specials(void **state)
+{
+    (void)state;
+    assert_int_equal(tpu_nn_gelu(0), 0u);
+    assert_int_equal(tpu_nn_gelu(B(100.0f)), B(100.0f));          /* e^2u = inf: tanh 1 */
+    assert_int_equal(tpu_nn_gelu(B(-100.0f)), 0x80000000u);       /* -0: 0.5 x * (1 + -1) */
+    assert_int_equal(tpu_nn_gelu(0x7f800000u), 0x7f800000u);      /* +inf */
+    assert_int_equal(tpu_nn_gelu(0x7fc00001u), 0x7fc00000u);      /* NaN: the canonical one */
+    assert_int_equal(tpu_nn_silu(0), 0u);
+    assert_int_equal(tpu_nn_silu(B(100.0f)), B(100.0f));
+    assert_int_equal(tpu_nn_silu(B(-200.0f)), 0x80000000u);       /* rcp(inf) = 0 */
+    assert_int_equal(tpu_nn_silu(0x7fc00000u), 0x7fc00000u);
+    /* the elementwise ops of tpu_ref_nn are these functions */
+    uint32_t x[3] = { B(-1.5f), B(0.25f), B(3.0f) }, z[3], tmp[1];
+    tpu_nn_params p = { TPU_NN_GELU, 1, NULL, NULL, 0, 0 };
+    tpu_ref_nn(&p, x, z, 3, 3, tmp);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(z[i], tpu_nn_gelu(x[i]));
+    p.op = TPU_NN_SILU;
+    tpu_ref_nn(&p, x, z, 3, 3, tmp);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(z[i], tpu_nn_silu(x[i]));
+}
+
+/* The layout: row i of a pitch-P matrix is x[c P + i]; rows are independent. */
+static void test_layout_pitch(void **state)
+{
+    (void)state;
+    enum { N = 5, C = 7, P = 9 };
+    uint32_t x[C * P], z[C * P], g[C], b[C], tmp[C], xr[C], zr[C];
+    for (int i = 0; i < C * P; i++)
+        x[i] = tpu_fill_random_f32(7, (uint64_t)i, B(-3.0f), B(3.0f), 0);
+    for (int c = 0; c < C; c++) {
+        g[c] = B(0.5f + 0.125f * (float)c);
+        b[c] = B(-0.25f * (float)c);
+    }
+    for (int op = 0; op < TPU_NN_COUNT; op++) {
+        tpu_nn_params p = { (tpu_nn_op)op, C, g, b, B(1e-5f), B(0.7f) };
+        memset(z, 0xee, sizeof z);
+        tpu_ref_nn(&p, x, z, N, P, tmp);
+        for (int i = 0; i < N; i++) {
+            for (int c = 0; c < C; c++)
+                xr[c] = x[c * P + i];
+            tpu_ref_nn(&p, xr, zr, 1, 1, tmp);
+            for (int c = 0; c < C; c++)
+                assert_int_equal(z[c * P + i], zr[c]);
+        }
+        for (int c = 0; c < C; c++)             /* rows past N untouched */
+            for (int i = N; i < P; i++)
+                assert_int_equal(z[c * P + i], 0xeeeeeeeeu);
+    }
+}
+
+/* Against float64 on random rows: the bounds of docs/transformers.md. */
+static void test_against_f64(void **state)
+{
+    (void)state;
+    enum { N = 256, C = 64 };
+    static uint32_t x[N * C], z[N * C], g[C], b[C], tmp[C];
+    static double w[N * C];
+    static const float lo[TPU_NN_COUNT] = { -8, 0.5f, -3, -8, -12 };
+    static const double bound[TPU_NN_COUNT] = { 1e-6, 1e-5, 1e-5, 1e-5, 1e-5 };
+    for (int c = 0; c < C; c++) {
+        g[c] = tpu_fill_random_f32(2, (uint64_t)c, B(0.5f), B(1.5f), 0);
+        b[c] = tpu_fill_random_f32(3, (uint64_t)c, B(-0.5f), B(0.5f), 0);
+    }
+    for (int op = 0; op < TPU_NN_COUNT; op++) {
+        for (int i = 0; i < N * C; i++)
+            x[i] = tpu_fill_random_f32(11, (uint64_t)i, B(lo[op]), B(op == 1 ? 4.5f : -lo[op]), 0);
+        tpu_nn_params p = { (tpu_nn_op)op, C, g, b, B(1e-5f), B(0.125f) };
+        tpu_ref_nn(&p, x, z, N, N, tmp);
+        tpu_ref_nn_f64(&p, x, w, N, N);
+        tpu_nn_error e;
+        memset(&e, 0, sizeof e);
+        tpu_nn_error_add(&e, z, w, N * C, 1e-3, 0);
+        assert_int_equal(e.count, N * C);
+        assert_true(e.max_abs < bound[op]);
+        assert_true(e.max_abs > 0);               /* fp32 is not float64: the check sees */
+        if (op == TPU_NN_SOFTMAX)                 /* each row sums to about 1 */
+            for (int i = 0; i < N; i++) {
+                double s = 0;
+                for (int c = 0; c < C; c++)
+                    s += F(z[c * N + i]);
+                assert_true(fabs(s - 1.0) < 1e-5);
+            }
+    }
+}
+
+static void test_error_stats(void **state)
+{
+    (void)state;
+    uint32_t z[3] = { B(1.0f), B(2.0f), B(0.001f) };
+    double w[3] = { 1.5, 2.0, 0.002 };
+    tpu_nn_error e;
+    memset(&e, 0, sizeof e);
+    tpu_nn_error_add(&e, z, w, 3, 0.01, 10);
+    assert_true(fabs(e.max_abs - 0.5) < 1e-12);
+    assert_int_equal(e.at_abs, 10);
+    assert_true(fabs(e.max_rel - 1.0 / 3.0) < 1e-12);   /* 0.002 is below the floor */
+    assert_int_equal(e.at_rel, 10);
+    assert_int_equal(e.count, 3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_softmax_worked),
+        cmocka_unit_test(test_norms_worked),
+        cmocka_unit_test(test_gelu_silu_specials),
+        cmocka_unit_test(test_layout_pitch),
+        cmocka_unit_test(test_against_f64),
+        cmocka_unit_test(test_error_stats),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

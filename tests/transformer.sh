@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# transformer.sh BIN_DIR WORK_DIR - the transformer kernels of tpu-gen
+# (docs/transformers.md):
+#   - softmax, layernorm, rmsnorm, gelu, silu on the VPU (feature-major) on
+#     tiny, mid and v5e: one column, odd column counts, several tiles,
+#     --tile-rows, softmax's --scale: each generated, assembled, run and
+#     bit-exact (its own .expect), and its error against float64 (printed
+#     by tpu-gen) within the bounds docs/transformers.md gives;
+#   - ffn (GEMM, GELU, GEMM) and attention (GEMM, scaled softmax, GEMM) on
+#     tiny and v5e, every stage checked; --timing-only takes the cycles of
+#     its checked twin;
+#   - the checks can fail: a program with one instruction changed, or a
+#     check's constant changed, reports a MISMATCH;
+#   - bad command lines and shapes: gcc-style "tpu-gen: error: ..." and
+#     exit 2; --help.
+set -uo pipefail
+bin=${1:?usage: transformer.sh BIN_DIR WORK_DIR}
+work=${2:?usage: transformer.sh BIN_DIR WORK_DIR}
+mkdir -p "$work"
+pass=0; fail=0
+ok()  { echo "ok    $*"; pass=$((pass+1)); }
+bad() { echo "FAIL  $*"; fail=$((fail+1)); }
+
+# run KERNEL CFG MAXERR [OPTIONS...]: generate, assemble, run: bit-exact,
+# and the printed max abs error against float64 below MAXERR (ffn and
+# attention: relative to the largest |O|)
+run() {
+  local kernel=$1 cfg=$2 maxerr=$3; shift 3
+  local name="$kernel $cfg $*"
+  local f="$work/$kernel-$cfg-$pass-$fail"
+  if ! "$bin/tpu-gen" "$kernel" --config "$cfg" "$@" -o "$f.s" >"$f.gen" 2>&1; then
+    bad "$name: tpu-gen failed: $(head -n 1 "$f.gen")"; return
+  fi
+  if ! "$bin/tpu-as" --config "$cfg" -o "$f.bin" "$f.s" >"$f.as" 2>&1; then
+    bad "$name: tpu-as failed: $(head -n 1 "$f.as")"; return
+  fi
+  "$bin/tpu-sim" --config "$cfg" "$f.bin" >"$f.sim" 2>&1
+  local rc=$? cyc pred err
+  cyc=$(sed -n 's/^cycles *\([0-9]*\).*/\1/p' "$f.sim")
+  pred=$(sed -n 's/.*predicted \([0-9]*\) cycles.*/\1/p' "$f.gen" | head -n 1)
+  err=$(sed -n 's/.*error against float64.*max abs \([^ ]*\) .*/\1/p' "$f.gen")
+  local big
+  big=$(sed -n 's/.*largest |O| \([^)]*\)).*/\1/p' "$f.gen")
+  [ -n "$big" ] && [ -n "$err" ] && err=$(awk -v e="$err" -v b="$big" 'BEGIN { printf "%.3g", e / b }')
+  if [ $rc -ne 0 ] || ! grep -q '^result: bit-exact' "$f.sim"; then
+    bad "$name: exit $rc, $(grep -m1 -E '^result|error' "$f.sim")"
+  elif [ -z "$err" ] || ! awk -v e="$err" -v m="$maxerr" 'BEGIN { exit !(e + 0 < m + 0) }'; then
+    bad "$name: bit-exact, but the error against float64 is '$err' (bound $maxerr)"
+  else
+    ok "$name: bit-exact, $cyc cycles (predicted $pred), max abs error $err"
+    rm -f "$f.s" "$f.bin" "$f.as" "$f.sim" "$f.gen"
+  fi
+}
+
+# the VPU layers; bounds: docs/transformers.md's table, with room
+for k in softmax layernorm rmsnorm gelu silu; do
+  b=1e-5; [ $k = silu ] && b=1e-5; [ $k = softmax ] && b=1e-6
+  run $k tiny $b -N 64 -C 1
+  run $k tiny $b -N 128 -C 7
+  run $k tiny $b -N 640 -C 13                  # 10 vectors of rows: tiles of 5
+  run $k tiny $b -N 192 -C 40 --tile-rows 64   # 3 tiles of one vector
+  run $k mid $b -N 512 -C 9
+  run $k v5e $b -N 2048 -C 24
+done
+run softmax tiny 1e-6 -N 64 -C 33 --scale 0.125
+run layernorm tiny 1e-5 -N 64 -C 16 --eps 0.001
+run rmsnorm tiny 1e-5 -N 64 -C 16 --eps 0
+
+# GEMM, VPU layer, GEMM; bounds (of max abs / max |O|): the bf16 rounding
+# of the intermediate
+run ffn tiny 0.01 -T 64 -D 16 -F 32
+run ffn tiny 0.01 -T 128 -D 20 -F 37           # padded K both times, 2 tiles
+run ffn v5e 0.01 -T 1024 -D 128 -F 256
+run attention tiny 0.01 -T 64 --dh 8
+run attention tiny 0.01 -T 128 --dh 12 --kv 40
+run attention v5e 0.01 -T 1024 --dh 64 --kv 256
+
+# --timing-only: the same cycles as the checked program
+timing_twin() {
+  local kernel=$1 cfg=$2; shift 2
+  local f="$work/twin-$kernel" c1 c2
+  "$bin/tpu-gen" "$kernel" --config "$cfg" "$@" -o "$f.s" --quiet &&
+    "$bin/tpu-as" --config "$cfg" -o "$f.bin" "$f.s" &&
+    c1=$("$bin/tpu-sim" --config "$cfg" "$f.bin" | sed -n 's/^cycles *\([0-9]*\).*/\1/p')
+  "$bin/tpu-gen" "$kernel" --config "$cfg" "$@" --timing-only -o "$f.t.s" --quiet &&
+    "$bin/tpu-as" --config "$cfg" -o "$f.t.bin" "$f.t.s" &&
+    c2=$("$bin/tpu-sim" --config "$cfg" "$f.t.bin" | sed -n 's/^cycles *\([0-9]*\).*/\1/p')
+  if [ -n "${c1:-}" ] && [ "${c1:-}" = "${c2:-}" ]; then
+    ok "$kernel $cfg $* --timing-only: $c2 cycles, as the checked program"
+  else
+    bad "$kernel $cfg $* --timing-only: ${c2:-?} cycles, the checked program ${c1:-?}"
+  fi
+}
+timing_twin layernorm tiny -N 256 -C 20
+timing_twin attention tiny -T 64 --dh 8 --kv 24
+
+# the checks can fail: change the program or the check, see the MISMATCH
+mismatch() {   # NAME SED-EXPR KERNEL CFG OPTIONS...
+  local name=$1 expr=$2 kernel=$3 cfg=$4; shift 4
+  local f="$work/mut-$pass-$fail"
+  "$bin/tpu-gen" "$kernel" --config "$cfg" "$@" -o "$f.s" --quiet
+  sed -e "$expr" "$f.s" >"$f.m.s"
+  if cmp -s "$f.s" "$f.m.s"; then
+    bad "mismatch $name: the change did not apply"; return
+  fi
+  "$bin/tpu-as" --config "$cfg" -o "$f.bin" "$f.m.s" >/dev/null 2>&1
+  "$bin/tpu-sim" --config "$cfg" "$f.bin" >"$f.sim" 2>&1
+  local rc=$?
+  if [ $rc -ne 0 ] && grep -q 'MISMATCH' "$f.sim"; then
+    ok "mismatch $name: exit $rc, $(grep -m1 -o 'MISMATCH.*' "$f.sim" | cut -c1-90)"
+  else
+    bad "mismatch $name: exit $rc, $(grep -m1 -E '^result' "$f.sim")"
+  fi
+}
+mismatch "softmax without the maximum"  '0,/vmax    v0, v0, v16/s//vmin    v0, v0, v16/'  softmax tiny -N 64 -C 4
+mismatch "softmax, another scale"       's/^\(        .expect softmax_s .*\), 0x3f800000, 0$/\1, 0x3f800001, 0/' softmax tiny -N 64 -C 4
+mismatch "layernorm, another eps"       's/^\(        .expect layernorm .*\), 0x3727c5ac, 0$/\1, 0x3f800000, 0/' layernorm tiny -N 64 -C 4
+mismatch "rmsnorm, rcp for rsqrt"       '0,/vrsqrt  v8, v8/s//vrcp    v8, v8/'  rmsnorm tiny -N 64 -C 4
+mismatch "gelu, 1 - tanh"               '0,/vsub    v0, v26, v0/s//vsub    v0, v0, v26/'  gelu tiny -N 64 -C 2
+mismatch "silu, exp(x)"                 '0,/vsub    v0, v30, v16/s//vadd    v0, v30, v16/'  silu tiny -N 64 -C 2
+mismatch "ffn, the GELU's input read before the run" 's/^\(        .expect gelu G, H, .*\), 12$/\1, 8/' ffn tiny -T 64 -D 8 -F 16
+mismatch "attention, P read before the run" 's/^\(        .expect matmul_epi O, VT, P, O, .*\), 64$/\1, 0/' attention tiny -T 64 --dh 8
+
+# bad command lines and shapes: exit 2, one gcc-style line
+err() {   # EXPECTED-TEXT ARGS...
+  local want=$1; shift
+  local out rc
+  out=$("$bin/tpu-gen" "$@" 2>&1 >/dev/null); rc=$?
+  if [ $rc -eq 2 ] && [[ "$out" == "tpu-gen: error: "* ]] && [[ "$out" == *"$want"* ]]; then
+    ok "error: $* -> $out"
+  else
+    bad "error: $*: exit $rc, '$out' (wanted exit 2 and '$want')"
+  fi
+}
+err "does not divide into vectors"   softmax --config tiny -N 100 -C 4
+err "does not divide into vectors"   layernorm --config v5e -N 512 -C 4
+err "too large for VMEM"             softmax --config tiny -N 64 -C 300
+err "too large for VMEM"             layernorm --config tiny -N 128 -C 200 --tile-rows 128
+err "--tile-rows 96 is impossible"   gelu --config tiny -N 192 -C 4 --tile-rows 96
+err "-C must be positive"            silu --config tiny -N 64 -C 0
+err "-N must be a positive whole"    silu --config tiny -N 6x4 -C 4
+err "needs -N and -C"                rmsnorm --config tiny -N 64
+err "--config is required"           gelu -N 64 -C 4
+err "--eps must be a non-negative"   layernorm --config tiny -N 64 -C 4 --eps -1
+err "--eps must be a non-negative"   layernorm --config tiny -N 64 -C 4 --eps 1e-50
+err "--scale must be a positive"     softmax --config tiny -N 64 -C 4 --scale 0
+err "--scale must be a positive"     softmax --config tiny -N 64 -C 4 --scale inf
+err "unknown option '--scale'"       gelu --config tiny -N 64 -C 4 --scale 2
+err "unknown option '--eps'"         softmax --config tiny -N 64 -C 4 --eps 2
+err "-T 100 does not divide"         ffn --config tiny -T 100 -D 8 -F 8
+err "ffn needs -T, -D and -F"        ffn --config tiny -T 64 -D 8
+err "attention needs -T and --dh"    attention --config tiny -T 64
+err "too large for VMEM"             attention --config tiny -T 64 --dh 8 --kv 400
+err "does not fit HBM"               ffn --config tiny -T 4096 -D 1024 -F 4096
+for k in softmax layernorm rmsnorm gelu silu ffn attention; do
+  if "$bin/tpu-gen" $k --help | grep -q "^usage: tpu-gen $k"; then
+    ok "$k --help prints the usage, exit 0"
+  else
+    bad "$k --help"
+  fi
+done
+
+echo "transformer: $pass passed, $fail failed"
+[ $fail -eq 0 ]

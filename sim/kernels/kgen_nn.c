@@ -92,9 +92,11 @@ static void nn_cost(const tpu_config *cfg, const kgen_nn_plan *p, kgen_cost *c)
     if (L + tb / bw > mem)
         mem = L + tb / bw > 2.0 * mem ? (L + tb / bw) / 2.0 : mem;
     double tiles = (double)p->tiles;
-    double setup = p->ng ? (double)p->ng * C * (L + (double)p->e * 4.0 / bw) / eng : 0.0;
-    if (p->ng && (double)p->ng * C * 6.0 > setup)
-        setup = (double)p->ng * C * 6.0;
+    double steps = 0;
+    for (uint64_t w = 1; w < p->e; w *= 2)
+        steps += 2;
+    double setup = p->ng ? (steps + 1.0) * (L + 20.0) + 2.0 * (double)p->ng * C * (double)p->e * 4.0 / bw : 0.0;
+    (void)eng;
     c->t_math = tiles * C * rb * k;
     c->t_memory = tiles * mem;
     c->t_issue = tiles * issue;
@@ -102,7 +104,8 @@ static void nn_cost(const tpu_config *cfg, const kgen_nn_plan *p, kgen_cost *c)
     c->drain = L + tb / bw;
     c->predicted = c->fill + tiles * (mem > issue ? mem : issue) + c->drain;
     c->bound = mem > issue ? "memory" : "issue";
-    c->hbm_bytes = (uint64_t)(tiles * 2.0 * tb) + (uint64_t)p->ng * p->o.c * 4;
+    c->hbm_bytes = (uint64_t)(tiles * 2.0 * tb) + (uint64_t)p->ng * p->o.c * 4
+                   + (uint64_t)(p->ng ? 2 * p->ng * p->o.c * p->e * 4 : 0);
     c->flops = (uint64_t)(tiles * C * rb * (double)p->e * k);
 }
 
@@ -170,8 +173,9 @@ int kgen_nn_plan_make(const tpu_config *cfg, const kgen_nn_opts *o, kgen_nn_plan
         return fail(err, errlen, "the VPU buffers pass 2^31 bytes of VMEM");
     uint64_t bytes = o->n * o->c * 4;
     p->h_x = 0;
-    p->h_par = ALIGN64(bytes);
-    p->h_z = ALIGN64(p->h_par + 2 * ALIGN64(o->c * 4));
+    p->h_par = ALIGN64(bytes);                /* gamma, then beta right after it */
+    p->h_scr = ALIGN64(p->h_par + 2 * o->c * 4);
+    p->h_z = ALIGN64(p->h_scr + par);
     p->hbm_need = p->h_z + bytes;
     if (p->hbm_need > cfg->hbm_bytes)
         return fail(err, errlen, "the data does not fit HBM: %" PRIu64 " bytes, the machine '%s' has %" PRIu64,
@@ -466,22 +470,32 @@ void kgen_nn_code(kgen_emitter *e, const kgen_nn_plan *p)
     default:
         break;
     }
-    /* gamma (and beta) vectors: value c repeated over a vector, one DMA each */
-    for (int g = 0; g < p->ng; g++) {
-        kgen_line(e, "        # the %s vectors: %s[c] over all %" PRIu64 " lanes (source stride 0)",
-                  g ? "beta" : "gamma", g ? "beta" : "gamma", p->e);
-        kgen_li(e, T0, p->v_par + (uint64_t)g * o->c * p->e * 4);
-        kgen_li(e, T1, p->h_par + (g ? ALIGN64(o->c * 4) : 0));
-        kgen_li(e, T2, p->e);
+    /* gamma (and beta) vectors: value c repeated over a vector.  One DMA
+     * puts each value in lane 0 of its vector; then the lanes double,
+     * lanes [0, w) copied to [w, 2w) of every vector at once through the
+     * HBM scratch (2-D DMAs, there and back): 1 + 2 log2(e) DMAs. */
+    if (p->ng) {
+        uint64_t rows = (uint64_t)p->ng * o->c, vb = p->e * 4;
+        kgen_line(e, "        # the gamma%s vectors: value c over all %" PRIu64 " lanes of vector c (lanes doubled through HBM)",
+                  p->ng > 1 ? "/beta" : "", p->e);
+        kgen_li(e, T0, p->v_par);
+        kgen_li(e, T1, p->h_par);
+        kgen_li(e, T2, rows);
         kgen_li(e, T3, 4);
-        kgen_li(e, CN, o->c);
-        unsigned l = kgen_new_label(e);
-        kgen_put_label(e, l);
-        kgen_ins(e, "dma.h2v %s, %s, %s, %s, zero, %s, 3", T0, T1, T2, T3, T3);
-        kgen_addi(e, T0, T0, (int64_t)(p->e * 4), XP);
-        kgen_ins(e, "addi    %s, %s, 4", T1, T1);
-        kgen_ins(e, "addi    %s, %s, -1", CN, CN);
-        kgen_ins(e, "bne     %s, zero, L%u", CN, l);
+        kgen_li(e, XP, vb);
+        kgen_ins(e, "dma.h2v %s, %s, %s, %s, %s, %s, 3", T0, T1, T2, T3, T3, XP);
+        kgen_ins(e, "sem.wait 3, 1");
+        for (uint64_t w = 1; w < p->e; w *= 2) {
+            uint64_t cnt = w < p->e - w ? w : p->e - w;
+            kgen_li(e, T0, p->h_scr);
+            kgen_li(e, T1, p->v_par);
+            kgen_li(e, T3, cnt * 4);
+            kgen_ins(e, "dma.v2h %s, %s, %s, %s, %s, %s, 3", T0, T1, T2, T3, XP, XP);
+            kgen_ins(e, "sem.wait 3, 1");
+            kgen_li(e, T1, p->v_par + w * 4);
+            kgen_ins(e, "dma.h2v %s, %s, %s, %s, %s, %s, 3", T1, T0, T2, T3, XP, XP);
+            kgen_ins(e, "sem.wait 3, 1");
+        }
     }
     kgen_li(e, "s5", p->tiles);
     kgen_li(e, "s6", 0);
@@ -511,13 +525,6 @@ void kgen_nn_code(kgen_emitter *e, const kgen_nn_plan *p)
         kgen_li(e, T0, setd);
         kgen_ins(e, "xor     s7, s7, %s", T0);
         kgen_put_label(e, skip);
-    }
-    if (p->ng) {
-        unsigned l = kgen_new_label(e);
-        kgen_ins(e, "bne     s11, zero, L%u", l);
-        kgen_ins(e, "sem.wait 3, %" PRIu64 "                 # the gamma/beta vectors (first tile)",
-                 (uint64_t)p->ng * o->c);
-        kgen_put_label(e, l);
     }
     kgen_ins(e, "sem.wait 0, 1                 # this tile's input");
     {
@@ -572,7 +579,7 @@ long kgen_nn_emit(FILE *f, const char *config_name, const tpu_config *cfg, const
     kgen_line(e, "# Registers: s5 tiles left, s6 the next tile's HBM offset, s7 its set, s8 the set computed,");
     kgen_line(e, "# s9 the column's input, s10 columns left, s11 tiles done, s12 the output's HBM offset,");
     kgen_line(e, "# s13 the column's output, s14/s15 its gamma/beta vector; v24-v31 constants.");
-    kgen_line(e, "# Semaphores: 0 inputs landed, 2 outputs written, 3 gamma/beta vectors made.");
+    kgen_line(e, "# Semaphores: 0 inputs landed, 2 outputs written, 3 the gamma/beta vectors' copies.");
     kgen_line(e, "");
     kgen_line(e, "        .assert VPU_SUBLANES * VPU_LANES == %" PRIu64 ", \"generated for %" PRIu64
               " fp32 a vector: assemble with --config %s\"", p->e, p->e, config_name);
@@ -580,7 +587,7 @@ long kgen_nn_emit(FILE *f, const char *config_name, const tpu_config *cfg, const
         kgen_line(e, "        .equ    X, hbm(%" PRIu64 ")", p->h_x);
         kgen_line(e, "        .equ    Z, hbm(%" PRIu64 ")", p->h_z);
         kgen_line(e, "        .equ    G, hbm(%" PRIu64 ")", p->h_par);
-        kgen_line(e, "        .equ    B, hbm(%" PRIu64 ")", p->h_par + ALIGN64(o->c * 4));
+        kgen_line(e, "        .equ    B, hbm(%" PRIu64 ")", p->h_par + o->c * 4);
     }
     kgen_line(e, "        .text");
     kgen_nn_code(e, p);
@@ -595,7 +602,7 @@ long kgen_nn_emit(FILE *f, const char *config_name, const tpu_config *cfg, const
                   (double)lo, (double)hi);
         kgen_line(e, "        .hbm    %" PRIu64, p->h_par);
         kgen_line(e, "G:      .random f32, %" PRIu64 ", %d, 0.5, 1.5", o->c, SEED_G);
-        kgen_line(e, "        .hbm    %" PRIu64, p->h_par + ALIGN64(o->c * 4));
+        kgen_line(e, "        .hbm    %" PRIu64, p->h_par + o->c * 4);
         kgen_line(e, "B:      .random f32, %" PRIu64 ", %d, -0.5, 0.5", o->c, SEED_B);
         kgen_line(e, "        .hbm    %" PRIu64, p->h_z);
         kgen_line(e, "Z:      .zero   %" PRIu64, o->n * o->c * 4);

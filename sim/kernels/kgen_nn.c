@@ -87,6 +87,14 @@ static void nn_cost(const tpu_config *cfg, const kgen_nn_plan *p, kgen_cost *c)
     int passes = p->o.op == TPU_NN_GELU || p->o.op == TPU_NN_SILU ? 1
                  : p->o.op == TPU_NN_RMSNORM ? 2 : 3;
     double issue = C * (rb * k + kc + 3.0 * passes) + 40.0;
+    /* the dependent steps: a step of v = rb q vectors takes the larger of v
+     * and its latency (T27; a transcendental's T27a) */
+    static const double plain[TPU_NN_COUNT] = { 11, 12, 7, 14, 5 }, tr[TPU_NN_COUNT] = { 1, 0, 0, 2, 2 };
+    double v = (double)(p->rb * p->q), vl = (double)cfg->vpu_latency;
+    double chain = C / (double)p->q * (plain[p->o.op] * (v > vl ? v : vl)
+                                       + tr[p->o.op] * (v > vl + TPU_TR_STEPS ? v : vl + TPU_TR_STEPS));
+    if (chain + 40.0 > issue)
+        issue = chain + 40.0;
     double tb = (double)p->tile_bytes;
     double mem = 2.0 * tb / bw;
     if (L + tb / bw > mem)
@@ -159,6 +167,14 @@ int kgen_nn_plan_make(const tpu_config *cfg, const kgen_nn_opts *o, kgen_nn_plan
                     par + 4 * p->tile_bytes, cfg->name, (uint64_t)cfg->vmem_bytes);
     }
     p->tiles = p->blocks / p->rb;
+    /* elementwise: q columns a step, so that a step has up to 8 independent vectors */
+    p->q = 1;
+    if (o->op == TPU_NN_GELU || o->op == TPU_NN_SILU)
+        for (uint64_t q = 8 / p->rb; q > 1; q--)
+            if (o->c % q == 0) {
+                p->q = q;
+                break;
+            }
     uint64_t a = 0;
     for (int i = 0; i < 2; i++) {
         p->v_in[i] = a;
@@ -250,9 +266,9 @@ static void next_col(nctx *n, int x, int z, int g)
 {
     kgen_emitter *e = n->e;
     if (x)
-        kgen_addi(e, XP, XP, (int64_t)n->p->col_bytes, T0);
+        kgen_addi(e, XP, XP, (int64_t)(n->p->q * n->p->col_bytes), T0);
     if (z)
-        kgen_addi(e, ZP, ZP, (int64_t)zcol(n->p), T0);
+        kgen_addi(e, ZP, ZP, (int64_t)(n->p->q * zcol(n->p)), T0);
     if (g)
         kgen_addi(e, GP, GP, (int64_t)n->vb, T0);
     if (g > 1)
@@ -276,7 +292,7 @@ static void pass(nctx *n, col_body body, int peel, int x, int z, int g, const ch
             return;
         next_col(n, x, z, g);
     }
-    kgen_li(e, CN, peel ? C - 1 : C);
+    kgen_li(e, CN, (peel ? C - 1 : C) / n->p->q);
     unsigned top = kgen_new_label(e);
     kgen_put_label(e, top);
     body(n, 0);
@@ -285,12 +301,13 @@ static void pass(nctx *n, col_body body, int peel, int x, int z, int g, const ch
     kgen_ins(e, "bne     %s, zero, L%u", CN, top);
 }
 
-#define FOR_J for (unsigned j = 0; j < (unsigned)n->p->rb; j++)
+#define FOR_J for (unsigned j = 0; j < (unsigned)(n->p->rb * n->p->q); j++)
 #define X(j) (16 + (j))
 #define A(j) (j)
 #define S(j) (8 + (j))
-#define OFF(j) ((uint64_t)(j) * n->vb)
-#define OFFZ(j) ((uint64_t)(j) * n->vb / (n->p->o.out_bf16 ? 2 : 1))
+/* vector j of a step: column j / rb of the q the step takes, vector j % rb of it */
+#define OFF(j) ((uint64_t)(j) / n->p->rb * n->p->col_bytes + (uint64_t)(j) % n->p->rb * n->vb)
+#define OFFZ(j) ((uint64_t)(j) / n->p->rb * zcol(n->p) + (uint64_t)(j) % n->p->rb * n->vb / (n->p->o.out_bf16 ? 2 : 1))
 #define VSTZ (n->p->o.out_bf16 ? "vst.bf16" : "vst    ")
 
 /* softmax: m = max(scale x) (A); e = exp(scale x - m) to Z, s = sum (S); Z *= rcp(s) */

@@ -31,6 +31,7 @@ typedef struct {
     uint64_t blocks;             /* N / e */
     uint64_t rb;                 /* vectors (blocks of e rows) per tile, 1 .. 8 */
     uint64_t tiles;              /* blocks / rb */
+    uint64_t q;                  /* columns a step (elementwise: rb q <= 8 vectors in flight; else 1) */
     uint64_t col_bytes;          /* one column of a tile: rb * e * 4 */
     uint64_t tile_bytes;         /* C * col_bytes */
     int ng;                      /* per-column parameters: 0, 1 (gamma), 2 (gamma, beta) */

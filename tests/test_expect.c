@@ -715,7 +715,7 @@ static void test_matmul_epi(void **state)
                 any_neg |= y[i] == 0;
             if (any_neg)
                 assert_int_equal(r.status, TPU_EXPECT_MISMATCH);
-            o.expects[0].ops[7].value = 64;      /* an unknown flag */
+            o.expects[0].ops[7].value = 128;     /* an unknown flag (64: W after the run) */
             tpu_expect_check(&o, &t, &r);
             assert_int_equal(r.status, TPU_EXPECT_ERROR);
             assert_non_null(strstr(r.message, "FLAGS"));

@@ -6,9 +6,9 @@
 #     --tile-rows, softmax's --scale: each generated, assembled, run and
 #     bit-exact (its own .expect), and its error against float64 (printed
 #     by tpu-gen) within the bounds docs/transformers.md gives;
-#   - ffn (GEMM, GELU, GEMM) and attention (GEMM, scaled softmax, GEMM) on
-#     tiny and v5e, every stage checked; --timing-only takes the cycles of
-#     its checked twin;
+#   - ffn (GEMM, GELU, GEMM) and attention (GEMM, scaled softmax, GEMM; one
+#     head and several) on tiny and v5e, every stage checked; --timing-only
+#     takes the cycles of its checked twin;
 #   - the checks can fail: a program with one instruction changed, or a
 #     check's constant changed, reports a MISMATCH;
 #   - bad command lines and shapes: gcc-style "tpu-gen: error: ..." and
@@ -74,6 +74,8 @@ run ffn v5e 0.01 -T 1024 -D 128 -F 256
 run attention tiny 0.01 -T 64 --dh 8
 run attention tiny 0.01 -T 128 --dh 12 --kv 40
 run attention v5e 0.01 -T 1024 --dh 64 --kv 256
+run attention tiny 0.01 -T 64 --dh 8 --heads 3
+run attention v5e 0.01 -T 1024 --dh 64 --kv 128 --heads 2
 
 # --timing-only: the same cycles as the checked program
 timing_twin() {
@@ -152,6 +154,9 @@ err "ffn needs -T, -D and -F"        ffn --config tiny -T 64 -D 8
 err "attention needs -T and --dh"    attention --config tiny -T 64
 err "too large for VMEM"             attention --config tiny -T 64 --dh 8 --kv 400
 err "does not fit HBM"               ffn --config tiny -T 4096 -D 1024 -F 4096
+err "--heads 300: at most 256"       attention --config tiny -T 64 --dh 8 --heads 300
+err "IMEM holds 4096"                attention --config tiny -T 64 --dh 8 --heads 12
+err "unknown option '--heads'"       ffn --config tiny -T 64 -D 8 -F 8 --heads 2
 for k in softmax layernorm rmsnorm gelu silu ffn attention; do
   if "$bin/tpu-gen" $k --help | grep -q "^usage: tpu-gen $k"; then
     ok "$k --help prints the usage, exit 0"

@@ -68,6 +68,10 @@ int kgen_tfm_plan(const tpu_config *cfg, kgen_tfm *t, char *err, size_t errlen)
     const char *tn = att ? "-T" : "-T";
     if (!t->t || !t->d || !t->f)
         return fail(err, errlen, "the sizes must be positive");
+    if (t->heads == 0)
+        t->heads = 1;
+    if (t->heads > 256)
+        return fail(err, errlen, "--heads %" PRIu64 ": at most 256", t->heads);
     if (t->t > (1ull << 20) || t->d > (1ull << 16) || t->f > (1ull << 20))
         return fail(err, errlen, "too large: tokens up to 2^20, %s up to 2^16, %s up to 2^20",
                     att ? "--dh" : "-D", att ? "--kv" : "-F");
@@ -105,15 +109,16 @@ int kgen_tfm_plan(const tpu_config *cfg, kgen_tfm *t, char *err, size_t errlen)
     p2->h_y = a; a = ALIGN64(a + p2->y_bytes);
     t->v.h_x = p1->h_y;
     t->v.h_z = p2->h_w;
-    t->hbm_need = a;
+    t->head_bytes = a;
+    t->hbm_need = a * t->heads;
     if (p1->np != t->t || p2->np != t->t || p2->kp * 2 * t->t != p2->w_bytes)
         return fail(err, errlen, "internal: the stages' layouts disagree");
-    if (a > cfg->hbm_bytes)
+    if (t->hbm_need > cfg->hbm_bytes)
         return fail(err, errlen, "the data does not fit HBM: %" PRIu64 " bytes, the machine '%s' has %" PRIu64,
-                    a, cfg->name, (uint64_t)cfg->hbm_bytes);
+                    t->hbm_need, cfg->name, (uint64_t)cfg->hbm_bytes);
     kgen_gemm_cost(cfg, p1, &t->c1);
     kgen_gemm_cost(cfg, p2, &t->c2);
-    t->predicted = t->c1.predicted + t->v.cost.predicted + t->c2.predicted;
+    t->predicted = (t->c1.predicted + t->v.cost.predicted + t->c2.predicted) * (double)t->heads;
     return 0;
 }
 
@@ -150,6 +155,7 @@ static void matrix_data(uint16_t *out, uint64_t rows, uint64_t cols, uint64_t pi
 #define SEED_A1 0x100u
 #define SEED_B1 0x20000u
 #define SEED_A2 0x300000u
+#define SEED_HEAD 0x1000000ull   /* head h's seeds: + h x this */
 
 long kgen_tfm_emit(FILE *f, const char *config_name, const tpu_config *cfg, const kgen_tfm *t)
 {
@@ -162,7 +168,8 @@ long kgen_tfm_emit(FILE *f, const char *config_name, const tpu_config *cfg, cons
               att ? "attention" : "ffn");
     kgen_line(e, "#");
     if (att) {
-        kgen_line(e, "#   one head: Tq = %" PRIu64 " queries, Tk = %" PRIu64 " keys, dh = %" PRIu64 "; feature-major:", t->t, t->f, t->d);
+        kgen_line(e, "#   %" PRIu64 " head%s, one after the other: Tq = %" PRIu64 " queries, Tk = %" PRIu64 " keys, dh = %" PRIu64 "; feature-major:",
+                  t->heads, t->heads > 1 ? "s" : "", t->t, t->f, t->d);
         kgen_line(e, "#   S^T = K Q^T (K [Tk][dh] token-major, Q^T [dh][Tq]), P^T = softmax over the keys of S^T / sqrt(dh)");
         kgen_line(e, "#   (bf16), O^T = V^T P^T (V^T [dh][Tk]): O^T [dh][Tq] fp32");
     } else {
@@ -175,53 +182,83 @@ long kgen_tfm_emit(FILE *f, const char *config_name, const tpu_config *cfg, cons
               kgen_nn_names[t->v.o.op], t->v.tiles, t->v.rb * t->v.e, t->v.cost.predicted, t->v.cost.bound);
     kgen_line(e, "#   GEMM 2 %" PRIu64 " x %" PRIu64 " x %" PRIu64 ": predicted %.0f cycles, %s-bound", p2->o.m, p2->o.n, p2->o.k,
               t->c2.predicted, t->c2.bound);
-    kgen_line(e, "#   predicted       %.0f cycles in all", t->predicted);
+    kgen_line(e, "#   predicted       %.0f cycles in all%s", t->predicted, t->heads > 1 ? " (every head)" : "");
     kgen_line(e, "#");
     kgen_line(e, "        .assert MXU_N == %" PRIu64 " && NUM_MXU >= %" PRIu64 " && VPU_SUBLANES * VPU_LANES == %" PRIu64
               ", \"generated for another machine: assemble with --config %s\"",
               p1->n_mxu, (uint64_t)cfg->num_mxu, t->v.e, config_name);
     kgen_line(e, "        .text");
-    e->p = p1;
-    e->lp = "A1_";
-    kgen_line(e, "");
-    kgen_line(e, "# ======== GEMM 1");
-    kgen_gemm_code(e, 0);
-    kgen_line(e, "");
-    kgen_line(e, "# ======== %s on the VPU", kgen_nn_names[t->v.o.op]);
-    kgen_nn_code(e, &t->v);
-    e->p = p2;
-    e->lp = "A2_";
-    kgen_line(e, "");
-    kgen_line(e, "# ======== GEMM 2");
-    kgen_gemm_code(e, 1);
+    for (uint64_t h = 0; h < t->heads; h++) {
+        uint64_t off = h * t->head_bytes;
+        kgen_plan q1 = *p1, q2 = *p2;
+        kgen_nn_plan qv = t->v;
+        q1.h_x += off, q1.h_w += off, q1.h_y += off;
+        q2.h_x += off, q2.h_w += off, q2.h_y += off;
+        qv.h_x += off, qv.h_z += off;
+        char lp1[32], lp2[32];
+        snprintf(lp1, sizeof lp1, "H%" PRIu64 "A1_", h);
+        snprintf(lp2, sizeof lp2, "H%" PRIu64 "A2_", h);
+        e->p = &q1;
+        e->lp = lp1;
+        kgen_line(e, "");
+        if (t->heads > 1)
+            kgen_line(e, "# ======== head %" PRIu64 ": GEMM 1", h);
+        else
+            kgen_line(e, "# ======== GEMM 1");
+        kgen_gemm_code(e, 0);
+        kgen_line(e, "");
+        kgen_line(e, "# ======== %s on the VPU", kgen_nn_names[t->v.o.op]);
+        kgen_nn_code(e, &qv);
+        e->p = &q2;
+        e->lp = lp2;
+        kgen_line(e, "");
+        kgen_line(e, "# ======== GEMM 2");
+        kgen_gemm_code(e, h + 1 == t->heads);
+    }
     if (!t->timing_only) {
         const char *n1 = att ? "KC" : "WIN", *b1 = att ? "QT" : "XT", *y1 = att ? "S" : "H";
         const char *z1 = att ? "P" : "G", *n2 = att ? "VT" : "WOUT", *y2 = "O";
-        kgen_line(e, "");
-        kgen_line(e, "# ---- HBM");
-        kgen_line(e, "        .hbm    %" PRIu64, p1->h_x);
-        matrix(e, n1, p1->o.m, p1->o.k, p1->kp, p1->o.m, SEED_A1);
-        kgen_line(e, "        .hbm    %" PRIu64, p1->h_w);
-        matrix(e, b1, p1->o.k, p1->np, p1->np, p1->kp, SEED_B1);
-        kgen_line(e, "        .hbm    %" PRIu64, p1->h_y);
-        kgen_line(e, "%s:      .zero   %" PRIu64 "                  # [%" PRIu64 "][%" PRIu64 "] fp32", y1, p1->y_bytes, p1->o.m, p1->np);
-        kgen_line(e, "        .hbm    %" PRIu64, p2->h_w);
-        kgen_line(e, "%s:      .zero   %" PRIu64 "                  # [%" PRIu64 "][%" PRIu64 "] bf16 (rows past %" PRIu64 " stay zero)",
-                  z1, p2->w_bytes, p2->kp, p2->np, p2->o.k);
-        kgen_line(e, "        .hbm    %" PRIu64, p2->h_x);
-        matrix(e, n2, p2->o.m, p2->o.k, p2->kp, p2->o.m, SEED_A2);
-        kgen_line(e, "        .hbm    %" PRIu64, p2->h_y);
-        kgen_line(e, "%s:      .zero   %" PRIu64 "                  # [%" PRIu64 "][%" PRIu64 "] fp32", y2, p2->y_bytes, p2->o.m, p2->np);
-        kgen_line(e, "");
-        kgen_line(e, "# ---- checks, bit for bit: each stage against the one before (numerics.md 5, 12)");
-        kgen_line(e, "        .expect matmul %s, %s, %s, %" PRIu64 ", %" PRIu64 ", %" PRIu64, y1, n1, b1, p1->o.m, p1->kp, p1->np);
-        if (att)
-            kgen_line(e, "        .expect softmax_s %s, %s, %" PRIu64 ", %" PRIu64 ", 0x%08x, 12", z1, y1, t->v.o.n,
-                      t->v.o.c, t->v.o.scale);
-        else
-            kgen_line(e, "        .expect gelu %s, %s, %" PRIu64 ", 12", z1, y1, t->v.o.n * t->v.o.c);
-        kgen_line(e, "        .expect matmul_epi %s, %s, %s, %s, %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", 64", y2, n2, z1, y2,
-                  p2->o.m, p2->kp, p2->np);
+        for (uint64_t h = 0; h < t->heads; h++) {
+            uint64_t off = h * t->head_bytes, sd = h * SEED_HEAD;
+            char sfx[24] = "";
+            if (t->heads > 1)
+                snprintf(sfx, sizeof sfx, "%" PRIu64, h);
+            char l1[32], l2[32], l3[32], l4[32], l5[32], l6[32];
+            snprintf(l1, sizeof l1, "%s%s", n1, sfx);
+            snprintf(l2, sizeof l2, "%s%s", b1, sfx);
+            snprintf(l3, sizeof l3, "%s%s", y1, sfx);
+            snprintf(l4, sizeof l4, "%s%s", z1, sfx);
+            snprintf(l5, sizeof l5, "%s%s", n2, sfx);
+            snprintf(l6, sizeof l6, "%s%s", y2, sfx);
+            kgen_line(e, "");
+            if (t->heads > 1)
+                kgen_line(e, "# ---- HBM, head %" PRIu64, h);
+            else
+                kgen_line(e, "# ---- HBM");
+            kgen_line(e, "        .hbm    %" PRIu64, p1->h_x + off);
+            matrix(e, l1, p1->o.m, p1->o.k, p1->kp, p1->o.m, SEED_A1 + sd);
+            kgen_line(e, "        .hbm    %" PRIu64, p1->h_w + off);
+            matrix(e, l2, p1->o.k, p1->np, p1->np, p1->kp, SEED_B1 + sd);
+            kgen_line(e, "        .hbm    %" PRIu64, p1->h_y + off);
+            kgen_line(e, "%s:      .zero   %" PRIu64 "                  # [%" PRIu64 "][%" PRIu64 "] fp32", l3, p1->y_bytes, p1->o.m, p1->np);
+            kgen_line(e, "        .hbm    %" PRIu64, p2->h_w + off);
+            kgen_line(e, "%s:      .zero   %" PRIu64 "                  # [%" PRIu64 "][%" PRIu64 "] bf16 (rows past %" PRIu64 " stay zero)",
+                      l4, p2->w_bytes, p2->kp, p2->np, p2->o.k);
+            kgen_line(e, "        .hbm    %" PRIu64, p2->h_x + off);
+            matrix(e, l5, p2->o.m, p2->o.k, p2->kp, p2->o.m, SEED_A2 + sd);
+            kgen_line(e, "        .hbm    %" PRIu64, p2->h_y + off);
+            kgen_line(e, "%s:      .zero   %" PRIu64 "                  # [%" PRIu64 "][%" PRIu64 "] fp32", l6, p2->y_bytes, p2->o.m, p2->np);
+            kgen_line(e, "");
+            kgen_line(e, "# ---- checks, bit for bit: each stage against the one before (numerics.md 5, 12)");
+            kgen_line(e, "        .expect matmul %s, %s, %s, %" PRIu64 ", %" PRIu64 ", %" PRIu64, l3, l1, l2, p1->o.m, p1->kp, p1->np);
+            if (att)
+                kgen_line(e, "        .expect softmax_s %s, %s, %" PRIu64 ", %" PRIu64 ", 0x%08x, 12", l4, l3, t->v.o.n,
+                          t->v.o.c, t->v.o.scale);
+            else
+                kgen_line(e, "        .expect gelu %s, %s, %" PRIu64 ", 12", l4, l3, t->v.o.n * t->v.o.c);
+            kgen_line(e, "        .expect matmul_epi %s, %s, %s, %s, %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", 64", l6, l5, l4, l6,
+                      p2->o.m, p2->kp, p2->np);
+        }
     }
     fflush(f);
     return ferror(f) ? -1 : E.insns;

@@ -15,10 +15,12 @@ typedef struct {
     /* ffn: T tokens, D model width, F hidden width.
      * attention: t = Tq queries, d = dh (head width), f = Tk keys. */
     uint64_t t, d, f;
+    uint64_t heads;              /* attention: heads, one after the other (0 or 1: one) */
     int timing_only;
     kgen_plan g1, g2;            /* the two GEMMs */
     kgen_cost c1, c2;
     kgen_nn_plan v;              /* the VPU layer between them */
+    uint64_t head_bytes;         /* HBM of one head's data; head h's at h x head_bytes */
     uint64_t hbm_need;
     double predicted;
 } kgen_tfm;

@@ -25,13 +25,14 @@ static void usage(FILE *f, int att)
 {
     if (att)
         fprintf(f,
-                "usage: tpu-gen attention --config NAME -T QUERIES --dh D [--kv KEYS]\n"
+                "usage: tpu-gen attention --config NAME -T QUERIES --dh D [--kv KEYS] [--heads H]\n"
                 "       [--timing-only] [--predict] [-o FILE] [--quiet]\n"
                 "One attention head, feature-major: S^T = K Q^T on the MXUs (K cache [Tk][dh]\n"
                 "token-major, Q^T [dh][Tq]), P^T = softmax over the keys of S^T / sqrt(dh) on the\n"
                 "VPU (bf16), O^T = V^T P^T (V cache stored [dh][Tk]); no transpose anywhere.\n"
                 "T must be a multiple of the vector's S x L (the queries are the lanes).\n"
-                "--kv KEYS: the keys (default T).  Each stage checks itself bit for bit;\n"
+                "--kv KEYS: the keys (default T); --heads H: H heads one after the other\n"
+                "(each its own Q, K, V and O^T rows).  Each stage checks itself bit for bit;\n"
                 "tpu-gen prints the error against float64 (docs/transformers.md).\n");
     else
         fprintf(f,
@@ -100,6 +101,8 @@ int kgen_cli_tfm(int argc, char **argv)
             if (missing)
                 return bad("%s needs a file name", a);
             out = v;
+        } else if (att && ((v = tpu_cli_opt_value(argc, argv, &i, opt = "--heads", &missing)) || missing)) {
+            dst = &t.heads;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "-T", &missing)) || missing) {
             dst = &T;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = att ? "--dh" : "-D", &missing)) || missing) {
@@ -130,14 +133,15 @@ int kgen_cli_tfm(int argc, char **argv)
     if (kgen_tfm_plan(&cfg, &t, err, sizeof err))
         return bad("%s", err);
     if (att)
-        snprintf(what, sizeof what, "attention Tq %llu, Tk %llu, dh %llu on %s: GEMM, softmax on the VPU, GEMM",
-                 (unsigned long long)T, (unsigned long long)F, (unsigned long long)D, cfg.name);
+        snprintf(what, sizeof what, "attention Tq %llu, Tk %llu, dh %llu, %llu head%s on %s: GEMM, softmax on the VPU, GEMM%s",
+                 (unsigned long long)T, (unsigned long long)F, (unsigned long long)D,
+                 (unsigned long long)t.heads, t.heads > 1 ? "s" : "", cfg.name, t.heads > 1 ? " a head" : "");
     else
         snprintf(what, sizeof what, "ffn T %llu, D %llu, F %llu on %s: GEMM, GELU on the VPU, GEMM",
                  (unsigned long long)T, (unsigned long long)D, (unsigned long long)F, cfg.name);
     if (predict) {
         printf("tpu-gen: %s\n", what);
-        printf("tpu-gen: predicted %.0f cycles (GEMM %.0f, VPU %.0f, GEMM %.0f)\n", t.predicted,
+        printf("tpu-gen: predicted %.0f cycles (a head: GEMM %.0f, VPU %.0f, GEMM %.0f)\n", t.predicted,
                t.c1.predicted, t.v.cost.predicted, t.c2.predicted);
         return 0;
     }
@@ -163,7 +167,7 @@ int kgen_cli_tfm(int argc, char **argv)
         fprintf(rp, "tpu-gen: %s\n", what);
         fprintf(rp, "tpu-gen: program: %ld instructions of %llu; HBM %llu bytes\n", n,
                 (unsigned long long)cfg.imem_words, (unsigned long long)t.hbm_need);
-        fprintf(rp, "tpu-gen: predicted %.0f cycles (GEMM %.0f, VPU %.0f, GEMM %.0f)\n", t.predicted,
+        fprintf(rp, "tpu-gen: predicted %.0f cycles (a head: GEMM %.0f, VPU %.0f, GEMM %.0f)\n", t.predicted,
                 t.c1.predicted, t.v.cost.predicted, t.c2.predicted);
         double macs = (double)T * (double)D * (double)F * 2.0;
         if (t.timing_only) {
@@ -175,9 +179,9 @@ int kgen_cli_tfm(int argc, char **argv)
             if (kgen_tfm_error(&t, &r))
                 fprintf(rp, "tpu-gen: error against float64: not computed (out of memory)\n");
             else
-                fprintf(rp, "tpu-gen: error against float64 (this data; the exact result from the same bf16 inputs, "
+                fprintf(rp, "tpu-gen: error against float64 (this data%s; the exact result from the same bf16 inputs, "
                         "no rounding on the way): O max abs %.3g (largest |O| %.3g), max rel %.3g over |O| >= 1%% of it\n",
-                        r.e.max_abs, r.max_exact, r.e.max_rel);
+                        t.heads > 1 ? ", head 0" : "", r.e.max_abs, r.max_exact, r.e.max_rel);
         }
     }
     return 0;

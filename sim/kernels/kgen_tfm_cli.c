@@ -170,10 +170,12 @@ int kgen_cli_tfm(int argc, char **argv)
         fprintf(rp, "tpu-gen: predicted %.0f cycles (a head: GEMM %.0f, VPU %.0f, GEMM %.0f)\n", t.predicted,
                 t.c1.predicted, t.v.cost.predicted, t.c2.predicted);
         double macs = (double)T * (double)D * (double)F * 2.0;
+        double cells = (double)T * (double)(F > D ? F : D);
         if (t.timing_only) {
-        } else if (macs > (double)REPORT_LIMIT) {
-            fprintf(rp, "tpu-gen: error against float64: not computed (%.3g MACs, the report takes at most %llu)\n",
-                    macs, (unsigned long long)REPORT_LIMIT);
+        } else if (macs > (double)REPORT_LIMIT || cells > (double)(1ull << 25)) {
+            fprintf(rp, "tpu-gen: error against float64: not computed (%.3g MACs and %.3g intermediate values; "
+                    "the report takes at most %llu and %llu)\n", macs, cells,
+                    (unsigned long long)REPORT_LIMIT, 1ull << 25);
         } else {
             kgen_tfm_err r;
             if (kgen_tfm_error(&t, &r))

@@ -198,9 +198,9 @@ int kgen_cli_nn(int argc, char **argv)
     if (kgen_nn_plan_make(&cfg, &o, &p, err, sizeof err))
         return bad("%s", err);
     char what[300];
-    snprintf(what, sizeof what, "%s N %llu x C %llu on %s: VPU, feature-major, %llu tiles of %llu rows",
+    snprintf(what, sizeof what, "%s N %llu x C %llu on %s: VPU, feature-major, %llu tile%s of %llu rows",
              k, (unsigned long long)o.n, (unsigned long long)o.c, cfg.name,
-             (unsigned long long)p.tiles, (unsigned long long)(p.rb * p.e));
+             (unsigned long long)p.tiles, p.tiles == 1 ? "" : "s", (unsigned long long)(p.rb * p.e));
     if (predict) {
         printf("tpu-gen: %s\n", what);
         printf("tpu-gen: predicted %.0f cycles, %s-bound (vpu %.0f, memory %.0f, issue %.0f)\n",

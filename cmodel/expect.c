@@ -457,18 +457,19 @@ static int check_nn(checker *k)
     tpu_nn_params p;
     memset(&p, 0, sizeof p);
     unsigned ng = op == TPU_EXPECT_LAYERNORM ? 2 : op == TPU_EXPECT_RMSNORM ? 1 : 0;
-    unsigned at = 2 + ng;                    /* the operand N */
+    unsigned ny = op == TPU_EXPECT_RESIDUAL;   /* the residual's second input Y */
+    unsigned at = 2 + ng + ny;               /* the operand N */
     int rows = op == TPU_EXPECT_SOFTMAX_S || ng;
     uint64_t n = 0, c = 1, v = 0, cells = 0, bytes = 0, zbytes = 0, pb = 0;
     unsigned fl = 0;
     p.op = op == TPU_EXPECT_SOFTMAX_S ? TPU_NN_SOFTMAX : op == TPU_EXPECT_LAYERNORM ? TPU_NN_LAYERNORM
            : op == TPU_EXPECT_RMSNORM ? TPU_NN_RMSNORM : op == TPU_EXPECT_GELU ? TPU_NN_GELU
-           : TPU_NN_SILU;
-    unsigned nf = rows ? at + 3 : 3;         /* the operand FLAGS */
+           : op == TPU_EXPECT_SILU ? TPU_NN_SILU : TPU_NN_ADD;
+    unsigned nf = rows ? at + 3 : at + 1;    /* the operand FLAGS */
     if (want_nops(k, nf + 1) || want_number(k, at, "N", &n)
         || (rows && want_number(k, at + 1, "C", &c)) || (rows && want_number(k, at + 2,
             op == TPU_EXPECT_SOFTMAX_S ? "SCALE" : "EPS", &v))
-        || want_flags(k, nf, TPU_REF_EPI_XOUT | TPU_REF_EPI_BF16, &fl))
+        || want_flags(k, nf, TPU_REF_EPI_XOUT | TPU_REF_EPI_BF16 | (ny ? TPU_REF_EPI_WOUT : 0), &fl))
         return -1;
     int bf16 = (fl & TPU_REF_EPI_BF16) != 0, after = (fl & TPU_REF_EPI_XOUT) != 0;
     if (v > 0xffffffffu)
@@ -478,7 +479,8 @@ static int check_nn(checker *k)
         || want_bytes(k, "C parameters", c, 1, 4, &pb)
         || want_bytes(k, "Z", cells, 1, bf16 ? 2 : 4, &zbytes)
         || want_region(k, 0, "Z", zbytes) || want_region(k, 1, "X", bytes)
-        || (ng >= 1 && want_region(k, 2, "G", pb)) || (ng == 2 && want_region(k, 3, "B", pb)))
+        || (ng >= 1 && want_region(k, 2, "G", pb)) || (ng == 2 && want_region(k, 3, "B", pb))
+        || (ny && want_region(k, 2, "Y", bytes)))
         return -1;
     if (cells == 0)
         return 0;
@@ -488,9 +490,13 @@ static int check_nn(checker *k)
     uint32_t *want = x ? alloc_or_error(k, (size_t)bytes) : NULL;
     uint32_t *got = want ? alloc_or_error(k, (size_t)bytes) : NULL;
     uint32_t *par = got ? alloc_or_error(k, (size_t)pb * 3) : NULL;
-    int rc = par ? 0 : -1;
+    uint32_t *y = par && ny ? alloc_or_error(k, (size_t)bytes) : NULL;
+    int rc = par && (y || !ny) ? 0 : -1;
     if (rc == 0)
         rc = read_input(k, 1, "X", after, 0, x, (size_t)bytes);
+    if (rc == 0 && ny)
+        rc = read_input(k, 2, "Y", (fl & TPU_REF_EPI_WOUT) != 0, 0, y, (size_t)bytes);
+    p.y = y;
     if (rc == 0) {
         for (unsigned g = 0; g < ng; g++)
             tpu_expect_initial_read(k->obj, k->e->ops[2 + g].space, k->e->ops[2 + g].value,
@@ -515,7 +521,7 @@ static int check_nn(checker *k)
             rc = mismatch_f32(k, "Z", &k->e->ops[0], where, w, g);
         }
     }
-    free(x); free(want); free(got); free(par);
+    free(x); free(want); free(got); free(par); free(y);
     return rc;
 }
 
@@ -907,7 +913,7 @@ static int check_one(checker *k)
     case TPU_EXPECT_POOL: return check_pool(k);
     case TPU_EXPECT_SOFTMAX: return check_softmax(k);
     case TPU_EXPECT_SOFTMAX_S: case TPU_EXPECT_LAYERNORM: case TPU_EXPECT_RMSNORM:
-    case TPU_EXPECT_GELU: case TPU_EXPECT_SILU: return check_nn(k);
+    case TPU_EXPECT_GELU: case TPU_EXPECT_SILU: case TPU_EXPECT_RESIDUAL: return check_nn(k);
     default: return check_error(k, "unknown operation %u", k->e->op);
     }
 }

@@ -296,6 +296,7 @@ const char *tpu_expect_op_name(unsigned op)
         [TPU_EXPECT_SOFTMAX] = "softmax",
         [TPU_EXPECT_SOFTMAX_S] = "softmax_s", [TPU_EXPECT_LAYERNORM] = "layernorm",
         [TPU_EXPECT_RMSNORM] = "rmsnorm", [TPU_EXPECT_GELU] = "gelu", [TPU_EXPECT_SILU] = "silu",
+        [TPU_EXPECT_RESIDUAL] = "residual",
     };
     return op < TPU_EXPECT_OP_COUNT ? names[op] : NULL;
 }
@@ -323,6 +324,7 @@ static void expect_shape(unsigned op, unsigned *min_ops, unsigned *max_ops, unsi
     case TPU_EXPECT_LAYERNORM: *min_ops = *max_ops = 8; *naddr = 4; break;
     case TPU_EXPECT_RMSNORM: *min_ops = *max_ops = 7; *naddr = 3; break;
     case TPU_EXPECT_GELU: case TPU_EXPECT_SILU: *min_ops = *max_ops = 4; *naddr = 2; break;
+    case TPU_EXPECT_RESIDUAL: *min_ops = *max_ops = 5; *naddr = 3; break;
     default:                *min_ops = *max_ops = *naddr = 0; break;
     }
 }

@@ -68,6 +68,7 @@ enum tpu_expect_op {
     TPU_EXPECT_RMSNORM,    /* Z, X, G, N, C, EPS, FLAGS */
     TPU_EXPECT_GELU,       /* Z, X, N, FLAGS: Z[i] = gelu(X[i]) (tanh form) */
     TPU_EXPECT_SILU,       /* Z, X, N, FLAGS: Z[i] = X[i] sigmoid(X[i]) */
+    TPU_EXPECT_RESIDUAL,   /* Z, X, Y, N, FLAGS: fp32 Z[i] = X[i] + Y[i]; FLAGS 4 X, 64 Y after the run */
     TPU_EXPECT_OP_COUNT
 };
 

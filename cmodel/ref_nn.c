@@ -100,6 +100,10 @@ void tpu_ref_nn(const tpu_nn_params *p, const uint32_t *x, uint32_t *z, uint64_t
             for (uint64_t c = 0; c < C; c++)
                 zr[c * pitch] = tpu_nn_silu(xr[c * pitch]);
             break;
+        case TPU_NN_ADD:
+            for (uint64_t c = 0; c < C; c++)
+                zr[c * pitch] = add(xr[c * pitch], p->y[c * pitch + i]);
+            break;
         default:
             break;
         }
@@ -162,6 +166,10 @@ void tpu_ref_nn_f64(const tpu_nn_params *p, const uint32_t *x, double *z, uint64
                 double v = f(xr[c * pitch]);
                 zr[c * pitch] = v / (1.0 + exp(-v));
             }
+            break;
+        case TPU_NN_ADD:
+            for (uint64_t c = 0; c < C; c++)
+                zr[c * pitch] = f(xr[c * pitch]) + f(p->y[c * pitch + i]);
             break;
         default:
             break;

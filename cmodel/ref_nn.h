@@ -24,6 +24,7 @@ typedef enum {
     TPU_NN_RMSNORM = 2,      /* z = x * rsqrt(mean(x^2) + eps) * gamma */
     TPU_NN_GELU = 3,         /* tanh form, elementwise */
     TPU_NN_SILU = 4,         /* x * sigmoid(x), elementwise */
+    TPU_NN_ADD = 5,          /* z = x + y, elementwise: the residual (y a second input) */
     TPU_NN_COUNT
 } tpu_nn_op;
 
@@ -41,6 +42,7 @@ typedef struct {
     uint64_t c;
     const uint32_t *gamma, *beta;
     uint32_t eps, scale;
+    const uint32_t *y;           /* TPU_NN_ADD: the second input, x's layout */
 } tpu_nn_params;
 
 /* fp32 of 1/C, correctly rounded (the norms' mean is a sum times it). */

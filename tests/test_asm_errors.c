@@ -227,7 +227,7 @@ static const struct { const char *src, *msg; } catalogue[] = {
     { "add s1, s2, s3,\n",
       "t.s:1:16: error: expected an operand after ','" },
     { "nop\n.expect foo 1\n",
-      "t.s:2:9: error: unknown check 'foo' after '.expect' (expected matmul, matmul_i8, matmul_w8, matmul_w8s, matmul_epi, conv2d, pool, add, sub, mul, max, min, relu, add_relu, softmax, softmax_s, layernorm, rmsnorm, gelu, silu, copy, f32 or sum)" },
+      "t.s:2:9: error: unknown check 'foo' after '.expect' (expected matmul, matmul_i8, matmul_w8, matmul_w8s, matmul_epi, conv2d, pool, add, sub, mul, max, min, relu, add_relu, softmax, softmax_s, layernorm, rmsnorm, gelu, silu, residual, copy, f32 or sum)" },
     { "nop\n.hbm 0\nX: .zero 4\n.expect add X, X, X\n",
       "t.s:4:1: error: '.expect add' takes 4 operands (Z, X, Y, N), got 3" },
     { "nop\n.expect f32 hbm(0)\n",

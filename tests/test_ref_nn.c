@@ -109,8 +109,8 @@ static void test_layout_pitch(void **state)
         g[c] = B(0.5f + 0.125f * (float)c);
         b[c] = B(-0.25f * (float)c);
     }
-    for (int op = 0; op < TPU_NN_COUNT; op++) {
-        tpu_nn_params p = { (tpu_nn_op)op, C, g, b, B(1e-5f), B(0.7f) };
+    for (int op = 0; op < TPU_NN_ADD; op++) {
+        tpu_nn_params p = { (tpu_nn_op)op, C, g, b, B(1e-5f), B(0.7f), NULL };
         memset(z, 0xee, sizeof z);
         tpu_ref_nn(&p, x, z, N, P, tmp);
         for (int i = 0; i < N; i++) {
@@ -133,16 +133,16 @@ static void test_against_f64(void **state)
     enum { N = 256, C = 64 };
     static uint32_t x[N * C], z[N * C], g[C], b[C], tmp[C];
     static double w[N * C];
-    static const float lo[TPU_NN_COUNT] = { -8, 0.5f, -3, -8, -12 };
-    static const double bound[TPU_NN_COUNT] = { 1e-6, 1e-5, 1e-5, 1e-5, 1e-5 };
+    static const float lo[TPU_NN_ADD] = { -8, 0.5f, -3, -8, -12 };
+    static const double bound[TPU_NN_ADD] = { 1e-6, 1e-5, 1e-5, 1e-5, 1e-5 };
     for (int c = 0; c < C; c++) {
         g[c] = tpu_fill_random_f32(2, (uint64_t)c, B(0.5f), B(1.5f), 0);
         b[c] = tpu_fill_random_f32(3, (uint64_t)c, B(-0.5f), B(0.5f), 0);
     }
-    for (int op = 0; op < TPU_NN_COUNT; op++) {
+    for (int op = 0; op < TPU_NN_ADD; op++) {
         for (int i = 0; i < N * C; i++)
             x[i] = tpu_fill_random_f32(11, (uint64_t)i, B(lo[op]), B(op == 1 ? 4.5f : -lo[op]), 0);
-        tpu_nn_params p = { (tpu_nn_op)op, C, g, b, B(1e-5f), B(0.125f) };
+        tpu_nn_params p = { (tpu_nn_op)op, C, g, b, B(1e-5f), B(0.125f), NULL };
         tpu_ref_nn(&p, x, z, N, N, tmp);
         tpu_ref_nn_f64(&p, x, w, N, N);
         tpu_nn_error e;
@@ -159,6 +159,26 @@ static void test_against_f64(void **state)
                 assert_true(fabs(s - 1.0) < 1e-5);
             }
     }
+}
+
+/* The residual: z = x + y elementwise, the sum rounded once; the layout's pitch */
+static void test_add(void **state)
+{
+    (void)state;
+    uint32_t x[6] = { B(1.0f), B(16777216.0f), 0x80000000u, B(2.0f), B(-3.5f), B(9.0f) };
+    uint32_t y[6] = { B(2.0f), B(1.0f), 0, B(-2.0f), B(0.25f), B(9.0f) };
+    uint32_t z[6], tmp[3];
+    memset(z, 0xee, sizeof z);
+    tpu_nn_params p = { TPU_NN_ADD, 2, NULL, NULL, 0, 0, y };
+    tpu_ref_nn(&p, x, z, 2, 3, tmp);             /* rows 0, 1 of a pitch-3 layout */
+    assert_int_equal(z[0], B(3.0f));
+    assert_int_equal(z[1], B(16777216.0f));      /* 2^24 + 1: a tie, to even */
+    assert_int_equal(z[2], 0xeeeeeeeeu);         /* row 2 not asked for */
+    assert_int_equal(z[3], B(0.0f));             /* 2 - 2 = +0 */
+    assert_int_equal(z[4], B(-3.25f));
+    double w[6];
+    tpu_ref_nn_f64(&p, x, w, 2, 3);
+    assert_true(w[1] == 16777217.0 && w[0] == 3.0 && w[4] == -3.25);
 }
 
 static void test_error_stats(void **state)
@@ -184,6 +204,7 @@ int main(void)
         cmocka_unit_test(test_gelu_silu_specials),
         cmocka_unit_test(test_layout_pitch),
         cmocka_unit_test(test_against_f64),
+        cmocka_unit_test(test_add),
         cmocka_unit_test(test_error_stats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,7 +6,8 @@
 #     --tile-rows, softmax's --scale: each generated, assembled, run and
 #     bit-exact (its own .expect), and its error against float64 (printed
 #     by tpu-gen) within the bounds docs/transformers.md gives;
-#   - ffn (GEMM, GELU, GEMM) and attention (GEMM, scaled softmax, GEMM; one
+#   - ffn (GEMM, GELU, GEMM; with --prenorm also the layernorm before and
+#     the residual after) and attention (GEMM, scaled softmax, GEMM; one
 #     head and several) on tiny and v5e, every stage checked; --timing-only
 #     takes the cycles of its checked twin;
 #   - the checks can fail: a program with one instruction changed, or a
@@ -23,7 +24,7 @@ bad() { echo "FAIL  $*"; fail=$((fail+1)); }
 
 # run KERNEL CFG MAXERR [OPTIONS...]: generate, assemble, run: bit-exact,
 # and the printed max abs error against float64 below MAXERR (ffn and
-# attention: relative to the largest |O|)
+# attention: relative to the largest |O| or |y|)
 run() {
   local kernel=$1 cfg=$2 maxerr=$3; shift 3
   local name="$kernel $cfg $*"
@@ -40,7 +41,7 @@ run() {
   pred=$(sed -n 's/.*predicted \([0-9]*\) cycles.*/\1/p' "$f.gen" | head -n 1)
   err=$(sed -n 's/.*error against float64.*max abs \([^ ]*\) .*/\1/p' "$f.gen")
   local big
-  big=$(sed -n 's/.*largest |O| \([^)]*\)).*/\1/p' "$f.gen")
+  big=$(sed -n 's/.*largest |[Oy]| \([^)]*\)).*/\1/p' "$f.gen")
   [ -n "$big" ] && [ -n "$err" ] && err=$(awk -v e="$err" -v b="$big" 'BEGIN { printf "%.3g", e / b }')
   if [ $rc -ne 0 ] || ! grep -q '^result: bit-exact' "$f.sim"; then
     bad "$name: exit $rc, $(grep -m1 -E '^result|error' "$f.sim")"
@@ -74,6 +75,9 @@ run ffn v5e 0.01 -T 1024 -D 128 -F 256
 run attention tiny 0.01 -T 64 --dh 8
 run attention tiny 0.01 -T 128 --dh 12 --kv 40
 run attention v5e 0.01 -T 1024 --dh 64 --kv 256
+run ffn tiny 0.01 -T 64 -D 16 -F 32 --prenorm    # layernorm, GEMM, GELU, GEMM, residual
+run ffn tiny 0.01 -T 128 -D 20 -F 37 --prenorm --eps 0.001
+run ffn v5e 0.01 -T 1024 -D 128 -F 256 --prenorm
 run attention tiny 0.01 -T 64 --dh 8 --heads 3
 run attention v5e 0.01 -T 1024 --dh 64 --kv 128 --heads 2
 
@@ -95,6 +99,7 @@ timing_twin() {
 }
 timing_twin layernorm tiny -N 256 -C 20
 timing_twin attention tiny -T 64 --dh 8 --kv 24
+timing_twin ffn tiny -T 64 -D 16 -F 24 --prenorm
 
 # the checks can fail: change the program or the check, see the MISMATCH
 mismatch() {   # NAME SED-EXPR KERNEL CFG OPTIONS...
@@ -121,6 +126,8 @@ mismatch "rmsnorm, rcp for rsqrt"       '0,/vrsqrt  v8, v8/s//vrcp    v8, v8/'  
 mismatch "gelu, 1 - tanh"               '0,/vsub    v0, v26, v0/s//vsub    v0, v0, v26/'  gelu tiny -N 64 -C 2
 mismatch "silu, exp(x)"                 '0,/vsub    v0, v30, v16/s//vadd    v0, v30, v16/'  silu tiny -N 64 -C 2
 mismatch "ffn, the GELU's input read before the run" 's/^\(        .expect gelu G, H, .*\), 12$/\1, 8/' ffn tiny -T 64 -D 8 -F 16
+mismatch "prenorm, the residual's O read before the run" 's/^\(        .expect residual Y, XRES, O, .*\), 64$/\1, 0/' ffn tiny -T 64 -D 8 -F 16 --prenorm
+mismatch "prenorm, layernorm's output taken as fp32" 's/^\(        .expect layernorm XT, .*\), 8$/\1, 0/' ffn tiny -T 64 -D 8 -F 16 --prenorm
 mismatch "attention, P read before the run" 's/^\(        .expect matmul_epi O, VT, P, O, .*\), 64$/\1, 0/' attention tiny -T 64 --dh 8
 
 # bad command lines and shapes: exit 2, one gcc-style line
@@ -157,6 +164,9 @@ err "does not fit HBM"               ffn --config tiny -T 4096 -D 1024 -F 4096
 err "--heads 300: at most 256"       attention --config tiny -T 64 --dh 8 --heads 300
 err "IMEM holds 4096"                attention --config tiny -T 64 --dh 8 --heads 12
 err "unknown option '--heads'"       ffn --config tiny -T 64 -D 8 -F 8 --heads 2
+err "--eps is for --prenorm"         ffn --config tiny -T 64 -D 8 -F 8 --eps 0.1
+err "--eps must be a non-negative"   ffn --config tiny -T 64 -D 8 -F 8 --prenorm --eps x
+err "unknown option '--prenorm'"     attention --config tiny -T 64 --dh 8 --prenorm
 for k in softmax layernorm rmsnorm gelu silu ffn attention; do
   if "$bin/tpu-gen" $k --help | grep -q "^usage: tpu-gen $k"; then
     ok "$k --help prints the usage, exit 0"

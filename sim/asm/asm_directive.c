@@ -412,6 +412,7 @@ static void d_expect(dctx *d)
         [TPU_EXPECT_LAYERNORM] = "Z, X, G, B, N, C, EPS, FLAGS",
         [TPU_EXPECT_RMSNORM] = "Z, X, G, N, C, EPS, FLAGS",
         [TPU_EXPECT_GELU] = "Z, X, N, FLAGS", [TPU_EXPECT_SILU] = "Z, X, N, FLAGS",
+        [TPU_EXPECT_RESIDUAL] = "Z, X, Y, N, FLAGS",
     };
     static const uint8_t naddr[TPU_EXPECT_OP_COUNT] = {
         [TPU_EXPECT_MATMUL] = 3, [TPU_EXPECT_ADD] = 3, [TPU_EXPECT_SUB] = 3,
@@ -422,6 +423,7 @@ static void d_expect(dctx *d)
         [TPU_EXPECT_MATMUL_EPI] = 4, [TPU_EXPECT_CONV2D] = 4, [TPU_EXPECT_POOL] = 2,
         [TPU_EXPECT_SOFTMAX] = 2, [TPU_EXPECT_SOFTMAX_S] = 2, [TPU_EXPECT_LAYERNORM] = 4,
         [TPU_EXPECT_RMSNORM] = 3, [TPU_EXPECT_GELU] = 2, [TPU_EXPECT_SILU] = 2,
+        [TPU_EXPECT_RESIDUAL] = 3,
     };
     static const uint8_t nops[TPU_EXPECT_OP_COUNT] = {
         [TPU_EXPECT_MATMUL] = 6, [TPU_EXPECT_ADD] = 4, [TPU_EXPECT_SUB] = 4,
@@ -432,6 +434,7 @@ static void d_expect(dctx *d)
         [TPU_EXPECT_MATMUL_EPI] = 8, [TPU_EXPECT_CONV2D] = 15, [TPU_EXPECT_POOL] = 11,
         [TPU_EXPECT_SOFTMAX] = 4, [TPU_EXPECT_SOFTMAX_S] = 6, [TPU_EXPECT_LAYERNORM] = 8,
         [TPU_EXPECT_RMSNORM] = 7, [TPU_EXPECT_GELU] = 4, [TPU_EXPECT_SILU] = 4,
+        [TPU_EXPECT_RESIDUAL] = 5,
     };
     if (a->pass != 2)
         return;
@@ -451,7 +454,7 @@ static void d_expect(dctx *d)
     if (!op) {
         asm_error(a, t->col, "unknown check '%s' after '.expect' (expected matmul, matmul_i8, "
                   "matmul_w8, matmul_w8s, matmul_epi, conv2d, pool, add, sub, mul, max, min, relu, "
-                  "add_relu, softmax, softmax_s, layernorm, rmsnorm, gelu, silu, copy, f32 or sum)", asm_tok_text(t, b, sizeof b));
+                  "add_relu, softmax, softmax_s, layernorm, rmsnorm, gelu, silu, residual, copy, f32 or sum)", asm_tok_text(t, b, sizeof b));
         return;
     }
     const char *opname = tpu_expect_op_name(op);

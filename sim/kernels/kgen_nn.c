@@ -53,7 +53,7 @@
 #define VB 27            /* layernorm: the column's beta */
 
 const char *const kgen_nn_names[TPU_NN_COUNT] = { "softmax", "layernorm", "rmsnorm", "gelu",
-                                                  "silu" };
+                                                  "silu", "residual" };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -70,8 +70,8 @@ static uint64_t zcol(const kgen_nn_plan *p) { return p->o.out_bf16 ? p->col_byte
 /* VPU instructions per (column, vector) of a tile, and per column. */
 static void per_elem(tpu_nn_op op, double *k, double *col)
 {
-    static const double ke[TPU_NN_COUNT] = { 12, 12, 7, 16, 7 };
-    static const double kc[TPU_NN_COUNT] = { 0, 2, 1, 0, 0 };
+    static const double ke[TPU_NN_COUNT] = { 12, 12, 7, 16, 7, 4 };
+    static const double kc[TPU_NN_COUNT] = { 0, 2, 1, 0, 0, 0 };
     *k = ke[op];
     *col = kc[op];
 }
@@ -84,19 +84,19 @@ static void nn_cost(const tpu_config *cfg, const kgen_nn_plan *p, kgen_cost *c)
     double eng = (double)(cfg->dma_engines > 1 ? cfg->dma_engines : 1);
     double k, kc, C = (double)p->o.c, rb = (double)p->rb;
     per_elem(p->o.op, &k, &kc);
-    int passes = p->o.op == TPU_NN_GELU || p->o.op == TPU_NN_SILU ? 1
+    int passes = p->o.op == TPU_NN_GELU || p->o.op == TPU_NN_SILU || p->o.op == TPU_NN_ADD ? 1
                  : p->o.op == TPU_NN_RMSNORM ? 2 : 3;
     double issue = C * (rb * k + kc + 3.0 * passes) + 40.0;
     /* the dependent steps: a step of v = rb q vectors takes the larger of v
      * and its latency (T27; a transcendental's T27a) */
-    static const double plain[TPU_NN_COUNT] = { 11, 12, 7, 14, 5 }, tr[TPU_NN_COUNT] = { 1, 0, 0, 2, 2 };
+    static const double plain[TPU_NN_COUNT] = { 11, 12, 7, 14, 5, 3 }, tr[TPU_NN_COUNT] = { 1, 0, 0, 2, 2, 0 };
     double v = (double)(p->rb * p->q), vl = (double)cfg->vpu_latency;
     double chain = C / (double)p->q * (plain[p->o.op] * (v > vl ? v : vl)
                                        + tr[p->o.op] * (v > vl + TPU_TR_STEPS ? v : vl + TPU_TR_STEPS));
     if (chain + 40.0 > issue)
         issue = chain + 40.0;
     double tb = (double)p->tile_bytes;
-    double mem = 2.0 * tb / bw;
+    double mem = (p->o.op == TPU_NN_ADD ? 3.0 : 2.0) * tb / bw;
     if (L + tb / bw > mem)
         mem = L + tb / bw > 2.0 * mem ? (L + tb / bw) / 2.0 : mem;
     double tiles = (double)p->tiles;
@@ -145,17 +145,17 @@ int kgen_nn_plan_make(const tpu_config *cfg, const kgen_nn_opts *o, kgen_nn_plan
         want = o->tile_rows / p->e;
     }
     /* the largest rb <= want dividing the blocks whose two tile sets fit */
-    uint64_t rb;
+    uint64_t rb, nbuf = o->op == TPU_NN_ADD ? 6 : 4;    /* per set: in, out (and the second input) */
     for (rb = want; rb >= 1; rb--) {
         if (p->blocks % rb)
             continue;
         p->col_bytes = rb * p->e * 4;
         p->tile_bytes = o->c * p->col_bytes;
-        if (par + 4 * p->tile_bytes + 4 * 64 <= cfg->vmem_bytes || o->tile_rows)
+        if (par + nbuf * p->tile_bytes + nbuf * 64 <= cfg->vmem_bytes || o->tile_rows)
             break;
     }
     p->rb = rb;
-    if (rb == 0 || par + 4 * p->tile_bytes + 4 * 64 > cfg->vmem_bytes) {
+    if (rb == 0 || par + nbuf * p->tile_bytes + nbuf * 64 > cfg->vmem_bytes) {
         p->rb = 0;
         p->col_bytes = (o->tile_rows ? want : 1) * p->e * 4;
         p->tile_bytes = o->c * p->col_bytes;
@@ -164,12 +164,12 @@ int kgen_nn_plan_make(const tpu_config *cfg, const kgen_nn_opts *o, kgen_nn_plan
                     "%" PRIu64 " bytes, the machine '%s' has %" PRIu64, o->c,
                     o->tile_rows ? "" : "at least ", o->tile_rows ? o->tile_rows : p->e,
                     p->tile_bytes, p->ng ? " with the gamma/beta vectors" : "",
-                    par + 4 * p->tile_bytes, cfg->name, (uint64_t)cfg->vmem_bytes);
+                    par + nbuf * p->tile_bytes, cfg->name, (uint64_t)cfg->vmem_bytes);
     }
     p->tiles = p->blocks / p->rb;
     /* elementwise: q columns a step, so that a step has up to 8 independent vectors */
     p->q = 1;
-    if (o->op == TPU_NN_GELU || o->op == TPU_NN_SILU)
+    if (o->op == TPU_NN_GELU || o->op == TPU_NN_SILU || o->op == TPU_NN_ADD)
         for (uint64_t q = 8 / p->rb; q > 1; q--)
             if (o->c % q == 0) {
                 p->q = q;
@@ -181,6 +181,10 @@ int kgen_nn_plan_make(const tpu_config *cfg, const kgen_nn_opts *o, kgen_nn_plan
         a = ALIGN64(a + p->tile_bytes);
         p->v_out[i] = a;
         a = ALIGN64(a + p->tile_bytes);
+        if (o->op == TPU_NN_ADD) {           /* the second input, at the same distance in each set */
+            p->r_delta = a - p->v_in[i];
+            a = ALIGN64(a + p->tile_bytes);
+        }
     }
     p->v_par = a;
     a += par;
@@ -192,7 +196,8 @@ int kgen_nn_plan_make(const tpu_config *cfg, const kgen_nn_opts *o, kgen_nn_plan
     p->h_par = ALIGN64(bytes);                /* gamma, then beta right after it */
     p->h_scr = ALIGN64(p->h_par + 2 * o->c * 4);
     p->h_z = ALIGN64(p->h_scr + par);
-    p->hbm_need = p->h_z + bytes;
+    p->h_r = ALIGN64(p->h_z + bytes);          /* the residual's second input */
+    p->hbm_need = o->op == TPU_NN_ADD ? p->h_r + bytes : p->h_z + bytes;
     if (p->hbm_need > cfg->hbm_bytes)
         return fail(err, errlen, "the data does not fit HBM: %" PRIu64 " bytes, the machine '%s' has %" PRIu64,
                     p->hbm_need, cfg->name, (uint64_t)cfg->hbm_bytes);
@@ -205,7 +210,8 @@ int kgen_nn_plan_make(const tpu_config *cfg, const kgen_nn_opts *o, kgen_nn_plan
 static void data_range(tpu_nn_op op, float *lo, float *hi)
 {
     static const float r[TPU_NN_COUNT][2] = {
-        { -8.0f, 8.0f }, { 0.5f, 4.5f }, { -3.0f, 3.0f }, { -8.0f, 8.0f }, { -12.0f, 12.0f } };
+        { -8.0f, 8.0f }, { 0.5f, 4.5f }, { -3.0f, 3.0f }, { -8.0f, 8.0f }, { -12.0f, 12.0f },
+        { -4.0f, 4.0f } };
     *lo = r[op][0];
     *hi = r[op][1];
 }
@@ -422,6 +428,16 @@ static void silu_col(nctx *n, int first)
     FOR_J kgen_ins(e, "%s v%u, %s, %" PRIu64, VSTZ, A(j), ZP, OFFZ(j));
 }
 
+static void add_col(nctx *n, int first)
+{
+    (void)first;
+    kgen_emitter *e = n->e;
+    FOR_J kgen_ins(e, "vld     v%u, %s, %" PRIu64, X(j), XP, OFF(j));
+    FOR_J kgen_ins(e, "vld     v%u, %s, %" PRIu64, A(j), XP, OFF(j) + n->p->r_delta);
+    FOR_J kgen_ins(e, "vadd    v%u, v%u, v%u", A(j), X(j), A(j));
+    FOR_J kgen_ins(e, "%s v%u, %s, %" PRIu64, VSTZ, A(j), ZP, OFFZ(j));
+}
+
 /* The tile's computation, from the input set s8 into the output set. */
 static void tile_code(nctx *n)
 {
@@ -454,6 +470,9 @@ static void tile_code(nctx *n)
         break;
     case TPU_NN_SILU:
         pass(n, silu_col, 0, 1, 1, 0, "Z = silu(x), elementwise");
+        break;
+    case TPU_NN_ADD:
+        pass(n, add_col, 0, 1, 1, 0, "Z = x + y, elementwise (the residual)");
         break;
     default:
         break;
@@ -538,12 +557,19 @@ void kgen_nn_code(kgen_emitter *e, const kgen_nn_plan *p)
         kgen_li(e, T3, p->col_bytes);
         kgen_li(e, XP, o->n * 4);
         kgen_ins(e, "dma.h2v %s, %s, %s, %s, %s, %s, 0", T0, T1, T2, T3, XP, T3);
+        if (o->op == TPU_NN_ADD) {
+            kgen_addi(e, T0, T0, (int64_t)p->r_delta, T1);
+            kgen_li(e, T1, p->h_r);
+            kgen_ins(e, "add     %s, %s, s6", T1, T1);
+            kgen_ins(e, "dma.h2v %s, %s, %s, %s, %s, %s, 0", T0, T1, T2, T3, XP, T3);
+        }
         kgen_addi(e, "s6", "s6", (int64_t)p->col_bytes, T0);
         kgen_li(e, T0, setd);
         kgen_ins(e, "xor     s7, s7, %s", T0);
         kgen_put_label(e, skip);
     }
-    kgen_ins(e, "sem.wait 0, 1                 # this tile's input");
+    kgen_ins(e, "sem.wait 0, %d                 # this tile's input%s", o->op == TPU_NN_ADD ? 2 : 1,
+             o->op == TPU_NN_ADD ? "s" : "");
     {
         unsigned l = kgen_new_label(e);
         kgen_li(e, T0, 2);

@@ -36,7 +36,8 @@ typedef struct {
     uint64_t tile_bytes;         /* C * col_bytes */
     int ng;                      /* per-column parameters: 0, 1 (gamma), 2 (gamma, beta) */
     uint64_t v_in[2], v_out[2], v_par, vmem_need;
-    uint64_t h_x, h_par, h_scr, h_z, hbm_need;   /* h_scr: the gamma/beta vectors' scratch */
+    uint64_t r_delta;            /* residual: its second input's VMEM, from the input's */
+    uint64_t h_x, h_par, h_scr, h_z, h_r, hbm_need;   /* h_scr: the gamma/beta vectors' scratch */
     kgen_cost cost;
 } kgen_nn_plan;
 

@@ -116,7 +116,7 @@ static void error_report(FILE *rp, const kgen_nn_plan *p)
         fprintf(rp, "tpu-gen: error against float64: not computed (out of memory)\n");
     } else {
         kgen_nn_data(p, x, g, b);
-        tpu_nn_params pr = { p->o.op, c, g, b, p->o.eps, p->o.scale };
+        tpu_nn_params pr = { p->o.op, c, g, b, p->o.eps, p->o.scale, NULL };
         tpu_ref_nn(&pr, x, z, n, n, tmp);
         tpu_ref_nn_f64(&pr, x, w, n, n);
         tpu_nn_error er;
@@ -135,9 +135,9 @@ int kgen_cli_nn(int argc, char **argv)
 {
     const char *k = argv[1];
     int op;
-    for (op = 0; op < TPU_NN_COUNT && strcmp(k, kgen_nn_names[op]) != 0; op++)
+    for (op = 0; op < TPU_NN_ADD && strcmp(k, kgen_nn_names[op]) != 0; op++)
         ;
-    if (op == TPU_NN_COUNT)
+    if (op == TPU_NN_ADD)                    /* the residual is a stage of ffn --prenorm only */
         return -1;
     int softmax = op == TPU_NN_SOFTMAX, norm = op == TPU_NN_LAYERNORM || op == TPU_NN_RMSNORM;
     const char *config = NULL, *out = NULL;

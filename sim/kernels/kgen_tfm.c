@@ -98,9 +98,25 @@ int kgen_tfm_plan(const tpu_config *cfg, kgen_tfm *t, char *err, size_t errlen)
     char e2[600];
     if (kgen_nn_plan_make(cfg, &no, &t->v, e2, sizeof e2))
         return fail(err, errlen, "%s: %s", att ? "the softmax" : "the GELU", e2);
+    /* prenorm: X^T fp32, gamma, beta, the layernorm's scratch first */
+    uint64_t a = 0;
+    if (t->prenorm) {
+        kgen_nn_opts lo;
+        memset(&lo, 0, sizeof lo);
+        lo.op = TPU_NN_LAYERNORM, lo.n = t->t, lo.c = t->d, lo.eps = t->eps;
+        lo.out_bf16 = 1, lo.timing_only = t->timing_only;
+        if (kgen_nn_plan_make(cfg, &lo, &t->ln, e2, sizeof e2))
+            return fail(err, errlen, "the layernorm: %s", e2);
+        lo.op = TPU_NN_ADD, lo.out_bf16 = 0;
+        if (kgen_nn_plan_make(cfg, &lo, &t->res, e2, sizeof e2))
+            return fail(err, errlen, "the residual: %s", e2);
+        uint64_t xb = t->t * t->d * 4;
+        t->ln.h_x = a; a = ALIGN64(a + xb);
+        t->ln.h_par = a; a = ALIGN64(a + 2 * t->d * 4);
+        t->ln.h_scr = a; a = ALIGN64(a + 2 * t->d * t->ln.e * 4);
+    }
     /* HBM: A1 (g1's X), B1 (g1's W), Y1 (fp32), Y1' (bf16, Kp2 rows), A2 (g2's X), O */
     kgen_plan *p1 = &t->g1, *p2 = &t->g2;
-    uint64_t a = 0;
     p1->h_x = a; a = ALIGN64(a + p1->x_bytes);
     p1->h_w = a; a = ALIGN64(a + p1->w_bytes);
     p1->h_y = a; a = ALIGN64(a + p1->y_bytes);
@@ -109,6 +125,14 @@ int kgen_tfm_plan(const tpu_config *cfg, kgen_tfm *t, char *err, size_t errlen)
     p2->h_y = a; a = ALIGN64(a + p2->y_bytes);
     t->v.h_x = p1->h_y;
     t->v.h_z = p2->h_w;
+    if (t->prenorm) {
+        t->ln.h_z = p1->h_w;                 /* the layernorm writes GEMM 1's W, bf16 */
+        t->res.h_x = t->ln.h_x;              /* y = x + O */
+        t->res.h_r = p2->h_y;
+        t->res.h_z = a; a = ALIGN64(a + t->t * t->d * 4);
+        if (p1->w_bytes != p1->kp * t->t * 2)
+            return fail(err, errlen, "internal: the layernorm's output is not GEMM 1's W");
+    }
     t->head_bytes = a;
     t->hbm_need = a * t->heads;
     if (p1->np != t->t || p2->np != t->t || p2->kp * 2 * t->t != p2->w_bytes)
@@ -119,6 +143,8 @@ int kgen_tfm_plan(const tpu_config *cfg, kgen_tfm *t, char *err, size_t errlen)
     kgen_gemm_cost(cfg, p1, &t->c1);
     kgen_gemm_cost(cfg, p2, &t->c2);
     t->predicted = (t->c1.predicted + t->v.cost.predicted + t->c2.predicted) * (double)t->heads;
+    if (t->prenorm)
+        t->predicted += t->ln.cost.predicted + t->res.cost.predicted;
     return 0;
 }
 
@@ -156,6 +182,7 @@ static void matrix_data(uint16_t *out, uint64_t rows, uint64_t cols, uint64_t pi
 #define SEED_B1 0x20000u
 #define SEED_A2 0x300000u
 #define SEED_HEAD 0x1000000ull   /* head h's seeds: + h x this */
+#define SEED_RES 0x500u          /* prenorm: x, gamma, beta */
 
 long kgen_tfm_emit(FILE *f, const char *config_name, const tpu_config *cfg, const kgen_tfm *t)
 {
@@ -175,6 +202,8 @@ long kgen_tfm_emit(FILE *f, const char *config_name, const tpu_config *cfg, cons
     } else {
         kgen_line(e, "#   T = %" PRIu64 " tokens, D = %" PRIu64 ", F = %" PRIu64 "; feature-major: H^T = W_in^T X^T,", t->t, t->d, t->f);
         kgen_line(e, "#   G^T = gelu(H^T) (bf16), O^T = W_out^T G^T: O^T [D][T] fp32; bf16 weights");
+        if (t->prenorm)
+            kgen_line(e, "#   pre-norm and residual: X^T = layernorm(x^T) (bf16) first, y^T = x^T + O^T (fp32) last");
     }
     kgen_line(e, "#   GEMM 1 %" PRIu64 " x %" PRIu64 " x %" PRIu64 ": predicted %.0f cycles, %s-bound", p1->o.m, p1->o.n, p1->o.k,
               t->c1.predicted, t->c1.bound);
@@ -188,6 +217,11 @@ long kgen_tfm_emit(FILE *f, const char *config_name, const tpu_config *cfg, cons
               ", \"generated for another machine: assemble with --config %s\"",
               p1->n_mxu, (uint64_t)cfg->num_mxu, t->v.e, config_name);
     kgen_line(e, "        .text");
+    if (t->prenorm) {
+        kgen_line(e, "");
+        kgen_line(e, "# ======== the layernorm on the VPU: X^T = layernorm(x^T), bf16");
+        kgen_nn_code(e, &t->ln);
+    }
     for (uint64_t h = 0; h < t->heads; h++) {
         uint64_t off = h * t->head_bytes;
         kgen_plan q1 = *p1, q2 = *p2;
@@ -213,7 +247,13 @@ long kgen_tfm_emit(FILE *f, const char *config_name, const tpu_config *cfg, cons
         e->lp = lp2;
         kgen_line(e, "");
         kgen_line(e, "# ======== GEMM 2");
-        kgen_gemm_code(e, h + 1 == t->heads);
+        kgen_gemm_code(e, h + 1 == t->heads && !t->prenorm);
+    }
+    if (t->prenorm) {
+        kgen_line(e, "");
+        kgen_line(e, "# ======== the residual on the VPU: y^T = x^T + O^T");
+        kgen_nn_code(e, &t->res);
+        kgen_ins(e, "halt");
     }
     if (!t->timing_only) {
         const char *n1 = att ? "KC" : "WIN", *b1 = att ? "QT" : "XT", *y1 = att ? "S" : "H";
@@ -237,8 +277,20 @@ long kgen_tfm_emit(FILE *f, const char *config_name, const tpu_config *cfg, cons
                 kgen_line(e, "# ---- HBM");
             kgen_line(e, "        .hbm    %" PRIu64, p1->h_x + off);
             matrix(e, l1, p1->o.m, p1->o.k, p1->kp, p1->o.m, SEED_A1 + sd);
-            kgen_line(e, "        .hbm    %" PRIu64, p1->h_w + off);
-            matrix(e, l2, p1->o.k, p1->np, p1->np, p1->kp, SEED_B1 + sd);
+            if (t->prenorm) {
+                kgen_line(e, "        .hbm    %" PRIu64, t->ln.h_x);
+                kgen_line(e, "XRES: .random f32, %" PRIu64 ", %u, -2.0, 2.0   # x^T [D][T] fp32, the residual stream",
+                          t->d * t->t, SEED_RES);
+                kgen_line(e, "        .hbm    %" PRIu64, t->ln.h_par);
+                kgen_line(e, "GAMMA: .random f32, %" PRIu64 ", %u, 0.5, 1.5", t->d, SEED_RES + 1);
+                kgen_line(e, "BETA:  .random f32, %" PRIu64 ", %u, -0.5, 0.5", t->d, SEED_RES + 2);
+                kgen_line(e, "        .hbm    %" PRIu64, p1->h_w);
+                kgen_line(e, "%s:      .zero   %" PRIu64 "                  # [%" PRIu64 "][%" PRIu64 "] bf16: the layernorm's output",
+                          l2, p1->w_bytes, p1->kp, p1->np);
+            } else {
+                kgen_line(e, "        .hbm    %" PRIu64, p1->h_w + off);
+                matrix(e, l2, p1->o.k, p1->np, p1->np, p1->kp, SEED_B1 + sd);
+            }
             kgen_line(e, "        .hbm    %" PRIu64, p1->h_y + off);
             kgen_line(e, "%s:      .zero   %" PRIu64 "                  # [%" PRIu64 "][%" PRIu64 "] fp32", l3, p1->y_bytes, p1->o.m, p1->np);
             kgen_line(e, "        .hbm    %" PRIu64, p2->h_w + off);
@@ -248,9 +300,21 @@ long kgen_tfm_emit(FILE *f, const char *config_name, const tpu_config *cfg, cons
             matrix(e, l5, p2->o.m, p2->o.k, p2->kp, p2->o.m, SEED_A2 + sd);
             kgen_line(e, "        .hbm    %" PRIu64, p2->h_y + off);
             kgen_line(e, "%s:      .zero   %" PRIu64 "                  # [%" PRIu64 "][%" PRIu64 "] fp32", l6, p2->y_bytes, p2->o.m, p2->np);
-            kgen_line(e, "");
-            kgen_line(e, "# ---- checks, bit for bit: each stage against the one before (numerics.md 5, 12)");
-            kgen_line(e, "        .expect matmul %s, %s, %s, %" PRIu64 ", %" PRIu64 ", %" PRIu64, l3, l1, l2, p1->o.m, p1->kp, p1->np);
+            if (t->prenorm) {
+                kgen_line(e, "        .hbm    %" PRIu64, t->res.h_z);
+                kgen_line(e, "Y:      .zero   %" PRIu64 "                  # [%" PRIu64 "][%" PRIu64 "] fp32: x^T + O^T",
+                          t->d * t->t * 4, t->d, t->t);
+                kgen_line(e, "");
+                kgen_line(e, "# ---- checks, bit for bit: each stage against the one before (numerics.md 5, 12)");
+                kgen_line(e, "        .expect layernorm %s, XRES, GAMMA, BETA, %" PRIu64 ", %" PRIu64 ", 0x%08x, 8", l2,
+                          t->t, t->d, t->eps);
+                kgen_line(e, "        .expect matmul_epi %s, %s, %s, %s, %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", 64", l3, l1, l2,
+                          l3, p1->o.m, p1->kp, p1->np);
+            } else {
+                kgen_line(e, "");
+                kgen_line(e, "# ---- checks, bit for bit: each stage against the one before (numerics.md 5, 12)");
+                kgen_line(e, "        .expect matmul %s, %s, %s, %" PRIu64 ", %" PRIu64 ", %" PRIu64, l3, l1, l2, p1->o.m, p1->kp, p1->np);
+            }
             if (att)
                 kgen_line(e, "        .expect softmax_s %s, %s, %" PRIu64 ", %" PRIu64 ", 0x%08x, 12", l4, l3, t->v.o.n,
                           t->v.o.c, t->v.o.scale);
@@ -258,6 +322,8 @@ long kgen_tfm_emit(FILE *f, const char *config_name, const tpu_config *cfg, cons
                 kgen_line(e, "        .expect gelu %s, %s, %" PRIu64 ", 12", l4, l3, t->v.o.n * t->v.o.c);
             kgen_line(e, "        .expect matmul_epi %s, %s, %s, %s, %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", 64", l6, l5, l4, l6,
                       p2->o.m, p2->kp, p2->np);
+            if (t->prenorm)
+                kgen_line(e, "        .expect residual Y, XRES, %s, %" PRIu64 ", 64", l6, t->d * t->t);
         }
     }
     fflush(f);
@@ -275,16 +341,47 @@ int kgen_tfm_error(const kgen_tfm *t, kgen_tfm_err *r)
     uint32_t *tmp = malloc(m1 * 4);
     double *d1 = malloc(m1 * T * sizeof(double)), *dz = malloc(m1 * T * sizeof(double));
     double *d2 = calloc(m2 * T, sizeof(double));
+    double *b1d = malloc(kp1 * T * sizeof(double));
+    uint32_t *xr = NULL, *gm = NULL, *bt = NULL, *xn = NULL, *ltmp = NULL;
     int rc = -1;
-    if (!a1 || !b1 || !a2 || !zb || !y1 || !z || !y2 || !tmp || !d1 || !dz || !d2)
+    if (!a1 || !b1 || !a2 || !zb || !y1 || !z || !y2 || !tmp || !d1 || !dz || !d2 || !b1d)
         goto out;
     matrix_data(a1, m1, p1->o.k, kp1, m1, SEED_A1);
-    matrix_data(b1, p1->o.k, T, T, kp1, SEED_B1);
+    if (t->prenorm) {
+        /* GEMM 1's W is the layernorm of x^T: the program's bits rounded to bf16, float64 exact */
+        uint64_t D = t->d;
+        xr = malloc(D * T * 4), gm = malloc(D * 4), bt = malloc(D * 4), xn = malloc(D * T * 4);
+        ltmp = malloc(D * 4);
+        double *xd = malloc(D * T * sizeof(double));
+        if (!xr || !gm || !bt || !xn || !ltmp || !xd) {
+            free(xd);
+            goto out;
+        }
+        for (uint64_t i = 0; i < D * T; i++)
+            xr[i] = tpu_fill_random_f32(SEED_RES, i, 0xc0000000u, 0x40000000u, 0);
+        for (uint64_t i = 0; i < D; i++) {
+            gm[i] = tpu_fill_random_f32(SEED_RES + 1, i, 0x3f000000u, 0x3fc00000u, 0);
+            bt[i] = tpu_fill_random_f32(SEED_RES + 2, i, 0xbf000000u, 0x3f000000u, 0);
+        }
+        tpu_nn_params lp = { TPU_NN_LAYERNORM, D, gm, bt, t->eps, 0, NULL };
+        tpu_ref_nn(&lp, xr, xn, T, T, ltmp);
+        tpu_ref_nn_f64(&lp, xr, xd, T, T);
+        memset(b1, 0, kp1 * T * 2);
+        for (uint64_t i = 0; i < kp1 * T; i++)
+            b1d[i] = i < D * T ? xd[i] : 0.0;
+        for (uint64_t i = 0; i < D * T; i++)
+            b1[i] = tpu_bf16_from_f32(xn[i]);
+        free(xd);
+    } else {
+        matrix_data(b1, p1->o.k, T, T, kp1, SEED_B1);
+        for (uint64_t i = 0; i < kp1 * T; i++)
+            b1d[i] = (double)tpu_f32_to_float((uint32_t)b1[i] << 16);
+    }
     matrix_data(a2, m2, p2->o.k, kp2, m2, SEED_A2);
     /* the program's bits */
     if (tpu_ref_matmul(a1, b1, y1, m1, kp1, T, (unsigned)p1->n_mxu) < 0)
         goto out;
-    tpu_nn_params np = { t->v.o.op, m1, NULL, NULL, 0, t->v.o.scale };
+    tpu_nn_params np = { t->v.o.op, m1, NULL, NULL, 0, t->v.o.scale, NULL };
     if (t->v.o.op == TPU_NN_SOFTMAX)
         tpu_ref_nn(&np, y1, z, T, T, tmp);
     else
@@ -299,8 +396,7 @@ int kgen_tfm_error(const kgen_tfm *t, kgen_tfm_err *r)
         for (uint64_t j = 0; j < T; j++) {
             double s = 0;
             for (uint64_t k = 0; k < p1->o.k; k++)
-                s += (double)tpu_f32_to_float((uint32_t)a1[i * kp1 + k] << 16)
-                     * (double)tpu_f32_to_float((uint32_t)b1[k * T + j] << 16);
+                s += (double)tpu_f32_to_float((uint32_t)a1[i * kp1 + k] << 16) * b1d[k * T + j];
             d1[i * T + j] = s;
         }
     if (t->v.o.op == TPU_NN_SOFTMAX) {
@@ -327,6 +423,11 @@ int kgen_tfm_error(const kgen_tfm *t, kgen_tfm_err *r)
             for (uint64_t j = 0; j < T; j++)
                 d2[i * T + j] += a * dz[k * T + j];
         }
+    if (t->prenorm)                          /* the residual: y = x + O */
+        for (uint64_t i = 0; i < m2 * T; i++) {
+            y2[i] = tpu_f32_add(xr[i], y2[i]);
+            d2[i] += (double)tpu_f32_to_float(xr[i]);
+        }
     double mx = 0;
     for (uint64_t i = 0; i < m2 * T; i++)
         mx = fmax(mx, fabs(d2[i]));
@@ -335,6 +436,7 @@ int kgen_tfm_error(const kgen_tfm *t, kgen_tfm_err *r)
     rc = 0;
 out:
     free(a1); free(b1); free(a2); free(zb); free(y1); free(z); free(y2); free(tmp);
-    free(d1); free(dz); free(d2);
+    free(d1); free(dz); free(d2); free(b1d);
+    free(xr); free(gm); free(bt); free(xn); free(ltmp);
     return rc;
 }

@@ -16,6 +16,9 @@ typedef struct {
      * attention: t = Tq queries, d = dh (head width), f = Tk keys. */
     uint64_t t, d, f;
     uint64_t heads;              /* attention: heads, one after the other (0 or 1: one) */
+    int prenorm;                 /* ffn: layernorm before, the residual after (the block's MLP half) */
+    uint32_t eps;                /* its epsilon (fp32 bits) */
+    kgen_nn_plan ln, res;        /* prenorm: the layernorm and the residual add */
     int timing_only;
     kgen_plan g1, g2;            /* the two GEMMs */
     kgen_cost c1, c2;

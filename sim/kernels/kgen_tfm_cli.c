@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fp.h"
 #include "kgen_tfm.h"
 
 #define TOOL "tpu-gen"
@@ -36,13 +37,16 @@ static void usage(FILE *f, int att)
                 "tpu-gen prints the error against float64 (docs/transformers.md).\n");
     else
         fprintf(f,
-                "usage: tpu-gen ffn --config NAME -T TOKENS -D WIDTH -F HIDDEN\n"
+                "usage: tpu-gen ffn --config NAME -T TOKENS -D WIDTH -F HIDDEN [--prenorm [--eps E]]\n"
                 "       [--timing-only] [--predict] [-o FILE] [--quiet]\n"
                 "The transformer MLP, feature-major: H^T = W_in^T X^T on the MXUs, G^T =\n"
                 "gelu(H^T) (tanh form) on the VPU, rounded to bf16, O^T = W_out^T G^T; bf16\n"
                 "weights and input, fp32 output.  T must be a multiple of the vector's S x L\n"
                 "(the tokens are the lanes).  Each stage checks itself bit for bit; tpu-gen\n"
-                "prints the error against float64 (docs/transformers.md).\n");
+                "prints the error against float64 (docs/transformers.md).\n"
+                "--prenorm: the block's MLP half: X^T = layernorm(x^T) (gamma, beta; bf16) on\n"
+                "the VPU first, y^T = x^T + O^T (the residual, fp32) last; --eps E its epsilon\n"
+                "(default 1e-5).\n");
     fprintf(f, "\nexit status: 0 success, 1 the output cannot be written, 2 a bad command line\n"
                "or a shape the machine cannot take.\n");
 }
@@ -79,6 +83,8 @@ int kgen_cli_tfm(int argc, char **argv)
     memset(&t, 0, sizeof t);
     t.kind = att ? KGEN_TFM_ATTENTION : KGEN_TFM_FFN;
     uint64_t T = 0, D = 0, F = 0;
+    int have_eps = 0;
+    t.eps = 0x3727c5acu;                     /* 1e-5 */
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v;
         int missing = 0;
@@ -93,6 +99,21 @@ int kgen_cli_tfm(int argc, char **argv)
             predict = 1;
         } else if (strcmp(a, "--timing-only") == 0) {
             t.timing_only = 1;
+        } else if (!att && strcmp(a, "--prenorm") == 0) {
+            t.prenorm = 1;
+        } else if (!att && ((v = tpu_cli_opt_value(argc, argv, &i, "--eps", &missing)) || missing)) {
+            char *end;
+            errno = 0;
+            double d = missing ? 0 : strtod(v, &end);
+            float fv = (float)d;
+            if (missing || !*v || *end || errno || !(fv >= 1.17549435e-38f) || fv > 3.4e38f) {
+                if (!(missing || !*v || *end) && d == 0)
+                    ;
+                else
+                    return bad("--eps must be a non-negative normal fp32 number, got '%s'", missing ? "" : v);
+            }
+            t.eps = tpu_f32_from_float(fv);
+            have_eps = 1;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--config", &missing)) || missing) {
             if (missing)
                 return bad("%s needs a value", a);
@@ -125,6 +146,8 @@ int kgen_cli_tfm(int argc, char **argv)
         return bad("%s", att ? "attention needs -T and --dh" : "ffn needs -T, -D and -F");
     if (att && !F)
         F = T;
+    if (have_eps && !t.prenorm)
+        return bad("--eps is for --prenorm (the layernorm)%s", "");
     t.t = T, t.d = D, t.f = F;
     tpu_config cfg;
     if (tpu_cli_load_config(TOOL, config, &cfg) || tpu_cli_finish_config(TOOL, &cfg, NULL, 0))
@@ -137,8 +160,9 @@ int kgen_cli_tfm(int argc, char **argv)
                  (unsigned long long)T, (unsigned long long)F, (unsigned long long)D,
                  (unsigned long long)t.heads, t.heads > 1 ? "s" : "", cfg.name, t.heads > 1 ? " a head" : "");
     else
-        snprintf(what, sizeof what, "ffn T %llu, D %llu, F %llu on %s: GEMM, GELU on the VPU, GEMM",
-                 (unsigned long long)T, (unsigned long long)D, (unsigned long long)F, cfg.name);
+        snprintf(what, sizeof what, "ffn T %llu, D %llu, F %llu on %s: %sGEMM, GELU on the VPU, GEMM%s",
+                 (unsigned long long)T, (unsigned long long)D, (unsigned long long)F, cfg.name,
+                 t.prenorm ? "layernorm, " : "", t.prenorm ? ", residual" : "");
     if (predict) {
         printf("tpu-gen: %s\n", what);
         printf("tpu-gen: predicted %.0f cycles (a head: GEMM %.0f, VPU %.0f, GEMM %.0f)\n", t.predicted,
@@ -182,8 +206,9 @@ int kgen_cli_tfm(int argc, char **argv)
                 fprintf(rp, "tpu-gen: error against float64: not computed (out of memory)\n");
             else
                 fprintf(rp, "tpu-gen: error against float64 (this data%s; the exact result from the same bf16 inputs, "
-                        "no rounding on the way): O max abs %.3g (largest |O| %.3g), max rel %.3g over |O| >= 1%% of it\n",
-                        t.heads > 1 ? ", head 0" : "", r.e.max_abs, r.max_exact, r.e.max_rel);
+                        "no rounding on the way): %s max abs %.3g (largest |%s| %.3g), max rel %.3g over |%s| >= 1%% of it\n",
+                        t.heads > 1 ? ", head 0" : "", t.prenorm ? "y" : "O", r.e.max_abs, t.prenorm ? "y" : "O",
+                        r.max_exact, r.e.max_rel, t.prenorm ? "y" : "O");
         }
     }
     return 0;

@@ -26,7 +26,7 @@ static void test_softmax_worked(void **state)
 {
     (void)state;
     uint32_t x[2] = { B(0.0f), B(0.0f) }, z[2], tmp[2];
-    tpu_nn_params p = { TPU_NN_SOFTMAX, 2, NULL, NULL, 0, TPU_NN_ONE };
+    tpu_nn_params p = { TPU_NN_SOFTMAX, 2, NULL, NULL, 0, TPU_NN_ONE, NULL };
     tpu_ref_nn(&p, x, z, 1, 1, tmp);
     assert_int_equal(z[0], 0x3f000000u);
     assert_int_equal(z[1], 0x3f000000u);
@@ -54,7 +54,7 @@ static void test_norms_worked(void **state)
     (void)state;
     uint32_t g[2] = { B(1.0f), B(2.0f) }, b[2] = { B(0.0f), B(0.5f) }, z[2], tmp[2];
     uint32_t x[2] = { B(1.0f), B(3.0f) };
-    tpu_nn_params p = { TPU_NN_LAYERNORM, 2, g, b, 0, 0 };
+    tpu_nn_params p = { TPU_NN_LAYERNORM, 2, g, b, 0, 0, NULL };
     tpu_ref_nn(&p, x, z, 1, 1, tmp);
     assert_int_equal(z[0], B(-1.0f));
     assert_int_equal(z[1], B(2.5f));                /* 1 * 2 + 0.5 */
@@ -87,7 +87,7 @@ static void test_gelu_silu_specials(void **state)
     assert_int_equal(tpu_nn_silu(0x7fc00000u), 0x7fc00000u);
     /* the elementwise ops of tpu_ref_nn are these functions */
     uint32_t x[3] = { B(-1.5f), B(0.25f), B(3.0f) }, z[3], tmp[1];
-    tpu_nn_params p = { TPU_NN_GELU, 1, NULL, NULL, 0, 0 };
+    tpu_nn_params p = { TPU_NN_GELU, 1, NULL, NULL, 0, 0, NULL };
     tpu_ref_nn(&p, x, z, 3, 3, tmp);
     for (int i = 0; i < 3; i++)
         assert_int_equal(z[i], tpu_nn_gelu(x[i]));

@@ -626,12 +626,6 @@ long kgen_nn_emit(FILE *f, const char *config_name, const tpu_config *cfg, const
     kgen_line(e, "");
     kgen_line(e, "        .assert VPU_SUBLANES * VPU_LANES == %" PRIu64 ", \"generated for %" PRIu64
               " fp32 a vector: assemble with --config %s\"", p->e, p->e, config_name);
-    if (o->timing_only) {
-        kgen_line(e, "        .equ    X, hbm(%" PRIu64 ")", p->h_x);
-        kgen_line(e, "        .equ    Z, hbm(%" PRIu64 ")", p->h_z);
-        kgen_line(e, "        .equ    G, hbm(%" PRIu64 ")", p->h_par);
-        kgen_line(e, "        .equ    B, hbm(%" PRIu64 ")", p->h_par + o->c * 4);
-    }
     kgen_line(e, "        .text");
     kgen_nn_code(e, p);
     kgen_ins(e, "halt");

@@ -67,8 +67,8 @@ int tpu_objp_check_zero(parser *ps, size_t off, size_t n, const char *what)
 {
     for (size_t i = 0; i < n; i++)
         if (ps->buf[off + i] != 0)
-            return tpu_objp_rec_fail(ps, "%s byte at offset 0x%zx is 0x%02x, not zero", what, off + i,
-                            ps->buf[off + i]);
+            return tpu_objp_rec_fail(ps, "%s byte at offset 0x%zx is 0x%02x, not zero", what,
+                                     off + i, ps->buf[off + i]);
     return 0;
 }
 
@@ -78,7 +78,7 @@ int tpu_objp_check_space(parser *ps, size_t off, int allow_imem)
     if (s == TPU_SPACE_HBM || s == TPU_SPACE_VMEM || (allow_imem && s == TPU_SPACE_IMEM))
         return 0;
     return tpu_objp_rec_fail(ps, "bad address space %u at offset 0x%zx (%s)", s, off,
-                    allow_imem ? "1 imem, 2 hbm or 3 vmem" : "2 hbm or 3 vmem");
+                             allow_imem ? "1 imem, 2 hbm or 3 vmem" : "2 hbm or 3 vmem");
 }
 
 const char *tpu_objp_space_name(uint8_t s)
@@ -95,14 +95,17 @@ int tpu_objp_check_name(parser *ps, size_t off, uint32_t n)
     if (n == 0)
         return tpu_objp_rec_fail(ps, "symbol name is empty");
     if (n > TPU_OBJ_MAX_NAME)
-        return tpu_objp_rec_fail(ps, "symbol name of %u bytes is longer than %u", n, TPU_OBJ_MAX_NAME);
+        return tpu_objp_rec_fail(ps, "symbol name of %u bytes is longer than %u", n,
+                                 TPU_OBJ_MAX_NAME);
     for (uint32_t i = 0; i < n; i++) {
         uint8_t ch = s[i];
         int ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || ch == '_' ||
                  (i > 0 && ((ch >= '0' && ch <= '9') || ch == '.'));
         if (!ok)
-            return tpu_objp_rec_fail(ps, "symbol name has a bad character 0x%02x at offset 0x%zx "
-                            "(names are [A-Za-z_][A-Za-z0-9_.]*)", ch, off + i);
+            return tpu_objp_rec_fail(ps,
+                                     "symbol name has a bad character 0x%02x at offset 0x%zx "
+                                     "(names are [A-Za-z_][A-Za-z0-9_.]*)",
+                                     ch, off + i);
     }
     int is_reserved = tpu_reg_parse(TPU_K_SREG, (const char *)s, n) >= 0 ||
                       tpu_reg_parse(TPU_K_VREG, (const char *)s, n) >= 0;
@@ -110,7 +113,8 @@ int tpu_objp_check_name(parser *ps, size_t off, uint32_t n)
         if (strlen(reserved[k]) == n && memcmp(reserved[k], s, n) == 0)
             is_reserved = 1;
     if (is_reserved)
-        return tpu_objp_rec_fail(ps, "symbol name '%.*s' is a reserved word", (int)n, (const char *)s);
+        return tpu_objp_rec_fail(ps, "symbol name '%.*s' is a reserved word", (int)n,
+                                 (const char *)s);
     return 0;
 }
 
@@ -128,19 +132,24 @@ static int scan_records(parser *ps, uint32_t count_in_header, size_t counts[8], 
         ps->rec_off = off;
         size_t left = ps->size - off;
         if (left < REC_HDR)
-            return tpu_objp_rec_fail(ps, "truncated: a record header needs 8 bytes, %zu left", left);
+            return tpu_objp_rec_fail(ps, "truncated: a record header needs 8 bytes, %zu left",
+                                     left);
         uint32_t type = rd32(ps->buf + off), len = rd32(ps->buf + off + 4);
         if (pad8(len) > left - REC_HDR)
-            return tpu_objp_rec_fail(ps, "payload of %u bytes runs past the end of the file (%zu bytes left)",
-                            len, left - REC_HDR);
+            return tpu_objp_rec_fail(
+                ps, "payload of %u bytes runs past the end of the file (%zu bytes left)", len,
+                left - REC_HDR);
         int rank = rec_rank(type);
         if (rank < 0)
             return tpu_objp_rec_fail(ps, "unknown type %u", type);
         if (rank < last_rank)
-            return tpu_objp_rec_fail(ps, "%s record follows %s records (the order is CONFIG, TEXT, "
-                            "DATA/FILL, SYMBOL, EXPECT, ARRAY)", rec_name(type), rec_name(last_type));
+            return tpu_objp_rec_fail(ps,
+                                     "%s record follows %s records (the order is CONFIG, TEXT, "
+                                     "DATA/FILL, SYMBOL, EXPECT, ARRAY)",
+                                     rec_name(type), rec_name(last_type));
         if ((type == TPU_REC_CONFIG || type == TPU_REC_TEXT) && counts[type] > 0)
-            return tpu_objp_rec_fail(ps, "a second %s record (at most one is allowed)", rec_name(type));
+            return tpu_objp_rec_fail(ps, "a second %s record (at most one is allowed)",
+                                     rec_name(type));
         if (tpu_objp_check_zero(ps, off + REC_HDR + len, (size_t)(pad8(len) - len), "padding") != 0)
             return -1;
         counts[type]++;
@@ -149,14 +158,15 @@ static int scan_records(parser *ps, uint32_t count_in_header, size_t counts[8], 
         if (type == TPU_REC_DATA)
             *data_bytes += len;
         if (type == TPU_REC_EXPECT && counts[type] > TPU_OBJ_MAX_EXPECTS)
-            return tpu_objp_rec_fail(ps, "too many EXPECT records (the limit is %u)", TPU_OBJ_MAX_EXPECTS);
+            return tpu_objp_rec_fail(ps, "too many EXPECT records (the limit is %u)",
+                                     TPU_OBJ_MAX_EXPECTS);
         last_rank = rank;
         last_type = type;
         off += REC_HDR + (size_t)pad8(len);
     }
     if (n != count_in_header)
         return tpu_objp_fail(ps, "record count mismatch: header says %u records, the file has %u",
-                    count_in_header, n);
+                             count_in_header, n);
     return 0;
 }
 
@@ -185,11 +195,12 @@ static int check_overlaps(parser *ps, chunk_ref *refs, size_t n)
             const chunk_ref *other = later == &refs[i] ? &refs[i - 1] : &refs[i];
             ps->rec = later->rec;
             ps->rec_off = later->off;
-            return tpu_objp_rec_fail(ps, "%s bytes 0x%llx..0x%llx overlap those of record %u (0x%llx..0x%llx)",
-                            tpu_objp_space_name(later->c->space), (unsigned long long)later->c->addr,
-                            (unsigned long long)(later->c->addr + later->c->size - 1), other->rec,
-                            (unsigned long long)other->c->addr,
-                            (unsigned long long)(other->c->addr + other->c->size - 1));
+            return tpu_objp_rec_fail(
+                ps, "%s bytes 0x%llx..0x%llx overlap those of record %u (0x%llx..0x%llx)",
+                tpu_objp_space_name(later->c->space), (unsigned long long)later->c->addr,
+                (unsigned long long)(later->c->addr + later->c->size - 1), other->rec,
+                (unsigned long long)other->c->addr,
+                (unsigned long long)(other->c->addr + other->c->size - 1));
         }
     }
     return 0;
@@ -213,7 +224,8 @@ static int check_duplicates(parser *ps, name_ref *refs, size_t n)
         if (strcmp(refs[i - 1].name, refs[i].name) == 0) {
             ps->rec = refs[i].rec;
             ps->rec_off = refs[i].off;
-            return tpu_objp_rec_fail(ps, "duplicate symbol '%s' (also record %u)", refs[i].name, refs[i - 1].rec);
+            return tpu_objp_rec_fail(ps, "duplicate symbol '%s' (also record %u)", refs[i].name,
+                                     refs[i - 1].rec);
         }
     return 0;
 }
@@ -239,12 +251,16 @@ static int check_arrays(parser *ps, const tpu_object *o, name_ref *arefs, const 
             return tpu_objp_rec_fail(ps, "array '%s' names no symbol of the object", a->name);
         const tpu_obj_symbol *s = syms[lo].sym;
         if (s->space != TPU_SPACE_HBM && s->space != TPU_SPACE_VMEM)
-            return tpu_objp_rec_fail(ps, "array '%s' names a text label (an array is at an hbm or vmem "
-                            "label)", a->name);
+            return tpu_objp_rec_fail(ps,
+                                     "array '%s' names a text label (an array is at an hbm or vmem "
+                                     "label)",
+                                     a->name);
         if (tpu_array_extent(a) > UINT64_MAX - s->value)
-            return tpu_objp_rec_fail(ps, "array '%s' at %s 0x%llx runs past the end of the 64-bit "
-                            "address space", a->name, tpu_objp_space_name(s->space),
-                            (unsigned long long)s->value);
+            return tpu_objp_rec_fail(ps,
+                                     "array '%s' at %s 0x%llx runs past the end of the 64-bit "
+                                     "address space",
+                                     a->name, tpu_objp_space_name(s->space),
+                                     (unsigned long long)s->value);
     }
     if (o->narrays < 2)
         return 0;
@@ -254,7 +270,7 @@ static int check_arrays(parser *ps, const tpu_object *o, name_ref *arefs, const 
             ps->rec = arefs[i].rec;
             ps->rec_off = arefs[i].off;
             return tpu_objp_rec_fail(ps, "a second array '%s' (also record %u)", arefs[i].name,
-                            arefs[i - 1].rec);
+                                     arefs[i - 1].rec);
         }
     return 0;
 }
@@ -268,30 +284,34 @@ static int parse_all(parser *ps, const uint8_t *buf, size_t len, tpu_object *o)
         return tpu_objp_fail(ps, "bad magic (not a tpu object file)");
     if (len < TPU_OBJ_HEADER_SIZE)
         return tpu_objp_fail(ps, "truncated: file has %zu bytes, the header alone needs %u", len,
-                    TPU_OBJ_HEADER_SIZE);
+                             TPU_OBJ_HEADER_SIZE);
     uint16_t version = rd16(buf + 8), hsize = rd16(buf + 10);
     uint32_t count = rd32(buf + 12), fsize = rd32(buf + 16), crc = rd32(buf + 20);
     if (version != TPU_OBJ_VERSION)
-        return tpu_objp_fail(ps, "unsupported version %u at offset 0x8 (this loader reads version %u)",
-                    version, TPU_OBJ_VERSION);
+        return tpu_objp_fail(ps,
+                             "unsupported version %u at offset 0x8 (this loader reads version %u)",
+                             version, TPU_OBJ_VERSION);
     if (hsize != TPU_OBJ_HEADER_SIZE)
-        return tpu_objp_fail(ps, "bad header size %u at offset 0xa (expected %u)", hsize, TPU_OBJ_HEADER_SIZE);
+        return tpu_objp_fail(ps, "bad header size %u at offset 0xa (expected %u)", hsize,
+                             TPU_OBJ_HEADER_SIZE);
     if (rd64(buf + 24) != 0)
         return tpu_objp_fail(ps, "reserved header field at offset 0x18 is not zero");
     if (fsize > TPU_OBJ_MAX_SIZE)
         return tpu_objp_fail(ps, "file too large: header says %u bytes, the limit is %u", fsize,
-                    (unsigned)TPU_OBJ_MAX_SIZE);
+                             (unsigned)TPU_OBJ_MAX_SIZE);
     if (fsize < TPU_OBJ_HEADER_SIZE || fsize % 8 != 0)
-        return tpu_objp_fail(ps, "bad file size %u at offset 0x10 (a multiple of 8, at least %u)", fsize,
-                    TPU_OBJ_HEADER_SIZE);
+        return tpu_objp_fail(ps, "bad file size %u at offset 0x10 (a multiple of 8, at least %u)",
+                             fsize, TPU_OBJ_HEADER_SIZE);
     if (fsize > len)
         return tpu_objp_fail(ps, "truncated: header says %u bytes, file has %zu", fsize, len);
     if (fsize < len)
-        return tpu_objp_fail(ps, "trailing garbage: header says %u bytes, file has %zu", fsize, len);
+        return tpu_objp_fail(ps, "trailing garbage: header says %u bytes, file has %zu", fsize,
+                             len);
     uint32_t actual = tpu_crc32(buf + TPU_OBJ_HEADER_SIZE, fsize - TPU_OBJ_HEADER_SIZE);
     if (actual != crc)
-        return tpu_objp_fail(ps, "checksum mismatch (file corrupt): header says 0x%08x, contents give 0x%08x",
-                    crc, actual);
+        return tpu_objp_fail(
+            ps, "checksum mismatch (file corrupt): header says 0x%08x, contents give 0x%08x", crc,
+            actual);
 
     ps->size = fsize;
     size_t counts[8] = { 0 }, name_bytes = 0, data_bytes = 0;

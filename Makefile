@@ -132,7 +132,7 @@ tsan: $(GEN)/presets.c
 	@mkdir -p $(TSAN_DIR)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -fsanitize=thread $(INCLUDES) -I$(GEN) \
 	  -Itests -o $(TSAN_DIR)/test_parallel tests/test_parallel.c $(MODEL_SRCS) \
-	  $(wildcard sim/asm/asm_*.c) $(GEN)/presets.c -lcmocka -lm
+	  $(wildcard sim/asm/asm_*.c) sim/run.c sim/interrupt.c $(GEN)/presets.c -lcmocka -lm
 	TSAN_OPTIONS=halt_on_error=1 $(TSAN_DIR)/test_parallel
 
 .PHONY: collectives

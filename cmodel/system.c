@@ -562,11 +562,17 @@ static int read_core_mem(void *ctx, unsigned core, enum tpu_space space, uint64_
     return tpu_mem_read(tpu_system_core(s, core), space, addr, dst, n);
 }
 
-void tpu_system_check(tpu_system *s, const tpu_object *obj, tpu_expect_result *res)
+void tpu_system_check_via(tpu_system *s, const tpu_object *obj, tpu_expect_read_fn read,
+                          void *ctx, tpu_expect_result *res)
 {
     const tpu_config *cfg = tpu_system_config(s);
     tpu_expect_target t = { .ncores = tpu_system_ncores(s), .tile = (unsigned)cfg->mxu_n,
                             .hbm_bytes = cfg->hbm_bytes, .vmem_bytes = cfg->vmem_bytes,
-                            .read = read_core_mem, .ctx = s };
+                            .read = read ? read : read_core_mem, .ctx = read ? ctx : s };
     tpu_expect_check(obj, &t, res);
+}
+
+void tpu_system_check(tpu_system *s, const tpu_object *obj, tpu_expect_result *res)
+{
+    tpu_system_check_via(s, obj, NULL, NULL, res);
 }

@@ -115,6 +115,11 @@ const tpu_config *tpu_system_config(const tpu_system *s);
  * memories (expect.h), the one way every front end checks a result.  The
  * SystemC host checks through its bus instead (sim/systemc/tpu_host.cpp). */
 void tpu_system_check(tpu_system *s, const tpu_object *obj, tpu_expect_result *res);
+/* The same through `read` (NULL: the backdoor of this process's cores): a
+ * front end whose cores live in other processes reads them its own way
+ * (tpu-sim-mpi, sim/mpi/sim_mpi.c). */
+void tpu_system_check_via(tpu_system *s, const tpu_object *obj, tpu_expect_read_fn read,
+                          void *ctx, tpu_expect_result *res);
 
 /* ---- backdoor memory access (no timing, no events) --------------------- */
 /* Return -1 when the range is outside the memory. */

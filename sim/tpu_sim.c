@@ -38,6 +38,7 @@
 #include "progress.h"
 #include "races.h"
 #include "report.h"
+#include "run.h"
 #include "stepper.h"
 #include "tpu.h"
 #include "trace.h"
@@ -499,25 +500,45 @@ static int apply_loads(const options *o, tpu_object *obj, const tpu_config *cfg)
     return 0;
 }
 
-/* Run the loaded system and report; returns the exit status. */
-static int run_and_report(const options *o, const tpu_object *obj, const tpu_config *cfg,
-                          tpu_system *s, const char *topo, tpu_trace *tr, tpu_races *races)
+/* The run of sim/run.h through the files that watch it (trace.h). */
+static enum tpu_stop run_traced(void *ctx, tpu_system *s, const tpu_run_limits *l)
 {
+    return tpu_trace_run(s, l->max_cycles, ctx);
+}
+
+/* Run the loaded system and report; returns the exit status. */
+static int run_and_report(const options *o, tpu_run *run, const char *topo, tpu_trace *tr,
+                          tpu_races *races)
+{
+    tpu_system *s = run->sys;
+    const tpu_object *obj = &run->obj;
+    const tpu_config *cfg = run->cfg;
     /* Ctrl-C stops the run at a cycle boundary; the files are closed and
      * the report printed as for any other stop (interrupt.h). */
     tpu_progress prog;
     tpu_progress_init(&prog, "tpu-sim", stderr);
     tr->progress = &prog;
+    run->runner = run_traced;
+    run->runner_ctx = tr;
+    run->limits.max_cycles = o->max_cycles;
+    run->check = 1;
 #ifdef TPU_SIM_MPI
-    /* every rank must stop at the same window: Ctrl-C ends them all (mpirun) */
+    /* every rank must stop at the same window: Ctrl-C ends them all (mpirun);
+     * rank 0 checks, reading the others' cores (sim_mpi.h) */
     tr->interruptible = 0;
-    enum tpu_stop stop = tpu_trace_run(s, o->max_cycles, tr);
-    if (tpu_mpi_rank() != 0)
-        return tpu_mpi_finish(s, 0);    /* answer rank 0's reads; its exit status */
+    run->check = tpu_mpi_rank() == 0;
+    run->check_read = tpu_mpi_read;
+    run->check_ctx = s;
 #else
     tr->interruptible = 1;
     tpu_interrupt_install();
-    enum tpu_stop stop = tpu_trace_run(s, o->max_cycles, tr);
+#endif
+    run->limits.interruptible = tr->interruptible;
+    tpu_run_go(run);
+    enum tpu_stop stop = run->stop;
+#ifdef TPU_SIM_MPI
+    if (tpu_mpi_rank() != 0)
+        return tpu_mpi_finish(s, 0);    /* answer rank 0's reads; its exit status */
 #endif
     tpu_progress_clear(&prog);
     if (races) {
@@ -528,7 +549,7 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
                     (unsigned long long)tpu_races_lost(races),
                     tpu_races_lost(races) == 1 ? "" : "es");
     }
-    int interrupted = stop == TPU_STOP_BREAK && tpu_interrupted();
+    int interrupted = run->end == TPU_RUN_INTERRUPTED;
     char terr[512];
     int trace_failed = tpu_trace_close(tr, terr, sizeof terr) != 0;
     if (trace_failed)
@@ -588,14 +609,8 @@ static int run_and_report(const options *o, const tpu_object *obj, const tpu_con
     rep.error = error;
     rep.unit_name = tpu_unit_id_name;
     rep.reason_name = tpu_stall_reason_name;
-    if (stop == TPU_STOP_HALT) {
-#ifdef TPU_SIM_MPI
-        tpu_mpi_check(s, obj, &rep.expect);
-#else
-        tpu_system_check(s, obj, &rep.expect);
-#endif
-        rep.checked = 1;
-    }
+    rep.expect = run->expect;
+    rep.checked = run->checked;
 
     if (o->json && races) {
         json_with_races(&rep, races);
@@ -663,26 +678,30 @@ int main(int argc, char **argv)
         return rc;
 
     char err[512];
-    tpu_object obj;
-    if (tpu_obj_read(o.prog, &obj, err, sizeof err)) {
+    tpu_object obj0;
+    if (tpu_obj_read(o.prog, &obj0, err, sizeof err)) {
         fprintf(stderr, "tpu-sim: error: %s\n", err);      /* err names the file */
         return EXIT_RUN;
     }
     tpu_config cfg;
-    if ((rc = load_config(&o, &obj, &cfg)) || (rc = apply_loads(&o, &obj, &cfg))) {
-        tpu_obj_free(&obj);
+    tpu_run run = { .cfg = &cfg, .system = &so };
+    tpu_run_init(&run);
+    tpu_run_take(&run, &obj0);
+    tpu_object *obj = &run.obj;
+    if ((rc = load_config(&o, obj, &cfg)) || (rc = apply_loads(&o, obj, &cfg))) {
+        tpu_run_free(&run);
         return rc;
     }
     tpu_trace tr = { 0 };
     tpu_races *races = NULL;
-    tpu_html_opts html = { .obj = &obj, .cfg = &cfg, .program = o.prog, .first = o.html_first,
+    tpu_html_opts html = { .obj = obj, .cfg = &cfg, .program = o.prog, .first = o.html_first,
                            .end = o.html_end };
-    tpu_system *s = tpu_system_create(&cfg, &so, err, sizeof err);
-    if (!s) {
-        fprintf(stderr, "tpu-sim: %s\n", err);
-        tpu_obj_free(&obj);
+    if (tpu_run_create(&run)) {
+        fprintf(stderr, "tpu-sim: %s\n", run.error);
+        tpu_run_free(&run);
         return EXIT_USAGE;
     }
+    tpu_system *s = run.sys;
     unsigned threads = o.threads;
     if (!o.threads_given) {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -694,22 +713,20 @@ int main(int argc, char **argv)
         && (o.step || o.animate || o.timeline || o.vcd || o.html || o.check_races)) {
         fprintf(stderr, "tpu-sim-mpi: --step, --animate, --timeline, --vcd, --html and "
                 "--check-races run on one rank (use tpu-sim)\n");
-        tpu_system_destroy(s);
-        tpu_obj_free(&obj);
+        tpu_run_free(&run);
         return EXIT_USAGE;
     }
     if (tpu_mpi_attach(s, err, sizeof err)) {
         fprintf(stderr, "tpu-sim-mpi: %s\n", err);
-        tpu_system_destroy(s);
-        tpu_obj_free(&obj);
+        tpu_run_free(&run);
         return EXIT_USAGE;
     }
 #endif
-    if (tpu_system_load(s, &obj, err, sizeof err)) {
-        fprintf(stderr, "tpu-sim: error: %s: %s\n", o.prog, err);
+    if (tpu_run_load(&run)) {
+        fprintf(stderr, "tpu-sim: error: %s: %s\n", o.prog, run.error);
         rc = EXIT_RUN;
     } else if (o.step) {
-        tpu_stepper_opts so = { .sys = s, .obj = &obj, .cfg = &cfg, .program = o.prog,
+        tpu_stepper_opts so = { .sys = s, .obj = obj, .cfg = &cfg, .program = o.prog,
                                 .topology = topo, .max_cycles = o.max_cycles, .in = stdin,
                                 .out = stdout, .prompt = isatty(0), .echo = o.echo,
                                 .color = isatty(1), .check_races = o.check_races };
@@ -727,15 +744,16 @@ int main(int argc, char **argv)
         rc = EXIT_RUN;
     } else {
         int tty = isatty(1);
-        if (o.animate && tpu_animate(s, &obj, &cfg, stdout, tty,
+        if (o.animate && tpu_animate(s, obj, &cfg, stdout, tty,
                                      o.delay_ms >= 0 ? (unsigned)o.delay_ms : tty ? 100 : 0,
                                      o.max_cycles, err, sizeof err))
             fprintf(stderr, "tpu-sim: error: %s\n", err);
-        rc = run_and_report(&o, &obj, &cfg, s, topo, &tr, races);
+        rc = run_and_report(&o, &run, topo, &tr, races);
     }
-    tpu_system_destroy(s);
+    tpu_system_destroy(run.sys);        /* before the files: it holds their subscriptions */
+    run.sys = NULL;
     tpu_races_destroy(races);
     tpu_trace_free(&tr);
-    tpu_obj_free(&obj);
+    tpu_run_free(&run);
     return rc;
 }

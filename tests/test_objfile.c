@@ -927,6 +927,7 @@ static void test_array_records(void **state)
     /* the loader's checks */
     raw r;
     uint64_t d2[2] = { 3, 4 }, d0[2] = { 0, 4 }, big[2] = { 1ull << 40, 1ull << 40 };
+    uint64_t d8[8] = { 3, 4 };      /* raw_array writes up to 8 of them */
     array_file(&r, TPU_ARRAY_F32, 0, 2, 16, d2, "X");
     expect_raw_ok(&r);
     array_file(&r, 9, 0, 2, 16, d2, "X");
@@ -935,7 +936,7 @@ static void test_array_records(void **state)
     expect_raw_reject(&r, "bad array layout 2");
     array_file(&r, TPU_ARRAY_F32, 0, 0, 16, d2, "X");
     expect_raw_reject(&r, "array of 0 dimensions");
-    array_file(&r, TPU_ARRAY_F32, 0, 9, 16, d2, "X");
+    array_file(&r, TPU_ARRAY_F32, 0, 9, 16, d8, "X");
     expect_raw_reject(&r, "array of 9 dimensions");
     array_file(&r, TPU_ARRAY_F32, 0, 2, 16, d0, "X");
     expect_raw_reject(&r, "array dimension 0 is 0");

@@ -19,6 +19,7 @@
 #include "asm.h"
 #include "config.h"
 #include "objfile.h"
+#include "run.h"
 #include "tpu.h"
 
 #define HBM_CHECKED (256u << 10)
@@ -79,14 +80,9 @@ static void run(const tpu_config *cfg, const tpu_object *obj, const tpu_system_o
     assert_non_null(s);
     tpu_system_set_threads(s, threads);
     assert_int_equal(tpu_system_load(s, obj, err, sizeof err), 0);
-    /* in slices, as the tools run it */
-    enum tpu_stop stop;
-    do {
-        uint64_t lim = tpu_system_cycle(s) + 700;
-        if (lim > max_cycles)
-            lim = max_cycles;
-        stop = tpu_system_run(s, lim);
-    } while (stop == TPU_STOP_CYCLE_LIMIT && tpu_system_cycle(s) < max_cycles);
+    /* in slices, as the tools run it (sim/run.h) */
+    tpu_run_limits l = { .max_cycles = max_cycles, .slice = 700 };
+    enum tpu_stop stop = tpu_run_slices(s, &l);
     o->stop = stop;
     o->cycles = tpu_system_cycle(s);
     /* the plain loop runs no window; threads do (a run that fails may stop

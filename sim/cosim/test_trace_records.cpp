@@ -2,7 +2,9 @@
 // (sim/cosim/trace_records.h): the field, expected and actual values of
 // the first difference, and the instruction in flight; and of the trace
 // port's decoder (sim/cosim/trace_port.h): records from the bits where
-// docs/rtl.md says each port's elements are.  Built and run by
+// docs/rtl.md says each port's elements are; and of the verdict after
+// the run (sim/cosim/verdict.h): ends, error codes, halt cycles, memories.
+// Built and run by
 // `make cosim-report-test` (sim/cosim/cosim.mk); the mutation test checks
 // the same report end to end on the RTL.
 #include <cstdarg>
@@ -19,6 +21,7 @@ extern "C" {
 
 #include "cosim/trace_records.h"
 #include "cosim/trace_port.h"
+#include "cosim/verdict.h"
 
 using namespace tpu_cosim;
 
@@ -355,6 +358,110 @@ void test_trace_decode(void **)
     assert_int_equal(c0.lines().size(), 0);
 }
 
+// ---- the verdict (verdict.h) ------------------------------------------------------
+
+// Two sides of one core whose memories are two byte vectors (VMEM and HBM
+// in one: HBM at offset vmem).
+struct Sides {
+    std::vector<uint8_t> rtl_mem, model_mem;
+    cosim::RtlSide r;
+    cosim::ModelSide m;
+    cosim::VerdictOpts o;
+    std::vector<std::pair<uint64_t, uint64_t>> hbm_reads;
+
+    Sides() : rtl_mem(256, 7), model_mem(256, 7)
+    {
+        o.tool = "test";
+        o.prog = "p.bin";
+        o.vmem_bytes = 64;
+        o.hbm_bytes = 192;
+        o.block = 48;               // blocks that do not divide the sizes
+        r.end = m.end = cosim::End::Halt;
+        r.cycles = m.cycles = 100;
+        r.halt = m.halt = { 100 };
+        r.err_code = { -1 };
+        r.read = [this](unsigned, enum tpu_space sp, uint64_t a, uint8_t *d, size_t n,
+                        const char *) { return read(rtl_mem, sp, a, d, n); };
+        m.read = [this](unsigned, enum tpu_space sp, uint64_t a, uint8_t *d, size_t n,
+                        const char *) {
+            if (sp == TPU_SPACE_HBM)
+                hbm_reads.push_back({ a, n });
+            return read(model_mem, sp, a, d, n);
+        };
+    }
+    bool read(const std::vector<uint8_t> &mem, enum tpu_space sp, uint64_t a, uint8_t *d,
+              size_t n)
+    {
+        uint64_t base = sp == TPU_SPACE_HBM ? o.vmem_bytes : 0;
+        assert_true(a + n <= (sp == TPU_SPACE_HBM ? o.hbm_bytes : o.vmem_bytes));
+        memcpy(d, mem.data() + base + a, n);
+        return true;
+    }
+    int verdict() { return cosim::verdict(o, r, m); }
+};
+
+void test_verdict_same(void **)
+{
+    Sides s;
+    assert_int_equal(s.verdict(), 0);
+    uint64_t hbm = 0;                       // all of HBM was read, in blocks
+    for (auto &rd : s.hbm_reads)
+        hbm += rd.second;
+    assert_int_equal(hbm, 192);
+}
+
+void test_verdict_ends(void **)
+{
+    Sides s;
+    s.r.end = cosim::End::Error;            // the RTL stopped, the C model halted
+    assert_int_equal(s.verdict(), 1);
+    Sides t;
+    t.r.cycles = 101;                       // the same end, another cycle
+    assert_int_equal(t.verdict(), 1);
+    Sides u;
+    u.r.halt = { 99 };                      // a core halted in another cycle
+    assert_int_equal(u.verdict(), 1);
+    Sides v;                                // both at the cycle limit: halt cycles not compared
+    v.r.end = v.m.end = cosim::End::CycleLimit;
+    v.r.halt = { 0 };
+    assert_int_equal(v.verdict(), 0);
+}
+
+void test_verdict_error_codes(void **)
+{
+    Sides s;
+    s.r.end = s.m.end = cosim::End::Error;
+    s.m.error = "core 0: cycle 6: pc 6 (dma.h2v ...): HBM address 0x1000000 out of range";
+    s.r.err_code = { 4 };                   // ErrAddress: names "out of range"
+    assert_int_equal(s.verdict(), 0);
+    s.r.err_code = { 2 };                   // ErrIllegal: does not
+    assert_int_equal(s.verdict(), 1);
+    s.r.err_code = { -1 };                  // error_o low on this core: nothing to name
+    assert_int_equal(s.verdict(), 0);
+    assert_true(cosim::err_code_matches(6, "an int8 stream against bf16 weights"));
+    assert_false(cosim::err_code_matches(0, "out of range"));
+    assert_false(cosim::err_code_matches(99, "out of range"));
+    assert_string_equal(cosim::err_code_name(99), "unknown");
+}
+
+void test_verdict_memories(void **)
+{
+    Sides s;
+    s.rtl_mem[5] = 8;                       // VMEM byte 5
+    assert_int_equal(s.verdict(), 1);
+    Sides t;
+    t.rtl_mem[64 + 150] = 0;                // HBM byte 150, in the third block
+    assert_int_equal(t.verdict(), 1);
+    t.o.compare_memories = false;           // not comparable (a cycle limit): not read
+    assert_int_equal(t.verdict(), 0);
+    Sides u;
+    u.rtl_mem[64 + 150] = 0;
+    u.o.hbm_ranges = [](unsigned) { return cosim::Ranges{ { 0, 100 } }; };
+    assert_int_equal(u.verdict(), 0);       // outside the ranges compared
+    u.o.hbm_ranges = [](unsigned) { return cosim::Ranges{ { 0, 16 }, { 128, 64 } }; };
+    assert_int_equal(u.verdict(), 1);
+}
+
 } // namespace
 
 int main(void)
@@ -369,6 +476,10 @@ int main(void)
         cmocka_unit_test(test_in_flight),
         cmocka_unit_test(test_trace_layout),
         cmocka_unit_test(test_trace_decode),
+        cmocka_unit_test(test_verdict_same),
+        cmocka_unit_test(test_verdict_ends),
+        cmocka_unit_test(test_verdict_error_codes),
+        cmocka_unit_test(test_verdict_memories),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -14,8 +14,8 @@
 #include "asm.h"
 #include "expect.h"
 #include "fp.h"
-#include "interrupt.h"
 #include "objfile.h"
+#include "run.h"
 
 #define LAB_SLICE 4096
 #define LAB_MAX_DEFINES 16
@@ -287,87 +287,72 @@ enum lab_run_status lab_run_program(lab_grade *g, lab_run *r)
     tpu_asm_options ao = { .config = r->cfg, .defines = defs, .ndefines = r->ndefines,
                            .allow_include = 1, .include_sandbox = !r->src,
                            .include_root = g->env->one_file || !g->root[0] ? NULL : g->root };
-    tpu_object obj;
-    tpu_asm_result ar;
-    if (tpu_asm_assemble(src, len, name, &ao, &obj, &ar)) {
-        const char *m = ar.messages && ar.messages[0] ? ar.messages : "assembly failed";
-        size_t n = strcspn(m, "\n");
-        snprintf(r->msg, sizeof r->msg, "%.*s%s", (int)(n < 400 ? n : 400), m,
-                 ar.nerrors > 1 ? " (and more: run tpu-as on it)" : "");
-        tpu_asm_result_free(&ar);
+    int elem = r->check && r->check->how == LAB_REF_ELEM;
+    tpu_run run = { .cfg = r->cfg, .check = !elem,
+                    .limits = { .max_cycles = r->max_cycles, .slice = LAB_SLICE,
+                                .interruptible = 1 } };
+    tpu_run_init(&run);
+    if (tpu_run_assemble(&run, src, len, name, &ao)) {
+        snprintf(r->msg, sizeof r->msg, "%.400s%s", run.error,
+                 run.nerrors > 1 ? " (and more: run tpu-as on it)" : "");
         return r->status = LAB_RUN_ASM;
     }
-    tpu_asm_result_free(&ar);
 
     r->status = LAB_RUN_OK;
-    if (r->narrays && check_arrays(r, &obj)) {
-        tpu_obj_free(&obj);
+    if (r->narrays && check_arrays(r, &run.obj)) {
+        tpu_run_free(&run);
         return r->status = LAB_RUN_DATA;
     }
-    if (r->check && r->check->how == LAB_REF_MATMUL && set_matmul_expect(r, &obj)) {
-        tpu_obj_free(&obj);
+    if (r->check && r->check->how == LAB_REF_MATMUL && set_matmul_expect(r, &run.obj)) {
+        tpu_run_free(&run);
         snprintf(r->msg, sizeof r->msg, "out of memory");
         return r->status = LAB_RUN_ERROR;
     }
-    if (r->check && r->check->how == LAB_REF_ELEM)
-        obj.nexpects = 0;
+    if (elem)
+        run.obj.nexpects = 0;
 
-    tpu_system_opts so = { .cores = 1, .topology = TPU_TOPO_SINGLE };
-    tpu_system *s = tpu_system_create(r->cfg, &so, err, sizeof err);
-    if (!s) {
-        lab_internal(g, "the lab's machine: %s", err);
-        tpu_obj_free(&obj);
+    if (tpu_run_load(&run)) {
+        if (run.end == TPU_RUN_SYSTEM)
+            lab_internal(g, "the lab's machine: %s", run.error);
+        else
+            snprintf(r->msg, sizeof r->msg, "%s", run.error);
+        tpu_run_free(&run);
         return r->status = LAB_RUN_ERROR;
     }
-    if (tpu_system_load(s, &obj, err, sizeof err)) {
-        snprintf(r->msg, sizeof r->msg, "%s", err);
+    tpu_run_go(&run);
+    r->cycles = run.cycles;
+    r->stats = run.stats;
+    switch (run.end) {
+    case TPU_RUN_INTERRUPTED:
+        g->interrupted = 1;
+        snprintf(r->msg, sizeof r->msg, "%s", run.error);
+        r->status = LAB_RUN_INTERRUPTED;
+        break;
+    case TPU_RUN_LIMIT:
+        snprintf(r->msg, sizeof r->msg,
+                 "still running after %llu cycles (an endless loop, a wait that never ends, "
+                 "or far too slow)",
+                 (unsigned long long)r->cycles);
+        r->status = LAB_RUN_LIMIT;
+        break;
+    case TPU_RUN_HALT:
+        if (elem) {
+            check_elem(r, &run.obj, run.sys);
+        } else if (run.expect.status == TPU_EXPECT_MISMATCH
+                   || run.expect.status == TPU_EXPECT_ERROR) {
+            snprintf(r->msg, sizeof r->msg, "%s", run.expect.message);
+            r->status = LAB_RUN_WRONG;
+        } else if (run.expect.status == TPU_EXPECT_NONE && r->check) {
+            snprintf(r->msg, sizeof r->msg, "nothing was checked");
+            r->status = LAB_RUN_WRONG;
+        }
+        break;
+    default:
+        snprintf(r->msg, sizeof r->msg, "%s", run.error[0] ? run.error
+                                                          : "the run stopped before halt");
         r->status = LAB_RUN_ERROR;
-    } else {
-        enum tpu_stop stop;
-        for (;;) {
-            uint64_t lim = tpu_system_cycle(s) + LAB_SLICE;
-            if (r->max_cycles && lim > r->max_cycles)
-                lim = r->max_cycles;
-            stop = tpu_system_run(s, lim);
-            if (stop != TPU_STOP_CYCLE_LIMIT || lim == r->max_cycles)
-                break;
-            if (tpu_interrupted()) {
-                g->interrupted = 1;
-                break;
-            }
-        }
-        r->cycles = tpu_system_cycle(s);
-        tpu_core_stats(tpu_system_core(s, 0), &r->stats);
-        r->stats.cycles = r->cycles;
-        if (g->interrupted) {
-            snprintf(r->msg, sizeof r->msg, "interrupted at cycle %llu",
-                     (unsigned long long)r->cycles);
-            r->status = LAB_RUN_INTERRUPTED;
-        } else if (stop == TPU_STOP_CYCLE_LIMIT) {
-            snprintf(r->msg, sizeof r->msg,
-                     "still running after %llu cycles (an endless loop, a wait that never ends, "
-                     "or far too slow)",
-                     (unsigned long long)r->cycles);
-            r->status = LAB_RUN_LIMIT;
-        } else if (stop != TPU_STOP_HALT) {
-            const char *e = tpu_system_error(s);
-            snprintf(r->msg, sizeof r->msg, "%s", e && e[0] ? e : "the run stopped before halt");
-            r->status = LAB_RUN_ERROR;
-        } else if (r->check && r->check->how == LAB_REF_ELEM) {
-            check_elem(r, &obj, s);
-        } else {
-            tpu_expect_result er;
-            tpu_system_check(s, &obj, &er);
-            if (er.status == TPU_EXPECT_MISMATCH || er.status == TPU_EXPECT_ERROR) {
-                snprintf(r->msg, sizeof r->msg, "%s", er.message);
-                r->status = LAB_RUN_WRONG;
-            } else if (er.status == TPU_EXPECT_NONE && r->check) {
-                snprintf(r->msg, sizeof r->msg, "nothing was checked");
-                r->status = LAB_RUN_WRONG;
-            }
-        }
+        break;
     }
-    tpu_system_destroy(s);
-    tpu_obj_free(&obj);
+    tpu_run_free(&run);
     return r->status;
 }

@@ -140,8 +140,8 @@ void tpu_mpi_core_stats(tpu_system *s, unsigned c, tpu_stats *st)
 }
 
 /* Reads for the checker, in pieces of at most 64 MiB. */
-static int read_mem(void *ctx, unsigned core, enum tpu_space space, uint64_t addr, void *dst,
-                    size_t n)
+int tpu_mpi_read(void *ctx, unsigned core, enum tpu_space space, uint64_t addr, void *dst,
+                 size_t n)
 {
     tpu_system *s = ctx;
     if (core >= tpu_system_ncores(s))
@@ -154,15 +154,6 @@ static int read_mem(void *ctx, unsigned core, enum tpu_space space, uint64_t add
             return -1;
     }
     return 0;
-}
-
-void tpu_mpi_check(tpu_system *s, const tpu_object *obj, tpu_expect_result *res)
-{
-    const tpu_config *cfg = tpu_system_config(s);
-    tpu_expect_target t = { .ncores = tpu_system_ncores(s), .tile = (unsigned)cfg->mxu_n,
-                            .hbm_bytes = cfg->hbm_bytes, .vmem_bytes = cfg->vmem_bytes,
-                            .read = read_mem, .ctx = s };
-    tpu_expect_check(obj, &t, res);
 }
 
 int tpu_mpi_finish(tpu_system *s, int status)

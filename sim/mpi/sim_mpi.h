@@ -17,9 +17,13 @@ int tpu_mpi_rank(void);
 int tpu_mpi_size(void);
 /* Give the system to the ranks: core c to rank c * size / ncores. */
 int tpu_mpi_attach(tpu_system *s, char *err, size_t errlen);
-/* Rank 0: core c's counters / the .expect checks, whichever rank steps it. */
+/* Rank 0: core c's counters, whichever rank steps it. */
 void tpu_mpi_core_stats(tpu_system *s, unsigned c, tpu_stats *st);
-void tpu_mpi_check(tpu_system *s, const tpu_object *obj, tpu_expect_result *res);
+/* Rank 0: the .expect checks' reads (a tpu_expect_read_fn, ctx the system)
+ * of any core, whichever rank steps it: tpu_system_check_via(s, obj,
+ * tpu_mpi_read, s, res). */
+int tpu_mpi_read(void *ctx, unsigned core, enum tpu_space space, uint64_t addr, void *dst,
+                 size_t n);
 /* Rank 0: tell the others the report is done and its exit status;
  * the others: answer rank 0's reads until then, and return that status. */
 int tpu_mpi_finish(tpu_system *s, int status);

@@ -13,8 +13,8 @@
 
 #include "asm.h"
 #include "expect.h"
-#include "interrupt.h"
 #include "objfile.h"
+#include "run.h"
 
 const char *net_engine_name(enum net_engine e)
 {
@@ -89,6 +89,24 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/* The HBM traffic of core 0 between two slices: the busiest window. */
+typedef struct window {
+    net_result *r;
+    uint64_t last;
+} window;
+
+static void sample(void *ctx, tpu_system *s, uint64_t cycle)
+{
+    (void)cycle;
+    window *w = ctx;
+    tpu_stats st;
+    tpu_core_stats(tpu_system_core(s, 0), &st);
+    uint64_t b = st.hbm_read_bytes + st.hbm_write_bytes;
+    if (b - w->last > w->r->peak_window_bytes)
+        w->r->peak_window_bytes = b - w->last;
+    w->last = b;
+}
+
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -129,89 +147,57 @@ void net_run_layer(const tpu_config *cfg, const char *config_name, const net_lay
 
     char fname[NET_MAX_NAME + 16];
     snprintf(fname, sizeof fname, "%s.s", l->name);
+    int timing_only = p->engine == NET_ENG_CONV_MXU || p->engine == NET_ENG_CONV_VPU
+                          ? p->cplan.o.timing_only : p->plan.o.timing_only;
+    window w = { .r = r };
+    tpu_run run = { .cfg = cfg, .check = !timing_only,
+                    .limits = { .slice = NET_WINDOW, .interruptible = interruptible,
+                                .progress = sample, .ctx = &w } };
+    tpu_run_init(&run);
     tpu_asm_options ao = { .config = cfg };
-    tpu_object obj;
-    tpu_asm_result ar;
-    int arc = tpu_asm_assemble(src, len, fname, &ao, &obj, &ar);
+    int arc = tpu_run_assemble(&run, src, len, fname, &ao);
     free(src);
     if (arc) {
-        const char *m = ar.messages && ar.messages[0] ? ar.messages : "assembly failed";
-        snprintf(r->error, sizeof r->error, "the generated program does not assemble: %.*s",
-                 (int)strcspn(m, "\n"), m);
-        tpu_asm_result_free(&ar);
+        snprintf(r->error, sizeof r->error, "the generated program does not assemble: %.358s",
+                 run.error);
         return;
     }
-    tpu_asm_result_free(&ar);
-    r->ntext = obj.ntext;
+    r->ntext = run.obj.ntext;
     /* the layer's own data: every random fill reseeded from (seed, layer) */
     uint64_t ls = mix(seed ^ mix((uint64_t)index + 1));
-    for (size_t i = 0; i < obj.nchunks; i++)
-        if (obj.chunks[i].rec == TPU_REC_FILL && obj.chunks[i].fill != TPU_FILL_ZERO)
-            obj.chunks[i].seed = mix(ls ^ obj.chunks[i].seed);
+    for (size_t i = 0; i < run.obj.nchunks; i++)
+        if (run.obj.chunks[i].rec == TPU_REC_FILL && run.obj.chunks[i].fill != TPU_FILL_ZERO)
+            run.obj.chunks[i].seed = mix(ls ^ run.obj.chunks[i].seed);
 
-    char err[512];
-    tpu_system_opts so = { .cores = 1, .topology = TPU_TOPO_SINGLE };
-    tpu_system *s = tpu_system_create(cfg, &so, err, sizeof err);
-    if (!s) {
-        snprintf(r->error, sizeof r->error, "%.390s", err);
-        tpu_obj_free(&obj);
+    if (tpu_run_load(&run)) {
+        snprintf(r->error, sizeof r->error, "%.390s", run.error);
+        tpu_run_free(&run);
         return;
     }
-    if (tpu_system_load(s, &obj, err, sizeof err)) {
-        snprintf(r->error, sizeof r->error, "%.390s", err);
-        tpu_system_destroy(s);
-        tpu_obj_free(&obj);
-        return;
-    }
-    tpu_core *core = tpu_system_core(s, 0);
-    uint64_t last = 0;
-    enum tpu_stop stop;
-    for (;;) {
-        uint64_t lim = tpu_system_cycle(s) + NET_WINDOW;
-        stop = tpu_system_run(s, lim);
-        tpu_stats st;
-        tpu_core_stats(core, &st);
-        uint64_t b = st.hbm_read_bytes + st.hbm_write_bytes;
-        if (b - last > r->peak_window_bytes)
-            r->peak_window_bytes = b - last;
-        last = b;
-        if (stop != TPU_STOP_CYCLE_LIMIT)
-            break;
-        if (interruptible && tpu_interrupted()) {
-            r->status = NET_INTERRUPTED;
-            snprintf(r->error, sizeof r->error, "interrupted at cycle %llu",
-                     (unsigned long long)tpu_system_cycle(s));
-            break;
-        }
-    }
-    r->cycles = tpu_system_cycle(s);
-    tpu_core_stats(core, &r->st);
-    r->st.cycles = r->cycles;
+    tpu_run_go(&run);
+    sample(&w, run.sys, run.cycles);        /* the last window */
+    r->cycles = run.cycles;
+    r->st = run.stats;
     for (unsigned m = 0; m < cfg->num_mxu && m < 4; m++)
         if (r->st.unit[TPU_U_MXU0 + m].busy_cycles > r->mxu_busy)
             r->mxu_busy = r->st.unit[TPU_U_MXU0 + m].busy_cycles;
     /* a layer on the VPU computes there */
     if (r->st.unit[TPU_U_VPU].busy_cycles > r->mxu_busy)
         r->mxu_busy = r->st.unit[TPU_U_VPU].busy_cycles;
-    if (r->status != NET_INTERRUPTED) {
-        if (stop != TPU_STOP_HALT) {
-            const char *e = tpu_system_error(s);
-            snprintf(r->error, sizeof r->error, "%.390s", e && e[0] ? e : "the run did not halt");
-        } else if (p->engine == NET_ENG_CONV_MXU || p->engine == NET_ENG_CONV_VPU
-                       ? p->cplan.o.timing_only : p->plan.o.timing_only) {
-            r->status = NET_OK;
-        } else {
-            tpu_expect_result er;
-            tpu_system_check(s, &obj, &er);
-            if (er.status == TPU_EXPECT_PASS) {
-                r->status = NET_OK;
-                r->checked = 1;
-            } else {
-                snprintf(r->error, sizeof r->error, "%.390s", er.message);
-            }
-        }
+    if (run.end == TPU_RUN_INTERRUPTED) {
+        r->status = NET_INTERRUPTED;
+        snprintf(r->error, sizeof r->error, "%.390s", run.error);
+    } else if (run.end != TPU_RUN_HALT) {
+        snprintf(r->error, sizeof r->error, "%.390s",
+                 run.error[0] ? run.error : "the run did not halt");
+    } else if (timing_only) {
+        r->status = NET_OK;
+    } else if (run.expect.status == TPU_EXPECT_PASS) {
+        r->status = NET_OK;
+        r->checked = 1;
+    } else {
+        snprintf(r->error, sizeof r->error, "%.390s", run.expect.message);
     }
-    tpu_system_destroy(s);
-    tpu_obj_free(&obj);
+    tpu_run_free(&run);
     r->seconds = now_seconds() - t0;
 }

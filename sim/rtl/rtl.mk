@@ -28,7 +28,7 @@ RTL_WAIVERS      := rtl/lint_waivers.vlt
 RTL_BENCH_CPP    := sim/rtl/rtl_bench.cpp
 # the sparse HBM store of rtl/hbm_mem.v (HBM above 1 GiB; docs/rtl.md, "Large arrays")
 RTL_SPARSE_CPP   := sim/rtl/hbm_sparse.cpp
-RTL_BENCH_HDRS   := sim/cosim/trace_records.h sim/cosim/trace_port.h rtl/trace_ports.def sim/rtl/hbm_sparse.h
+RTL_BENCH_HDRS   := sim/cosim/trace_records.h sim/cosim/trace_port.h sim/cosim/verdict.h rtl/trace_ports.def sim/rtl/hbm_sparse.h
 RTL_OBJCACHE     := $(if $(shell command -v ccache 2>/dev/null),ccache,)
 # --unroll-count: the VMEM write loops (one per write class, in priority
 # order) must unroll for their non-blocking writes; the VPU's has 4*S*L

@@ -77,6 +77,7 @@ extern "C" {
 
 #include "cosim/trace_records.h"    // records, comparison and report (sim/)
 #include "cosim/trace_port.h"       // the trace port's layout and decoder
+#include "cosim/verdict.h"          // how both runs ended, compared (sim/)
 #include "rtl_config.h"      // RTL_CONFIG, written by sim/rtl/rtl.mk
 #include "hbm_sparse.h"      // the sparse HBM store (rtl/hbm_mem.v above 1 GiB)
 #ifndef RTL_CONFIG
@@ -369,43 +370,6 @@ struct Rtl {
     }
 };
 
-// ---- run-time errors ---------------------------------------------------------------
-
-// The RTL's error codes (rtl/seq.v error_code_o) and the C model's messages
-// for each (cmodel/seq.c fail()): a run that stops with an error on both
-// sides must stop with the same kind of error.
-struct ErrCode {
-    const char *name;
-    const char *texts[5];       // one of them is in the C model's message
-};
-static const ErrCode err_codes[] = {
-    { "none", { nullptr } },
-    { "ErrPc (pc outside IMEM)", { "is outside IMEM", nullptr } },
-    { "ErrIllegal (illegal instruction word)", { "illegal instruction", nullptr } },
-    { "ErrNoMxu (no such MXU)", { "does not exist", nullptr } },
-    { "ErrAddress (T5: range, alignment or size)",
-      { "out of range", "misaligned", "more than 2^", "negative", nullptr } },
-    { "ErrPort (ICI port without a neighbour)", { "is not connected", nullptr } },
-    { "ErrMode (T5b: the machine's or the weights' int8/bf16 mode)",
-      { "have no int8 mode", "are int8 only", "stream against", nullptr } },
-};
-
-// Does RTL error code `code` name the C model's error `msg`?
-static bool err_code_matches(unsigned code, const char *msg)
-{
-    if (code == 0 || code >= sizeof err_codes / sizeof err_codes[0] || !msg)
-        return false;
-    for (const char *const *t = err_codes[code].texts; *t; t++)
-        if (strstr(msg, *t))
-            return true;
-    return false;
-}
-
-static const char *err_code_name(unsigned code)
-{
-    return code < sizeof err_codes / sizeof err_codes[0] ? err_codes[code].name : "unknown";
-}
-
 // ---- loading -------------------------------------------------------------------
 
 // The object's chunks into every core of the RTL, in 64-byte aligned blocks
@@ -437,29 +401,28 @@ void load_rtl(Rtl &r, const tpu_object &obj)
 
 // Compare a whole memory of core k; prints the first difference.  Returns 0
 // if equal.
-int compare_mem(Rtl &r, unsigned k, tpu_core *core, unsigned space, uint64_t size,
-                const char *name)
+// ---- the verdict (sim/cosim/verdict.h) ----------------------------------------------
+
+// The RTL's memories through the backdoor port, kBdBytes at a time.
+bool rtl_read(Rtl &r, unsigned k, enum tpu_space space, uint64_t addr, uint8_t *dst, size_t n)
 {
-    uint8_t a[kBdBytes], b[kBdBytes];
-    for (uint64_t addr = 0; addr < size; addr += kBdBytes) {
-        unsigned n = size - addr < kBdBytes ? (unsigned)(size - addr) : kBdBytes;
-        r.bd_read(k, space, addr, a, n);
-        if (tpu_mem_read(core, (enum tpu_space)space, addr, b, n) < 0) {
-            fprintf(stderr, RTL_NAME ": cannot read the C model's %s at 0x%" PRIx64 "\n", name,
-                    addr);
-            return 1;
-        }
-        if (memcmp(a, b, n)) {
-            unsigned i = 0;
-            while (a[i] == b[i])
-                i++;
-            fprintf(stderr,
-                    RTL_NAME ": core %u: %s differs at 0x%" PRIx64 ": RTL 0x%02x, C model 0x%02x\n",
-                    k, name, addr + i, a[i], b[i]);
-            return 1;
-        }
+    for (size_t off = 0; off < n; off += kBdBytes) {
+        unsigned m = n - off < kBdBytes ? (unsigned)(n - off) : kBdBytes;
+        r.bd_read(k, space, addr + off, dst + off, m);
     }
-    return 0;
+    return true;
+}
+
+// The C model's, through the backdoor.
+bool model_read(Model &m, unsigned k, enum tpu_space space, uint64_t addr, uint8_t *dst,
+                size_t n, const char *name)
+{
+    if (tpu_mem_read(tpu_system_core(m.sys, k), space, addr, dst, n) < 0) {
+        fprintf(stderr, RTL_NAME ": cannot read the C model's %s at 0x%" PRIx64 "\n", name,
+                addr);
+        return false;
+    }
+    return true;
 }
 
 // HBM above kHbmSparseAbove is sparse in the RTL (rtl/hbm_mem.v, Sparse):
@@ -467,7 +430,7 @@ int compare_mem(Rtl &r, unsigned k, tpu_core *core, unsigned space, uint64_t siz
 // cores' and any replay's) and the C model's core k's; the rest reads 0
 // on both sides (a page of either is compared whole, in units of the
 // larger page size).
-int compare_sparse_hbm(Rtl &r, unsigned k, tpu_core *core, uint64_t size)
+cosim::Ranges sparse_hbm_ranges(tpu_core *core, uint64_t size)
 {
     std::vector<uint64_t> pages;
     tpu_hbm_sparse_pages(pages);
@@ -480,28 +443,11 @@ int compare_sparse_hbm(Rtl &r, unsigned k, tpu_core *core, uint64_t size)
         p &= ~(unit - 1);
     std::sort(pages.begin(), pages.end());
     pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
-    uint8_t a[kBdBytes], b[kBdBytes];
-    for (uint64_t page : pages) {
-        for (uint64_t addr = page; addr < page + unit && addr < size; addr += kBdBytes) {
-            unsigned n = size - addr < kBdBytes ? (unsigned)(size - addr) : kBdBytes;
-            r.bd_read(k, TPU_SPACE_HBM, addr, a, n);
-            if (tpu_mem_read(core, TPU_SPACE_HBM, addr, b, n) < 0) {
-                fprintf(stderr, RTL_NAME ": cannot read the C model's HBM at 0x%" PRIx64 "\n",
-                        addr);
-                return 1;
-            }
-            if (memcmp(a, b, n)) {
-                unsigned i = 0;
-                while (a[i] == b[i])
-                    i++;
-                fprintf(stderr,
-                        RTL_NAME ": core %u: HBM differs at 0x%" PRIx64 ": RTL 0x%02x, C model 0x%02x\n",
-                        k, addr + i, a[i], b[i]);
-                return 1;
-            }
-        }
-    }
-    return 0;
+    cosim::Ranges ranges;
+    for (uint64_t page : pages)
+        if (page < size)
+            ranges.push_back({ page, std::min(unit, size - page) });
+    return ranges;
 }
 
 // Reset the RTL, load the object, release reset.
@@ -574,77 +520,85 @@ void usage(FILE *f)
             RTL_CONFIG);
 }
 
-}  // namespace
+// ---- the command ------------------------------------------------------------------
 
-int main(int argc, char **argv)
-{
+struct Options {
     uint64_t max_cycles = 10000000, wave_cycles = 1000;
     int lockstep = 0, verbose = 0, program_status = 0, expect_error = 0;
     const char *prog = nullptr, *wave = nullptr, *fail_wave = nullptr;
+};
+
+// The command line into o: 0, -1 after --help (exit 0), or 2 after a message.
+int parse_args(int argc, char **argv, Options &o)
+{
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
-            return 0;
+            return -1;
         } else if (!strcmp(a, "--max-cycles") && i + 1 < argc) {
             char *end;
-            max_cycles = strtoull(argv[++i], &end, 0);
-            if (*end || !max_cycles) {
+            o.max_cycles = strtoull(argv[++i], &end, 0);
+            if (*end || !o.max_cycles) {
                 fprintf(stderr, RTL_NAME ": error: bad --max-cycles '%s'\n", argv[i]);
                 return 2;
             }
         } else if (!strcmp(a, "--wave-cycles") && i + 1 < argc) {
             char *end;
-            wave_cycles = strtoull(argv[++i], &end, 0);
-            if (*end || !wave_cycles) {
+            o.wave_cycles = strtoull(argv[++i], &end, 0);
+            if (*end || !o.wave_cycles) {
                 fprintf(stderr, RTL_NAME ": error: bad --wave-cycles '%s'\n", argv[i]);
                 return 2;
             }
         } else if (!strcmp(a, "--wave") && i + 1 < argc) {
-            wave = argv[++i];
+            o.wave = argv[++i];
         } else if (!strcmp(a, "--wave-on-fail") && i + 1 < argc) {
-            fail_wave = argv[++i];
+            o.fail_wave = argv[++i];
         } else if (!strcmp(a, "--lockstep")) {
-            lockstep = 1;
+            o.lockstep = 1;
         } else if (!strcmp(a, "--verbose")) {
-            verbose = 1;
+            o.verbose = 1;
         } else if (!strcmp(a, "--program-status")) {
-            program_status = 1;
+            o.program_status = 1;
         } else if (!strcmp(a, "--expect-error")) {
-            expect_error = 1;
+            o.expect_error = 1;
         } else if (a[0] == '+') {
             g_plusargs.push_back(a);
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, RTL_NAME ": error: unknown option '%s' (try --help)\n", a);
             return 2;
-        } else if (prog) {
+        } else if (o.prog) {
             fprintf(stderr, RTL_NAME ": error: more than one program\n");
             return 2;
         } else {
-            prog = a;
+            o.prog = a;
         }
     }
-    if (!prog) {
+    if (!o.prog) {
         fprintf(stderr, RTL_NAME ": error: no program given (try --help)\n");
         return 2;
     }
+    return 0;
+}
 
+// The config, the object and the C model's system with it loaded: 0, or 2
+// after a message (obj is freed then).
+int setup_model(const Options &o, Model &m, tpu_object &obj)
+{
     char err[600];
-    Model m;
     if (tpu_config_load(&m.cfg, RTL_CONFIG, err, sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);
         return 2;
     }
-    tpu_object obj;
     tpu_obj_init(&obj);
-    if (tpu_obj_read(prog, &obj, err, sizeof err) < 0) {
-        fprintf(stderr, "%s: error: %s\n", prog, err);
+    if (tpu_obj_read(o.prog, &obj, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: error: %s\n", o.prog, err);
         return 2;
     }
     tpu_system_opts opts = { RTL_CORES, RTL_CORES == 1 ? TPU_TOPO_SINGLE : TPU_TOPO_RING, 0, 0 };
     m.sys = tpu_system_create(&m.cfg, &opts, err, sizeof err);
     if (!m.sys || tpu_system_load(m.sys, &obj, err, sizeof err) < 0) {
-        fprintf(stderr, "%s: error: %s\n", prog, err);
+        fprintf(stderr, "%s: error: %s\n", o.prog, err);
         tpu_obj_free(&obj);
         return 2;
     }
@@ -652,44 +606,45 @@ int main(int argc, char **argv)
     for (unsigned k = 0; k < RTL_CORES; k++)
         m.sreg[k][31] = k;
     m.flight.assign(RTL_CORES, InFlight(&obj));
-    if (lockstep)
+    if (o.lockstep)
         tpu_system_subscribe(m.sys, kModelEvents, Model::on_event, &m);
+    return 0;
+}
 
-    Rtl r(m.cfg);
-    start_rtl(r, obj);
-    if (wave && r.wave(wave, 0) < 0) {
-        fprintf(stderr, RTL_NAME ": error: cannot write the waveform '%s'%s\n", wave,
-                VM_TRACE_FST ? "" : " (the model was built without --trace-fst)");
-        tpu_obj_free(&obj);
-        return 2;
-    }
-
-    // Run both.  RTL: the records of cycle t are on the trace port before
-    // the clock edge that ends t; the run has ended when, after the edge,
-    // every core has halted and no link carries bytes (tpu_system_step).
-    enum tpu_stop mstop = TPU_RUNNING;
-    uint64_t t = 0, rhalt[RTL_CORES];
-    for (unsigned k = 0; k < RTL_CORES; k++)
-        rhalt[k] = 0;
-    const char *rend = "cycle limit";
+// How the run of both sides went.
+struct Run {
+    enum tpu_stop mstop = TPU_RUNNING;  // the C model's (stepped with --lockstep)
+    uint64_t t = 0;                     // the RTL's cycles
+    uint64_t rhalt[RTL_CORES] = {};     // the RTL's halt cycle per core (0: none)
+    cosim::End rend = cosim::End::CycleLimit;
     int mismatch = 0, interrupted = 0;
+};
+
+// Run both.  RTL: the records of cycle t are on the trace port before the
+// clock edge that ends t; the run has ended when, after the edge, every
+// core has halted and no link carries bytes (tpu_system_step).  With
+// --lockstep the C model steps with it and the records are compared every
+// cycle; without, the C model runs afterwards (finish_model).
+void run_both(const Options &o, Model &m, Rtl &r, const tpu_object &obj, Run &run)
+{
     tpu_interrupt_install();
     Cycle rc[RTL_CORES];                    // the RTL's records of the cycle (reused)
-    for (; t < max_cycles; t++) {
+    uint64_t &t = run.t;
+    for (; t < o.max_cycles; t++) {
         if (tpu_interrupted()) {            // Ctrl-C: stop at this cycle boundary
-            interrupted = 1;
+            run.interrupted = 1;
             break;
         }
         int r_err = r.deadlock();
         for (unsigned k = 0; k < RTL_CORES; k++) {
             rc[k].clear();
-            if (lockstep)
+            if (o.lockstep)
                 r.records(rc[k], k);
             if (r.halt_now(k))
-                rhalt[k] = t + 1;
+                run.rhalt[k] = t + 1;
             r_err |= r.error(k);
         }
-        if (lockstep && r.deadlock()) {
+        if (o.lockstep && r.deadlock()) {
             for (unsigned k = 0; k < RTL_CORES; k++) {   // the first stuck core fails (system.c)
                 if (!r.halted(k)) {
                     if (!r.error(k))
@@ -698,126 +653,149 @@ int main(int argc, char **argv)
                 }
             }
         }
-        if (lockstep && mstop == TPU_RUNNING) {
+        if (o.lockstep && run.mstop == TPU_RUNNING) {
             for (unsigned k = 0; k < RTL_CORES; k++)
                 m.cur[k].clear();
-            mstop = tpu_system_step(m.sys);
+            run.mstop = tpu_system_step(m.sys);
             m.note_sregs();
-            for (unsigned k = 0; k < RTL_CORES && !mismatch; k++) {
-                if (!compare_cycle(RTL_NAME, prog, t, k, rc[k], m.cur[k], verbose, &m.flight[k]))
-                    mismatch = 1;
+            for (unsigned k = 0; k < RTL_CORES && !run.mismatch; k++) {
+                if (!compare_cycle(RTL_NAME, o.prog, t, k, rc[k], m.cur[k], o.verbose,
+                                   &m.flight[k]))
+                    run.mismatch = 1;
                 m.flight[k].end_cycle();
             }
-            if (mismatch) {
-                if (wave) {
+            if (run.mismatch) {
+                if (o.wave) {
                     r.clock();          // the edge that ends the failing cycle
                     fprintf(stderr, RTL_NAME ": waveform of cycles 0..%" PRIu64 " in %s\n", t,
-                            wave);
-                } else if (fail_wave) {
-                    replay(m.cfg, obj, t, wave_cycles, fail_wave);
+                            o.wave);
+                } else if (o.fail_wave) {
+                    replay(m.cfg, obj, t, o.wave_cycles, o.fail_wave);
                 }
-                break;
+                return;
             }
         }
         r.clock();
         if (r_err) {
-            rend = "error";
+            run.rend = cosim::End::Error;
             t++;
-            break;
+            return;
         }
         int all = !r.links_busy();
         for (unsigned k = 0; k < RTL_CORES; k++)
             all &= r.halted(k);
         if (all) {
-            rend = "halt";
+            run.rend = cosim::End::Halt;
             t++;
-            break;
+            return;
         }
     }
-    tpu_obj_free(&obj);
-    if (mismatch)
-        return 1;
-    if (interrupted) {
-        printf(RTL_NAME ": %s: interrupted at cycle %" PRIu64 ": %s\n", prog, t,
-               lockstep ? "every cycle before it matched the C model" : "nothing compared");
-        fflush(stdout);
-        if (wave)
-            fprintf(stderr, RTL_NAME ": waveform of cycles 0..%" PRIu64 " in %s\n",
-                    t ? t - 1 : 0, wave);
-        return TPU_EXIT_INTERRUPTED;        // ~Rtl closes the waveform
-    }
-    if (!lockstep)
-        mstop = tpu_system_run(m.sys, max_cycles);
+}
 
-    const char *mend = mstop == TPU_STOP_HALT ? "halt" : mstop == TPU_STOP_ERROR ? "error"
-                                                                                 : "cycle limit";
-    uint64_t mcycles = tpu_system_cycle(m.sys);
-    int bad = 0;
-    if (strcmp(rend, mend) != 0 || t != mcycles) {
-        fprintf(stderr,
-                RTL_NAME ": %s: RTL ended with %s after %" PRIu64 " cycles, C model with %s after %"
-                PRIu64 " cycles%s%s\n",
-                prog, rend, t, mend, mcycles, mstop == TPU_STOP_ERROR ? ": " : "",
-                mstop == TPU_STOP_ERROR ? tpu_system_error(m.sys) : "");
-        for (unsigned k = 0; k < RTL_CORES; k++)
-            if (r.error(k)) {
-                unsigned code = (unsigned)port_bits(r.top->error_code_o, 3 * k, 3);
-                fprintf(stderr, RTL_NAME ": RTL core %u: error code %u, %s, at pc %" PRIu64 "\n",
-                        k, code, err_code_name(code), port_bits(r.top->tr_pc_o, 64 * k, 64));
-            }
-        bad = 1;
-    } else if (mstop == TPU_STOP_ERROR) {
-        // The same error: the RTL's code names the C model's message.
-        for (unsigned k = 0; k < RTL_CORES; k++) {
-            if (!r.error(k))
-                continue;
-            unsigned code = (unsigned)port_bits(r.top->error_code_o, 3 * k, 3);
-            if (!err_code_matches(code, tpu_system_error(m.sys))) {
-                fprintf(stderr, RTL_NAME ": %s: RTL core %u stopped with error code %u, %s; the "
-                        "C model with: %s\n", prog, k, code, err_code_name(code),
-                        tpu_system_error(m.sys));
-                bad = 1;
-            }
-        }
-    }
-    for (unsigned k = 0; k < RTL_CORES; k++) {
-        tpu_core *core = tpu_system_core(m.sys, k);
-        tpu_stats st;
-        tpu_core_stats(core, &st);
-        if (mstop == TPU_STOP_HALT && !bad && st.cycles != rhalt[k]) {
-            fprintf(stderr, RTL_NAME ": %s: core %u halted after %" PRIu64
-                    " cycles in the RTL, %" PRIu64 " in the C model\n", prog, k, rhalt[k],
-                    st.cycles);
-            bad = 1;
-        }
-        bad |= compare_mem(r, k, core, TPU_SPACE_VMEM, m.cfg.vmem_bytes, "VMEM");
-        if (m.cfg.hbm_bytes > kHbmSparseAbove)
-            bad |= compare_sparse_hbm(r, k, core, m.cfg.hbm_bytes);
-        else
-            bad |= compare_mem(r, k, core, TPU_SPACE_HBM, m.cfg.hbm_bytes, "HBM");
-    }
-    const char *what = lockstep ? "cycles, records, VMEM and HBM match the C model"
-                                : "cycles, VMEM and HBM match the C model";
-    if (bad)
-        printf(RTL_NAME ": %s: %s after %" PRIu64 " cycle%s: MISMATCH\n", prog, rend, t,
-               t == 1 ? "" : "s");
-    else if (mstop == TPU_STOP_HALT)
-        printf(RTL_NAME ": %s: halt after %" PRIu64 " cycle%s: %s\n", prog, t, t == 1 ? "" : "s",
-               what);
-    else    // both stopped the same way before halt: say how, and that they agree
-        printf(RTL_NAME ": %s: both stopped: %s at cycle %" PRIu64 ": %s\n", prog,
-               mstop == TPU_STOP_ERROR ? tpu_system_error(m.sys) : "cycle limit", t, what);
+// After Ctrl-C: say where it stopped.
+int report_interrupt(const Options &o, const Run &run)
+{
+    printf(RTL_NAME ": %s: interrupted at cycle %" PRIu64 ": %s\n", o.prog, run.t,
+           o.lockstep ? "every cycle before it matched the C model" : "nothing compared");
     fflush(stdout);
-    if (wave)
-        fprintf(stderr, RTL_NAME ": waveform of cycles 0..%" PRIu64 " in %s\n", t - 1, wave);
+    if (o.wave)
+        fprintf(stderr, RTL_NAME ": waveform of cycles 0..%" PRIu64 " in %s\n",
+                run.t ? run.t - 1 : 0, o.wave);
+    return TPU_EXIT_INTERRUPTED;            // ~Rtl closes the waveform
+}
+
+// The verdict on both finished runs (sim/cosim/verdict.h), its line, and
+// the exit status.
+int judge(const Options &o, Model &m, Rtl &r, const Run &run)
+{
+    cosim::VerdictOpts vo;
+    vo.tool = RTL_NAME;
+    vo.prog = o.prog;
+    vo.ncores = RTL_CORES;
+    vo.vmem_bytes = m.cfg.vmem_bytes;
+    vo.hbm_bytes = m.cfg.hbm_bytes;
+    if (m.cfg.hbm_bytes > kHbmSparseAbove)
+        vo.hbm_ranges = [&m](unsigned k) {
+            return sparse_hbm_ranges(tpu_system_core(m.sys, k), m.cfg.hbm_bytes);
+        };
+    cosim::RtlSide rs;
+    rs.end = run.rend;
+    rs.cycles = run.t;
+    rs.read = [&r](unsigned k, enum tpu_space sp, uint64_t a, uint8_t *d, size_t n,
+                   const char *) { return rtl_read(r, k, sp, a, d, n); };
+    cosim::ModelSide ms;
+    ms.end = cosim::model_end(run.mstop);
+    ms.cycles = tpu_system_cycle(m.sys);
+    if (run.mstop == TPU_STOP_ERROR)
+        ms.error = tpu_system_error(m.sys);
+    ms.read = [&m](unsigned k, enum tpu_space sp, uint64_t a, uint8_t *d, size_t n,
+                   const char *name) { return model_read(m, k, sp, a, d, n, name); };
+    for (unsigned k = 0; k < RTL_CORES; k++) {
+        rs.halt.push_back(run.rhalt[k]);
+        rs.err_code.push_back(r.error(k) ? (int)port_bits(r.top->error_code_o, 3 * k, 3) : -1);
+        rs.err_pc.push_back(port_bits(r.top->tr_pc_o, 64 * k, 64));
+        tpu_stats st;
+        tpu_core_stats(tpu_system_core(m.sys, k), &st);
+        ms.halt.push_back(st.cycles);
+    }
+    int bad = cosim::verdict(vo, rs, ms);
+
+    uint64_t t = run.t;
+    const char *what = o.lockstep ? "cycles, records, VMEM and HBM match the C model"
+                                  : "cycles, VMEM and HBM match the C model";
+    if (bad)
+        printf(RTL_NAME ": %s: %s after %" PRIu64 " cycle%s: MISMATCH\n", o.prog,
+               cosim::end_name(run.rend), t, t == 1 ? "" : "s");
+    else if (run.mstop == TPU_STOP_HALT)
+        printf(RTL_NAME ": %s: halt after %" PRIu64 " cycle%s: %s\n", o.prog, t,
+               t == 1 ? "" : "s", what);
+    else    // both stopped the same way before halt: say how, and that they agree
+        printf(RTL_NAME ": %s: both stopped: %s at cycle %" PRIu64 ": %s\n", o.prog,
+               run.mstop == TPU_STOP_ERROR ? tpu_system_error(m.sys) : "cycle limit", t, what);
+    fflush(stdout);
+    if (o.wave)
+        fprintf(stderr, RTL_NAME ": waveform of cycles 0..%" PRIu64 " in %s\n", t - 1, o.wave);
     if (bad)
         return 1;
-    if (expect_error && mstop == TPU_STOP_HALT) {
+    if (o.expect_error && run.mstop == TPU_STOP_HALT) {
         fprintf(stderr, RTL_NAME ": %s: expected a run-time error (--expect-error), but the "
-                "program halted\n", prog);
+                "program halted\n", o.prog);
         return 1;
     }
-    if (program_status && !expect_error && mstop != TPU_STOP_HALT)
+    if (o.program_status && !o.expect_error && run.mstop != TPU_STOP_HALT)
         return 3;
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    Options o;
+    int rc = parse_args(argc, argv, o);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    Model m;
+    tpu_object obj;
+    if ((rc = setup_model(o, m, obj)))
+        return rc;
+
+    Rtl r(m.cfg);
+    start_rtl(r, obj);
+    if (o.wave && r.wave(o.wave, 0) < 0) {
+        fprintf(stderr, RTL_NAME ": error: cannot write the waveform '%s'%s\n", o.wave,
+                VM_TRACE_FST ? "" : " (the model was built without --trace-fst)");
+        tpu_obj_free(&obj);
+        return 2;
+    }
+    Run run;
+    run_both(o, m, r, obj, run);
+    tpu_obj_free(&obj);
+    if (run.mismatch)
+        return 1;
+    if (run.interrupted)
+        return report_interrupt(o, run);
+    if (!o.lockstep)
+        run.mstop = tpu_system_run(m.sys, o.max_cycles);
+    return judge(o, m, r, run);
 }

@@ -59,6 +59,7 @@ extern "C" {
 #include "vcore_ports.h"    // VCORE_PORTS(X): every port of Vcore but clk_i
 #include "cosim/trace_records.h"    // records, comparison and report (sim/)
 #include "cosim/trace_port.h"       // the trace port's layout and decoder
+#include "cosim/verdict.h"          // how both runs ended, compared (sim/)
 
 using namespace tpu_cosim;
 using namespace tpu_sc;
@@ -374,37 +375,28 @@ struct Lockstep : sc_core::sc_module {
         }
     }
 
-    // Compare a whole memory of a core: RTL backdoor against TLM reads of
-    // the model.
-    bool compare_mem(Host &host, unsigned core, enum tpu_space space, uint64_t size,
-                     const char *name)
+    // The memories for the verdict: the RTL's through its backdoor port
+    // (kBdBytes at a time), the C model's over TLM.
+    bool rtl_read(unsigned core, enum tpu_space space, uint64_t addr, uint8_t *dst, size_t n)
     {
-        std::vector<uint8_t> mine(kBdBytes * 1024);
+        for (size_t off = 0; off < n; off += kBdBytes) {
+            unsigned m = n - off < kBdBytes ? (unsigned)(n - off) : kBdBytes;
+            bd_read(core, space, addr + off, dst + off, m);
+        }
+        return true;
+    }
+
+    bool model_read(Host &host, unsigned core, enum tpu_space space, uint64_t addr,
+                    uint8_t *dst, size_t n, const char *name)
+    {
         std::string err;
-        uint8_t r[kBdBytes];
         if (host.select_core(core, &err) < 0) {
             fprintf(stderr, "%s: the C model: %s\n", kTool, err.c_str());
             return false;
         }
-        for (uint64_t base = 0; base < size; base += mine.size()) {
-            uint64_t k = size - base < mine.size() ? size - base : mine.size();
-            if (host.mem_read(space, base, mine.data(), k, &err) < 0) {
-                fprintf(stderr, "%s: the C model's %s: %s\n", kTool, name, err.c_str());
-                return false;
-            }
-            for (uint64_t off = 0; off < k; off += kBdBytes) {
-                unsigned n = k - off < kBdBytes ? (unsigned)(k - off) : kBdBytes;
-                bd_read(core, space, base + off, r, n);
-                if (memcmp(r, mine.data() + off, n)) {
-                    unsigned i = 0;
-                    while (r[i] == mine[off + i])
-                        i++;
-                    fprintf(stderr, "%s: core %u: %s differs at 0x%" PRIx64
-                            ": RTL 0x%02x, C model 0x%02x\n", kTool, core, name, base + off + i,
-                            r[i], mine[off + i]);
-                    return false;
-                }
-            }
+        if (host.mem_read(space, addr, dst, n, &err) < 0) {
+            fprintf(stderr, "%s: the C model's %s: %s\n", kTool, name, err.c_str());
+            return false;
         }
         return true;
     }
@@ -463,47 +455,51 @@ struct Lockstep : sc_core::sc_module {
         uint64_t t = host.reg64(REG_CYCLE);
         uint32_t state = host.reg32(REG_STATUS) & STATUS_STATE_MASK;
         uint32_t error = host.reg32(REG_ERROR);
-        const char *mend = state == STATE_HALTED ? "halt"
-                         : state == STATE_ERROR && error == ERR_CYCLE_LIMIT ? "cycle limit"
-                                                                            : "error";
-        bool all_halted = !rtl_links_busy();
-        for (unsigned c = 0; c < ncores; c++)
-            all_halted &= pins[c]->halted_o.read();
-        const char *rend = rtl_err ? "error" : all_halted ? "halt" : "cycle limit";
-        int bad = 0;
-        if (strcmp(rend, mend) != 0) {
+        cosim::ModelSide ms;
+        ms.end = state == STATE_HALTED ? cosim::End::Halt
+               : state == STATE_ERROR && error == ERR_CYCLE_LIMIT ? cosim::End::CycleLimit
+                                                                  : cosim::End::Error;
+        ms.cycles = t;
+        if (ms.end == cosim::End::Error) {
             char text[ERROR_TEXT_SIZE] = "";
             host.access(tlm::TLM_READ_COMMAND, REG_ERROR_TEXT, text, ERROR_TEXT_SIZE);
             text[ERROR_TEXT_SIZE - 1] = 0;
-            fprintf(stderr, "%s: %s: RTL ended with %s after %" PRIu64
-                    " cycles, C model with %s after %" PRIu64 " cycles%s%s\n", kTool, prog, rend,
-                    t, mend, t, text[0] ? ": " : "", text);
-            for (unsigned c = 0; c < ncores; c++)
-                if (pins[c]->error_o.read())
-                    fprintf(stderr, "%s: RTL core %u: error code %u\n", kTool, c,
-                            (unsigned)pins[c]->error_code_o.read());
-            bad = 1;
+            ms.error = text;
         }
+        ms.read = [this, &host](unsigned k, enum tpu_space sp, uint64_t a, uint8_t *d, size_t n,
+                                const char *name) { return model_read(host, k, sp, a, d, n, name); };
+        bool all_halted = !rtl_links_busy();
+        for (unsigned c = 0; c < ncores; c++)
+            all_halted &= pins[c]->halted_o.read();
+        cosim::RtlSide rs;
+        rs.end = rtl_err ? cosim::End::Error : all_halted ? cosim::End::Halt
+                                                          : cosim::End::CycleLimit;
+        rs.cycles = t;
+        rs.read = [this](unsigned k, enum tpu_space sp, uint64_t a, uint8_t *d, size_t n,
+                         const char *) { return rtl_read(k, sp, a, d, n); };
         for (unsigned c = 0; c < ncores; c++) {
+            std::vector<uint32_t> w;
+            words_of(pins[c]->tr_pc_o.read(), w);
+            rs.halt.push_back(rtl_halt[c]);
+            rs.err_code.push_back(pins[c]->error_o.read() ? (int)pins[c]->error_code_o.read()
+                                                          : -1);
+            rs.err_pc.push_back(bits(w, 0, 64));
             tpu_stats st;
             tpu_core_stats(tpu_system_core(model.system(), c), &st);
-            if (state == STATE_HALTED && !bad && st.cycles != rtl_halt[c]) {
-                fprintf(stderr, "%s: %s: core %u halted after %" PRIu64
-                        " cycles in the RTL, %" PRIu64 " in the C model\n", kTool, prog, c,
-                        rtl_halt[c], st.cycles);
-                bad = 1;
-            }
+            ms.halt.push_back(st.cycles);
         }
+        cosim::VerdictOpts vo;
+        vo.tool = kTool;
+        vo.prog = prog;
+        vo.ncores = ncores;
+        vo.vmem_bytes = model.config().vmem_bytes;
+        vo.hbm_bytes = model.config().hbm_bytes;
         // At a cycle limit the RTL's clock ran one edge further than the
         // model: its memories are not comparable.
-        bool mem = strcmp(mend, "cycle limit") != 0;
-        if (mem) {
-            const tpu_config &c = model.config();
-            for (unsigned k = 0; k < ncores; k++) {
-                bad |= !compare_mem(host, k, TPU_SPACE_VMEM, c.vmem_bytes, "VMEM");
-                bad |= !compare_mem(host, k, TPU_SPACE_HBM, c.hbm_bytes, "HBM");
-            }
-        }
+        bool mem = ms.end != cosim::End::CycleLimit;
+        vo.compare_memories = mem;
+        int bad = cosim::verdict(vo, rs, ms);
+        const char *rend = cosim::end_name(rs.end);
         printf("%s: %s: %" PRIu64 " cycles in %.3g s of host time: %.0f lockstep cycles per "
                "host second\n", kTool, prog, t, host_s, host_s > 0 ? (double)t / host_s : 0.0);
         printf("%s: %s: %s after %" PRIu64 " cycles: %s\n", kTool, prog, rend, t,

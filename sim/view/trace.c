@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "interrupt.h"
+#include "run.h"
 
 int tpu_trace_open(tpu_trace *t, tpu_system *s, const char *timeline_path, const char *vcd_path,
                    char *err, size_t errlen)
@@ -38,6 +39,12 @@ int tpu_trace_open_html(tpu_trace *t, tpu_system *s, const char *path, const tpu
 /* Cycles between two looks at Ctrl-C when nothing is traced. */
 #define TRACE_SLICE 65536
 
+static void show(void *ctx, tpu_system *s, uint64_t cycle)
+{
+    (void)s;
+    tpu_progress_cycles_now(ctx, cycle);
+}
+
 enum tpu_stop tpu_trace_run(tpu_system *s, uint64_t max_cycles, tpu_trace *t)
 {
     int stoppable = t && t->interruptible;
@@ -45,19 +52,10 @@ enum tpu_stop tpu_trace_run(tpu_system *s, uint64_t max_cycles, tpu_trace *t)
     if (!t || (!t->tl && !t->vcd && !t->html)) {
         /* Nothing to write per cycle: run in slices (the cores may then run
          * on several threads, tpu_system_set_threads), looking at Ctrl-C
-         * and showing progress between two. */
-        for (;;) {
-            uint64_t now = tpu_system_cycle(s), lim = now + TRACE_SLICE;
-            if (max_cycles && (now >= max_cycles || lim > max_cycles))
-                lim = max_cycles;
-            if (stoppable && tpu_interrupted() && !(max_cycles && now >= max_cycles))
-                return TPU_STOP_BREAK;
-            if (p)
-                tpu_progress_cycles_now(p, now);
-            enum tpu_stop r = tpu_system_run(s, lim);
-            if (r != TPU_STOP_CYCLE_LIMIT || lim == max_cycles)
-                return r;
-        }
+         * and showing progress between two (sim/run.h). */
+        tpu_run_limits l = { .max_cycles = max_cycles, .slice = TRACE_SLICE,
+                             .interruptible = stoppable, .progress = p ? show : NULL, .ctx = p };
+        return tpu_run_slices(s, &l);
     }
     for (;;) {
         if (max_cycles && tpu_system_cycle(s) >= max_cycles)
@@ -100,6 +98,5 @@ void tpu_trace_free(tpu_trace *t)
     tpu_html_free(t->html);
     t->tl = NULL;
     t->vcd = NULL;
-    t->html = NULL;
     t->html = NULL;
 }

@@ -2,8 +2,9 @@
 //
 // Registers: pc, sreg[1..30] (s0 reads 0, s31 reads core_id_i), sem[0..31],
 // halted, error, the instruction memory and the dispatch queues (one per
-// unit, `queue` instances).  Every cycle the word at pc is decoded and
-// either issues or stalls, all from registers (T1):
+// unit, `queue` instances).  Every cycle the word at pc is decoded (the
+// table rtl/seq_decode.vh, generated from cmodel/isa.def) and either issues
+// or stalls, all from registers (T1):
 //   - scalar ALU, li, branches and jumps complete in the issue cycle (T2, T3);
 //   - DMA, ICI, MXU and VPU instructions read their register operands and
 //     push the values into the unit's queue, unless it is full (T4), after

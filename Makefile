@@ -282,7 +282,8 @@ $(PIC_DIR)/gen/presets.o: $(GEN)/presets.c
 # From cmodel/isa.def (the ISA), rtl/trace_ports.def (the trace port of core
 # and system) and rtl/queue_entry.def (a dispatch queue entry): FILE:OPTION
 # of tpu-isagen.  docs/rtl.md is partly generated (its two tables).
-GENERATED_BY := docs/isa.md:--markdown rtl/tpu_isa.vh:--verilog rtl/tpu_trace.vh:--trace \
+GENERATED_BY := docs/isa.md:--markdown rtl/tpu_isa.vh:--verilog rtl/seq_decode.vh:--seq-decode \
+                rtl/vpu_decode.vh:--vpu-decode rtl/tpu_trace.vh:--trace \
                 rtl/tpu_queue.vh:--queue
 GENERATED := $(foreach g,$(GENERATED_BY),$(firstword $(subst :, ,$(g)))) docs/rtl.md
 

@@ -9,15 +9,16 @@
 
 #define OPD(kind, field, name) { TPU_K_##kind, TPU_F_##field, name }
 #define OPD_NONE { TPU_K_NONE, TPU_F_NONE, NULL }
-#define INSN(id_, mn, opc, unit_, sum, sem, ...) \
-    { .opcode = (opc), .unit = TPU_UNIT_##unit_, .id = #id_, .mnemonic = mn, .summary = sum, \
-      .semantics = sem, .op = { __VA_ARGS__ } },
+#define FL(x) TPU_FL_##x
+#define INSN(id_, mn, opc, unit_, cls_, flags_, sum, sem, ...) \
+    { .opcode = (opc), .unit = TPU_UNIT_##unit_, .cls = TPU_CLASS_##cls_, .flags = (flags_), \
+      .id = #id_, .mnemonic = mn, .summary = sum, .semantics = sem, .op = { __VA_ARGS__ } },
 static tpu_insn_desc isa_table_rw[] = {
 #include "isa.def"
 };
-#undef INSN
 #undef OPD
 #undef OPD_NONE
+#undef FL
 
 const tpu_insn_desc *const tpu_isa_table = isa_table_rw;
 const size_t tpu_isa_count = sizeof isa_table_rw / sizeof isa_table_rw[0];
@@ -32,20 +33,45 @@ unsigned tpu_field_lsb(enum tpu_field f) { return f < TPU_F_COUNT ? fields[f].ls
 unsigned tpu_field_width(enum tpu_field f) { return f < TPU_F_COUNT ? fields[f].width : 0; }
 const char *tpu_field_name(enum tpu_field f) { return f < TPU_F_COUNT ? fields[f].name : "?"; }
 
-const char *tpu_kind_name(enum tpu_operand_kind k)
+/* Per kind: its name and access (isa.def's list of operand kinds). */
+static const struct { const char *name; uint8_t access; } kinds[TPU_K_COUNT] = {
+    [TPU_K_NONE] = { "none", TPU_ACC_NONE },     [TPU_K_SREG] = { "sreg", TPU_ACC_R },
+    [TPU_K_SREGW] = { "sregw", TPU_ACC_W },      [TPU_K_VREG] = { "vreg", TPU_ACC_R },
+    [TPU_K_VREGW] = { "vregw", TPU_ACC_W },      [TPU_K_SEM] = { "sem", TPU_ACC_RW },
+    [TPU_K_MXU] = { "mxu", TPU_ACC_NONE },       [TPU_K_PORT] = { "port", TPU_ACC_NONE },
+    [TPU_K_SIMM] = { "simm", TPU_ACC_NONE },     [TPU_K_UIMM] = { "uimm", TPU_ACC_NONE },
+    [TPU_K_SHAMT] = { "shamt", TPU_ACC_NONE },   [TPU_K_TARGET] = { "target", TPU_ACC_NONE },
+    [TPU_K_UNITS] = { "units", TPU_ACC_NONE },
+};
+
+const char *tpu_kind_name(enum tpu_operand_kind k) { return k < TPU_K_COUNT ? kinds[k].name : "?"; }
+unsigned tpu_kind_access(enum tpu_operand_kind k) { return k < TPU_K_COUNT ? kinds[k].access : 0; }
+
+char tpu_kind_regfile(enum tpu_operand_kind k)
 {
-    static const char *names[TPU_K_COUNT] = {
-        "none", "sreg", "sregw", "vreg", "sem", "mxu", "port", "simm", "uimm", "shamt",
-        "target", "units",
-    };
-    return k < TPU_K_COUNT ? names[k] : "?";
+    return k == TPU_K_SREG || k == TPU_K_SREGW ? 's' : k == TPU_K_VREG || k == TPU_K_VREGW ? 'v' : 0;
 }
 
-const char *tpu_unit_name(enum tpu_unit u)
-{
-    static const char *names[TPU_UNIT_COUNT] = { "seq", "dma", "mxu", "vpu", "ici" };
-    return u < TPU_UNIT_COUNT ? names[u] : "?";
-}
+/* The names of isa.def's UNIT, CLASS and FLAG rows. */
+static const struct { const char *name, *what; } units[TPU_UNIT_COUNT] = {
+#define UNIT(id, name, what) [TPU_UNIT_##id] = { name, what },
+#include "isa.def"
+};
+static const struct { const char *name, *what; } classes[TPU_CLASS_COUNT] = {
+#define CLASS(id, name, what) [TPU_CLASS_##id] = { name, what },
+#include "isa.def"
+};
+static const struct { const char *name, *what; } flags[TPU_FLB_COUNT] = {
+#define FLAG(id, name, what) [TPU_FLB_##id] = { name, what },
+#include "isa.def"
+};
+
+const char *tpu_unit_name(enum tpu_unit u) { return u < TPU_UNIT_COUNT ? units[u].name : "?"; }
+const char *tpu_unit_what(enum tpu_unit u) { return u < TPU_UNIT_COUNT ? units[u].what : "?"; }
+const char *tpu_class_name(enum tpu_class c) { return c < TPU_CLASS_COUNT ? classes[c].name : "?"; }
+const char *tpu_class_what(enum tpu_class c) { return c < TPU_CLASS_COUNT ? classes[c].what : "?"; }
+const char *tpu_flag_name(enum tpu_flag_bit b) { return b < TPU_FLB_COUNT ? flags[b].name : "?"; }
+const char *tpu_flag_what(enum tpu_flag_bit b) { return b < TPU_FLB_COUNT ? flags[b].what : "?"; }
 
 void tpu_kind_range(enum tpu_operand_kind k, int64_t *lo, int64_t *hi)
 {
@@ -53,7 +79,8 @@ void tpu_kind_range(enum tpu_operand_kind k, int64_t *lo, int64_t *hi)
     switch (k) {
     case TPU_K_SREG:   *hi = TPU_NUM_SREGS - 1; break;
     case TPU_K_SREGW:  *hi = TPU_NUM_SREGS - 2; break;   /* cid (s31) is read-only */
-    case TPU_K_VREG:   *hi = TPU_NUM_VREGS - 1; break;
+    case TPU_K_VREG:
+    case TPU_K_VREGW:  *hi = TPU_NUM_VREGS - 1; break;
     case TPU_K_SEM:    *hi = TPU_NUM_SEMS - 1; break;
     case TPU_K_MXU:    *hi = TPU_MAX_MXUS - 1; break;
     case TPU_K_PORT:   *hi = TPU_NUM_PORTS - 1; break;
@@ -85,8 +112,14 @@ static void table_init(void)
         tpu_insn_desc *d = &isa_table_rw[i];
         d->noperands = 0;
         d->used_mask = 0xff;
+        d->reads = d->writes = 0;
         while (d->noperands < TPU_MAX_OPERANDS && d->op[d->noperands].kind != TPU_K_NONE) {
+            unsigned acc = tpu_kind_access(d->op[d->noperands].kind);
             d->used_mask |= field_mask(d->op[d->noperands].field);
+            if (acc & TPU_ACC_R)
+                d->reads |= (uint8_t)(1u << d->noperands);
+            if (acc & TPU_ACC_W)
+                d->writes |= (uint8_t)(1u << d->noperands);
             d->noperands++;
         }
         by_opcode[d->opcode] = d;
@@ -219,8 +252,8 @@ int tpu_units_format(uint32_t mask, char *buf, size_t len)
 
 int tpu_reg_parse(enum tpu_operand_kind kind, const char *s, size_t len)
 {
-    char prefix = (kind == TPU_K_VREG) ? 'v' : 's';
-    if (kind != TPU_K_VREG) {
+    char prefix = tpu_kind_regfile(kind) == 'v' ? 'v' : 's';
+    if (prefix == 's') {
         if (len == 4 && memcmp(s, "zero", 4) == 0)
             return TPU_SREG_ZERO;
         if (len == 3 && memcmp(s, "cid", 3) == 0)
@@ -258,6 +291,7 @@ int tpu_format_insn(const tpu_insn *in, char *buf, size_t len, tpu_label_fn labe
             else PUT("s%d", (int)v);
             break;
         case TPU_K_VREG:
+        case TPU_K_VREGW:
             PUT("v%d", (int)v);
             break;
         case TPU_K_TARGET: {

@@ -15,23 +15,47 @@
  * zeros (unwritten instruction memory) traps. */
 enum tpu_opcode {
     TPU_OP_ILLEGAL = 0x00,
-#define INSN(id, mn, opc, unit, sum, sem, ...) TPU_OP_##id = (opc),
+#define INSN(id, mn, opc, ...) TPU_OP_##id = (opc),
 #include "isa.def"
-#undef INSN
 };
 
-/* The unit that executes an instruction. */
-enum tpu_unit { TPU_UNIT_SEQ, TPU_UNIT_DMA, TPU_UNIT_MXU, TPU_UNIT_VPU, TPU_UNIT_ICI,
-                TPU_UNIT_COUNT };
+/* The unit that executes an instruction (isa.def's UNIT rows, in order). */
+enum tpu_unit {
+#define UNIT(id, name, what) TPU_UNIT_##id,
+#include "isa.def"
+    TPU_UNIT_COUNT
+};
+
+/* What an instruction does (isa.def's CLASS rows). */
+enum tpu_class {
+#define CLASS(id, name, what) TPU_CLASS_##id,
+#include "isa.def"
+    TPU_CLASS_COUNT
+};
+
+/* Its attributes, bits of tpu_insn_desc.flags (isa.def's FLAG rows). */
+enum tpu_flag_bit {
+#define FLAG(id, name, what) TPU_FLB_##id,
+#include "isa.def"
+    TPU_FLB_COUNT
+};
+enum tpu_flag {
+#define FLAG(id, name, what) TPU_FL_##id = 1u << TPU_FLB_##id,
+#include "isa.def"
+    TPU_FL_NONE = 0
+};
 
 /* Encoding fields (bit positions in the 64-bit word). */
 enum tpu_field { TPU_F_NONE, TPU_F_A, TPU_F_B, TPU_F_C, TPU_F_D, TPU_F_E, TPU_F_F, TPU_F_G,
                  TPU_F_IMM, TPU_F_COUNT };
 
 /* Operand kinds; see isa.def for their syntax and ranges. */
-enum tpu_operand_kind { TPU_K_NONE, TPU_K_SREG, TPU_K_SREGW, TPU_K_VREG, TPU_K_SEM, TPU_K_MXU,
-                        TPU_K_PORT, TPU_K_SIMM, TPU_K_UIMM, TPU_K_SHAMT, TPU_K_TARGET,
+enum tpu_operand_kind { TPU_K_NONE, TPU_K_SREG, TPU_K_SREGW, TPU_K_VREG, TPU_K_VREGW, TPU_K_SEM,
+                        TPU_K_MXU, TPU_K_PORT, TPU_K_SIMM, TPU_K_UIMM, TPU_K_SHAMT, TPU_K_TARGET,
                         TPU_K_UNITS, TPU_K_COUNT };
+
+/* How an instruction accesses an operand of a kind (isa.def): bits. */
+enum tpu_access { TPU_ACC_NONE = 0, TPU_ACC_R = 1, TPU_ACC_W = 2, TPU_ACC_RW = 3 };
 
 #define TPU_MAX_OPERANDS 7
 #define TPU_NUM_SREGS    32
@@ -62,6 +86,8 @@ typedef struct tpu_operand_desc {
 typedef struct tpu_insn_desc {
     uint8_t opcode;
     uint8_t unit;        /* enum tpu_unit */
+    uint8_t cls;         /* enum tpu_class */
+    uint8_t flags;       /* enum tpu_flag bits */
     uint8_t noperands;
     const char *id;      /* "DMA_H2V" */
     const char *mnemonic;/* "dma.h2v" */
@@ -69,6 +95,8 @@ typedef struct tpu_insn_desc {
     const char *semantics;
     tpu_operand_desc op[TPU_MAX_OPERANDS];
     uint64_t used_mask;  /* bits the encoding uses (opcode + operand fields) */
+    uint8_t reads;       /* operands (bit i: op[i]) whose kind reads a register or semaphore */
+    uint8_t writes;      /* operands whose kind writes one */
 } tpu_insn_desc;
 
 /* A decoded instruction: the table entry plus each operand's value in
@@ -88,6 +116,16 @@ unsigned tpu_field_width(enum tpu_field f);
 const char *tpu_field_name(enum tpu_field f);
 const char *tpu_kind_name(enum tpu_operand_kind k);
 const char *tpu_unit_name(enum tpu_unit u);
+const char *tpu_unit_what(enum tpu_unit u);
+const char *tpu_class_name(enum tpu_class c);
+const char *tpu_class_what(enum tpu_class c);
+const char *tpu_flag_name(enum tpu_flag_bit b);
+const char *tpu_flag_what(enum tpu_flag_bit b);
+
+/* The access of an operand kind (enum tpu_access), and its register file:
+ * 's' (SREG, SREGW), 'v' (VREG, VREGW) or 0. */
+unsigned tpu_kind_access(enum tpu_operand_kind k);
+char tpu_kind_regfile(enum tpu_operand_kind k);
 
 /* Valid value range of an operand kind, inclusive. */
 void tpu_kind_range(enum tpu_operand_kind k, int64_t *lo, int64_t *hi);
@@ -117,7 +155,8 @@ int tpu_units_parse(const char *s, size_t len, uint32_t *mask);
 int tpu_units_format(uint32_t mask, char *buf, size_t len);
 
 /* Register names: "s5", "zero", "cid", "v3".  Parse returns the number or
- * -1; `kind` is TPU_K_SREG or TPU_K_VREG. */
+ * -1; `kind` names the register file (tpu_kind_regfile: a vector kind, or
+ * else a scalar one). */
 int tpu_reg_parse(enum tpu_operand_kind kind, const char *s, size_t len);
 
 #endif /* TPU_ISA_H */

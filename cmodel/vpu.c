@@ -49,38 +49,29 @@ static const uint32_t *reg(const tpu_vpu *v, int64_t r)
     return v->regs + (size_t)r * v->elems;
 }
 
-/* The registers an instruction reads (at most 3), from its operand values. */
-static unsigned sources(const tpu_qentry *e, int64_t src[3])
+/* The registers an instruction reads (at most 3), from its operand values:
+ * the operands whose kind is a vector register read (isa.def, VREG). */
+static unsigned sources(const tpu_insn_desc *d, const tpu_qentry *e, int64_t src[3])
 {
-    switch (e->op) {
-    case TPU_OP_VST: case TPU_OP_VST_BF16:
-        src[0] = e->v[0];
-        return 1;
-    case TPU_OP_VRELU: case TPU_OP_VEXP: case TPU_OP_VRCP: case TPU_OP_VRSQRT:
-        src[0] = e->v[1];
-        return 1;
-    case TPU_OP_VADD: case TPU_OP_VSUB: case TPU_OP_VMUL: case TPU_OP_VMAX: case TPU_OP_VMIN:
-    case TPU_OP_VCMPLT:
-        src[0] = e->v[1];
-        src[1] = e->v[2];
-        return 2;
-    case TPU_OP_VSEL:
-        src[0] = e->v[1];
-        src[1] = e->v[2];
-        src[2] = e->v[3];
-        return 3;
-    default:                                /* vld, vld.bf16, vbcast */
-        return 0;
-    }
+    unsigned n = 0;
+    for (unsigned i = 0; i < d->noperands && n < 3; i++)
+        if (d->op[i].kind == TPU_K_VREG)
+            src[n++] = e->v[i];
+    return n;
 }
 
-static int is_tr(uint8_t op)
+/* Does it write a vector register (a VREGW operand: every VPU instruction
+ * but the stores)? */
+static int writes_vreg(const tpu_insn_desc *d)
 {
-    return op == TPU_OP_VEXP || op == TPU_OP_VRCP || op == TPU_OP_VRSQRT;
+    for (unsigned i = 0; i < d->noperands; i++)
+        if (d->op[i].kind == TPU_K_VREGW)
+            return 1;
+    return 0;
 }
 
 /* Compute the result of an arithmetic instruction into out. */
-static void compute(const tpu_vpu *v, const tpu_qentry *e, uint32_t *out)
+static void compute(const tpu_vpu *v, const tpu_insn_desc *d, const tpu_qentry *e, uint32_t *out)
 {
     unsigned n = v->elems;
     if (e->op == TPU_OP_VBCAST) {           /* a scalar's low 32 bits, not a register */
@@ -90,7 +81,7 @@ static void compute(const tpu_vpu *v, const tpu_qentry *e, uint32_t *out)
         return;
     }
     const uint32_t *a = reg(v, e->v[1]);
-    const uint32_t *b = e->op == TPU_OP_VRELU || is_tr(e->op) ? NULL : reg(v, e->v[2]);
+    const uint32_t *b = e->op == TPU_OP_VRELU || d->cls == TPU_CLASS_TRANS ? NULL : reg(v, e->v[2]);
     switch (e->op) {
     case TPU_OP_VADD:   tpu_ref_pointwise(TPU_REF_ADD, a, b, out, n); break;
     case TPU_OP_VSUB:   tpu_ref_pointwise(TPU_REF_SUB, a, b, out, n); break;
@@ -144,9 +135,10 @@ int tpu_vpu_step(tpu_vpu *v, uint64_t t)
     if (!v->q.count)
         return -1;
     const tpu_qentry *e = tpu_queue_head(&v->q);
+    const tpu_insn_desc *d = tpu_isa_by_opcode(e->op);   /* the sequencer issued it: known */
 
     int64_t src[3];
-    unsigned ns = sources(e, src);
+    unsigned ns = sources(d, e, src);
     for (unsigned i = 0; i < ns; i++)                   /* T27 */
         if (v->ready[src[i]] > t)
             return TPU_VPU_STALL_HAZARD;
@@ -154,8 +146,8 @@ int tpu_vpu_step(tpu_vpu *v, uint64_t t)
      * transcendental waits while the result pipeline's entry is taken, or
      * while a transcendental still on its way writes the same register
      * (it would land after this one). */
-    int tr = is_tr(e->op);
-    if (!tr && e->op != TPU_OP_VST && e->op != TPU_OP_VST_BF16 && (port_taken || v->tr_count)) {
+    int tr = d->cls == TPU_CLASS_TRANS;
+    if (!tr && writes_vreg(d) && (port_taken || v->tr_count)) {
         if (port_taken)
             return TPU_VPU_STALL_HAZARD;
         for (unsigned i = 0; i < TPU_TR_STEPS; i++)
@@ -164,14 +156,14 @@ int tpu_vpu_step(tpu_vpu *v, uint64_t t)
     }
 
     uint64_t addr = (uint64_t)e->v[1] + (uint64_t)e->v[2];  /* vld/vst: rs + imm */
-    int bf16 = e->op == TPU_OP_VLD_BF16 || e->op == TPU_OP_VST_BF16;
-    int mem = e->op == TPU_OP_VLD || e->op == TPU_OP_VST || bf16;
+    int bf16 = (d->flags & TPU_FL_BF16) != 0;
+    int mem = d->cls == TPU_CLASS_LOAD || d->cls == TPU_CLASS_STORE;
     uint64_t bytes = (uint64_t)v->elems * (bf16 ? 2 : 4);
     if (mem && !tpu_vmem_take_all(v->vmem, bytes))      /* T12 */
         return TPU_VPU_STALL_VMEM;
 
     v->ops++;
-    if (e->op == TPU_OP_VST || e->op == TPU_OP_VST_BF16) {   /* T28 */
+    if (d->cls == TPU_CLASS_STORE) {                    /* T28 */
         const uint32_t *s = reg(v, e->v[0]);
         uint8_t *dst = tpu_vmem_write(v->vmem, TPU_U_VPU, addr, bytes);
         tpu_ev_access(v->ev, TPU_U_VPU, TPU_ACCESS_WRITE, e->pc, e->word, e->issued, addr, bytes);
@@ -195,7 +187,7 @@ int tpu_vpu_step(tpu_vpu *v, uint64_t t)
     unsigned rd = (unsigned)e->v[0];
     if (tr) {                                           /* T27a */
         unsigned ts = (unsigned)(t % TPU_TR_STEPS);
-        compute(v, e, v->tr_data + (size_t)ts * v->elems);
+        compute(v, d, e, v->tr_data + (size_t)ts * v->elems);
         v->flops += v->elems;
         v->tr[ts].due = t + TPU_TR_STEPS;
         v->tr[ts].reg = rd;
@@ -219,7 +211,7 @@ int tpu_vpu_step(tpu_vpu *v, uint64_t t)
             out[i] = tpu_f32_from_bf16(h);
         }
     } else {
-        compute(v, e, out);
+        compute(v, d, e, out);
         if (e->op != TPU_OP_VBCAST && e->op != TPU_OP_VSEL)
             v->flops += v->elems;
     }

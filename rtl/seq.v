@@ -2,8 +2,9 @@
 //
 // Registers: pc, sreg[1..30] (s0 reads 0, s31 reads core_id_i), sem[0..31],
 // halted, error, the instruction memory and the dispatch queues (one per
-// unit, `queue` instances).  Every cycle the word at pc is decoded and
-// either issues or stalls, all from registers (T1):
+// unit, `queue` instances).  Every cycle the word at pc is decoded (the
+// table rtl/seq_decode.vh, generated from cmodel/isa.def) and either issues
+// or stalls, all from registers (T1):
 //   - scalar ALU, li, branches and jumps complete in the issue cycle (T2, T3);
 //   - DMA, ICI, MXU and VPU instructions read their register operands and
 //     push the values into the unit's queue, unless it is full (T4), after
@@ -176,9 +177,6 @@ module seq #(
   logic [7:0]  opcode;
   logic [4:0]  fld [7];                 // fields A..G
   logic [63:0] imm_s, imm_u;
-  logic        known;
-  logic [63:0] used;
-  logic [2:0]  unit;
   logic        bad_range, legal;
 
   assign pc_ok  = (pc_q < 64'(ImemWords));
@@ -194,117 +192,33 @@ module seq #(
   assign imm_u  = {32'd0, word[F_IMM_LSB +: F_IMM_WIDTH]};
   assign imm_s  = {{32{word[63]}}, word[F_IMM_LSB +: F_IMM_WIDTH]};
 
-  // Which bits each opcode uses and which unit runs it (tpu_isa.vh).
-  always_comb begin
-    known = 1'b1;
-    used  = 64'd0;
-    unit  = UNIT_SEQ;
-    case (opcode)
-      OP_NOP:      begin used = USED_NOP; unit = OPUNIT_NOP; end
-      OP_HALT:     begin used = USED_HALT; unit = OPUNIT_HALT; end
-      OP_ADD:      begin used = USED_ADD; unit = OPUNIT_ADD; end
-      OP_SUB:      begin used = USED_SUB; unit = OPUNIT_SUB; end
-      OP_MUL:      begin used = USED_MUL; unit = OPUNIT_MUL; end
-      OP_AND:      begin used = USED_AND; unit = OPUNIT_AND; end
-      OP_OR:       begin used = USED_OR; unit = OPUNIT_OR; end
-      OP_XOR:      begin used = USED_XOR; unit = OPUNIT_XOR; end
-      OP_SLL:      begin used = USED_SLL; unit = OPUNIT_SLL; end
-      OP_SRL:      begin used = USED_SRL; unit = OPUNIT_SRL; end
-      OP_SRA:      begin used = USED_SRA; unit = OPUNIT_SRA; end
-      OP_SLT:      begin used = USED_SLT; unit = OPUNIT_SLT; end
-      OP_SLTU:     begin used = USED_SLTU; unit = OPUNIT_SLTU; end
-      OP_ADDI:     begin used = USED_ADDI; unit = OPUNIT_ADDI; end
-      OP_MULI:     begin used = USED_MULI; unit = OPUNIT_MULI; end
-      OP_ANDI:     begin used = USED_ANDI; unit = OPUNIT_ANDI; end
-      OP_ORI:      begin used = USED_ORI; unit = OPUNIT_ORI; end
-      OP_XORI:     begin used = USED_XORI; unit = OPUNIT_XORI; end
-      OP_SLLI:     begin used = USED_SLLI; unit = OPUNIT_SLLI; end
-      OP_SRLI:     begin used = USED_SRLI; unit = OPUNIT_SRLI; end
-      OP_SRAI:     begin used = USED_SRAI; unit = OPUNIT_SRAI; end
-      OP_SLTI:     begin used = USED_SLTI; unit = OPUNIT_SLTI; end
-      OP_LI:       begin used = USED_LI; unit = OPUNIT_LI; end
-      OP_BEQ:      begin used = USED_BEQ; unit = OPUNIT_BEQ; end
-      OP_BNE:      begin used = USED_BNE; unit = OPUNIT_BNE; end
-      OP_BLT:      begin used = USED_BLT; unit = OPUNIT_BLT; end
-      OP_BGE:      begin used = USED_BGE; unit = OPUNIT_BGE; end
-      OP_BLTU:     begin used = USED_BLTU; unit = OPUNIT_BLTU; end
-      OP_BGEU:     begin used = USED_BGEU; unit = OPUNIT_BGEU; end
-      OP_JMP:      begin used = USED_JMP; unit = OPUNIT_JMP; end
-      OP_JAL:      begin used = USED_JAL; unit = OPUNIT_JAL; end
-      OP_JR:       begin used = USED_JR; unit = OPUNIT_JR; end
-      OP_DMA_H2V:  begin used = USED_DMA_H2V; unit = OPUNIT_DMA_H2V; end
-      OP_DMA_V2H:  begin used = USED_DMA_V2H; unit = OPUNIT_DMA_V2H; end
-      OP_DMA_ICI:  begin used = USED_DMA_ICI; unit = OPUNIT_DMA_ICI; end
-      OP_DMA_H2V_I8: begin used = USED_DMA_H2V_I8; unit = OPUNIT_DMA_H2V_I8; end
-      OP_MXU_LW:   begin used = USED_MXU_LW; unit = OPUNIT_MXU_LW; end
-      OP_MXU_MM:   begin used = USED_MXU_MM; unit = OPUNIT_MXU_MM; end
-      OP_MXU_MMA:  begin used = USED_MXU_MMA; unit = OPUNIT_MXU_MMA; end
-      OP_MXU_LW_I8:  begin used = USED_MXU_LW_I8; unit = OPUNIT_MXU_LW_I8; end
-      OP_MXU_MM_I8:  begin used = USED_MXU_MM_I8; unit = OPUNIT_MXU_MM_I8; end
-      OP_MXU_MMA_I8: begin used = USED_MXU_MMA_I8; unit = OPUNIT_MXU_MMA_I8; end
-      OP_VLD:      begin used = USED_VLD; unit = OPUNIT_VLD; end
-      OP_VST:      begin used = USED_VST; unit = OPUNIT_VST; end
-      OP_VLD_BF16: begin used = USED_VLD_BF16; unit = OPUNIT_VLD_BF16; end
-      OP_VST_BF16: begin used = USED_VST_BF16; unit = OPUNIT_VST_BF16; end
-      OP_VADD:     begin used = USED_VADD; unit = OPUNIT_VADD; end
-      OP_VSUB:     begin used = USED_VSUB; unit = OPUNIT_VSUB; end
-      OP_VMUL:     begin used = USED_VMUL; unit = OPUNIT_VMUL; end
-      OP_VMAX:     begin used = USED_VMAX; unit = OPUNIT_VMAX; end
-      OP_VMIN:     begin used = USED_VMIN; unit = OPUNIT_VMIN; end
-      OP_VRELU:    begin used = USED_VRELU; unit = OPUNIT_VRELU; end
-      OP_VCMPLT:   begin used = USED_VCMPLT; unit = OPUNIT_VCMPLT; end
-      OP_VSEL:     begin used = USED_VSEL; unit = OPUNIT_VSEL; end
-      OP_VBCAST:   begin used = USED_VBCAST; unit = OPUNIT_VBCAST; end
-      OP_VEXP:     begin used = USED_VEXP; unit = OPUNIT_VEXP; end
-      OP_VRCP:     begin used = USED_VRCP; unit = OPUNIT_VRCP; end
-      OP_VRSQRT:   begin used = USED_VRSQRT; unit = OPUNIT_VRSQRT; end
-      OP_SEM_WAIT: begin used = USED_SEM_WAIT; unit = OPUNIT_SEM_WAIT; end
-      OP_SYNC:     begin used = USED_SYNC; unit = OPUNIT_SYNC; end
-      default: known = 1'b0;
-    endcase
-  end
+  // The decode table, generated from cmodel/isa.def (tpu-isagen --seq-decode):
+  // known, used, unit, cls, flags, sreg_fields, imm_ops, imm_sext and the
+  // operand kinds that need a range check (op_sregw, op_num4, op_shamt,
+  // op_units), one row per instruction.
+  `include "seq_decode.vh"
 
   // Operand ranges the field width does not imply (cmodel/isa.c
   // tpu_kind_range): a written register is not cid, mxu and port are 0..3,
   // a shift is 0..63, a unit set is 1..0x7f.
-  logic op_sregw, op_mxu, op_shamt, op_i8;
-  assign op_sregw = (opcode >= OP_ADD && opcode <= OP_SLTU) ||
-                    (opcode >= OP_ADDI && opcode <= OP_LI) || opcode == OP_JAL;
-  assign op_i8    = (opcode == OP_MXU_LW_I8 || opcode == OP_MXU_MM_I8 || opcode == OP_MXU_MMA_I8);
-  assign op_mxu   = (opcode == OP_MXU_LW || opcode == OP_MXU_MM || opcode == OP_MXU_MMA || op_i8);
-  assign op_shamt = (opcode == OP_SLLI || opcode == OP_SRLI || opcode == OP_SRAI);
   assign bad_range = (op_sregw && fld[0] == 5'd31)
-                  || ((op_mxu || opcode == OP_DMA_ICI) && fld[0] > 5'd3)
+                  || (op_num4 && fld[0] > 5'd3)
                   || (op_shamt && imm_u > 64'd63)
-                  || (opcode == OP_SYNC && (imm_u == 64'd0 || imm_u > {57'd0, UNITS_ALL}));
+                  || (op_units && (imm_u == 64'd0 || imm_u > {57'd0, UNITS_ALL}));
   assign legal = known && ((word & ~used) == 64'd0) && !bad_range;
 
   // ---- operand values (T4) ----------------------------------------------
-  // Which of the fields A..G name a scalar register read at issue; the VPU
-  // memory forms take sext(IMM) as operand 2.
-  logic [6:0]  sreg_fields;
-  logic        imm_form;
+  // Operand i of a queued instruction is field i: the scalar register it
+  // names (sreg_fields), or the number itself; the immediate forms take IMM
+  // (imm_ops), sign-extended for a simm (seq_decode.vh).
   logic [63:0] v [7];
   always_comb begin
-    sreg_fields = 7'b0000000;
-    imm_form    = 1'b0;
-    case (opcode)
-      OP_DMA_H2V, OP_DMA_V2H, OP_DMA_H2V_I8: sreg_fields = 7'b0111111;
-      OP_DMA_ICI:              sreg_fields = 7'b0001110;
-      OP_MXU_LW, OP_MXU_LW_I8: sreg_fields = 7'b0000110;
-      OP_MXU_MM, OP_MXU_MMA, OP_MXU_MM_I8, OP_MXU_MMA_I8: sreg_fields = 7'b0111110;
-      OP_VLD, OP_VST, OP_VLD_BF16, OP_VST_BF16: begin
-        sreg_fields = 7'b0000010;
-        imm_form    = 1'b1;
-      end
-      OP_VBCAST:               sreg_fields = 7'b0000010;
-      default:                 sreg_fields = 7'b0000000;
-    endcase
     for (int i = 0; i < 7; i++) begin
-      v[i] = sreg_fields[i] ? sregs[fld[i]] : {59'd0, fld[i]};
-    end
-    if (imm_form) begin
-      v[2] = imm_s;
+      if (imm_ops[i]) begin
+        v[i] = imm_sext ? imm_s : imm_u;
+      end else begin
+        v[i] = sreg_fields[i] ? sregs[fld[i]] : {59'd0, fld[i]};
+      end
     end
   end
 
@@ -328,11 +242,14 @@ module seq #(
   localparam logic [63:0] VBytes2 = 2 * VecElems;
   localparam logic [63:0] VBytes4 = 4 * VecElems;
 
-  assign is_wide    = (opcode == OP_DMA_H2V_I8);   // rowbytes HBM bytes -> 2 x rowbytes of VMEM
-  assign is_h2v     = (opcode == OP_DMA_H2V) || is_wide;
-  assign is_lw      = (opcode == OP_MXU_LW || opcode == OP_MXU_LW_I8);
-  assign is_bf16_op = (opcode == OP_VLD_BF16 || opcode == OP_VST_BF16);
-  assign is_vmem_op = (opcode == OP_VLD || opcode == OP_VST || is_bf16_op);
+  // From the unit, class and flags of the decode table.
+  logic op_i8;
+  assign op_i8      = flags[FL_I8];                 // an int8 form
+  assign is_wide    = unit == UNIT_DMA && op_i8;    // rowbytes HBM bytes -> 2 x rowbytes of VMEM
+  assign is_h2v     = unit == UNIT_DMA && cls == CLASS_LOAD;
+  assign is_lw      = unit == UNIT_MXU && cls == CLASS_LOAD;
+  assign is_bf16_op = unit == UNIT_VPU && flags[FL_BF16];
+  assign is_vmem_op = unit == UNIT_VPU && (cls == CLASS_LOAD || cls == CLASS_STORE);
   assign vaddr      = v[1] + v[2];
   assign vbytes     = is_bf16_op ? VBytes2 : VBytes4;
 

@@ -165,12 +165,12 @@ localparam [63:0] USED_VRSQRT = 64'h000000000003ffff;
 localparam [63:0] USED_SEM_WAIT = 64'hffffffff00001fff;
 localparam [63:0] USED_SYNC = 64'hffffffff000000ff;
 
-// ---- executing units
-localparam [2:0] UNIT_SEQ = 3'd0;
-localparam [2:0] UNIT_DMA = 3'd1;
-localparam [2:0] UNIT_MXU = 3'd2;
-localparam [2:0] UNIT_VPU = 3'd3;
-localparam [2:0] UNIT_ICI = 3'd4;
+// ---- executing units (isa.def's UNIT rows)
+localparam [2:0] UNIT_SEQ = 3'd0;  // the sequencer: executes the instruction in its issue cycle
+localparam [2:0] UNIT_DMA = 3'd1;  // the DMA engines: copies between HBM and VMEM
+localparam [2:0] UNIT_MXU = 3'd2;  // a matrix unit (the MXU operand says which); its queue
+localparam [2:0] UNIT_VPU = 3'd3;  // the vector unit
+localparam [2:0] UNIT_ICI = 3'd4;  // the inter-chip interconnect: sends to a neighbouring core
 localparam [2:0] OPUNIT_NOP = UNIT_SEQ;
 localparam [2:0] OPUNIT_HALT = UNIT_SEQ;
 localparam [2:0] OPUNIT_ADD = UNIT_SEQ;
@@ -231,6 +231,24 @@ localparam [2:0] OPUNIT_VRCP = UNIT_VPU;
 localparam [2:0] OPUNIT_VRSQRT = UNIT_VPU;
 localparam [2:0] OPUNIT_SEM_WAIT = UNIT_SEQ;
 localparam [2:0] OPUNIT_SYNC = UNIT_SEQ;
+
+// ---- instruction classes (isa.def's CLASS rows)
+localparam integer CLASS_BITS = 4;
+localparam [CLASS_BITS-1:0] CLASS_CTRL = 4'd0;   // control of the sequencer itself
+localparam [CLASS_BITS-1:0] CLASS_ALU = 4'd1;    // scalar arithmetic: writes a scalar register from registers and immediates
+localparam [CLASS_BITS-1:0] CLASS_BRANCH = 4'd2; // sets the pc
+localparam [CLASS_BITS-1:0] CLASS_LOAD = 4'd3;   // moves data inward: HBM to VMEM, VMEM to a vector register or to MXU weights
+localparam [CLASS_BITS-1:0] CLASS_STORE = 4'd4;  // moves data outward: a vector register to VMEM, VMEM to HBM
+localparam [CLASS_BITS-1:0] CLASS_SEND = 4'd5;   // moves data to a neighbouring core's VMEM
+localparam [CLASS_BITS-1:0] CLASS_MATMUL = 4'd6; // streams rows through an MXU's weights
+localparam [CLASS_BITS-1:0] CLASS_VALU = 4'd7;   // elementwise vector arithmetic through the VPU's result pipeline (T27)
+localparam [CLASS_BITS-1:0] CLASS_TRANS = 4'd8;  // a transcendental: through its own pipeline first (T27a)
+localparam [CLASS_BITS-1:0] CLASS_SYNC = 4'd9;   // waits: for a semaphore, or for units to be idle
+
+// ---- flags (isa.def's FLAG rows): bit numbers of a decode's `flags`
+localparam integer NUM_FLAGS = 2;
+localparam integer FL_I8 = 0;   // an int8 form (numerics.md section 9); on an MXU, machines with mxu_int8 (T5b)
+localparam integer FL_BF16 = 1; // a vector register's elements are bf16 in VMEM, 2 bytes each
 
 // ---- unit sets (the UNITS operand of sync)
 localparam [6:0] UNITS_MXU0 = 7'h01;

@@ -80,24 +80,10 @@ module vpu #(
   logic [4:0]    trd_q [TrSteps];
 
   // ---- T27: sources ready? ----------------------------------------------------------
-  logic [2:0] nsrc;
-  logic [4:0] src [3];
-  always_comb begin
-    nsrc   = 3'd0;
-    src[0] = r1;
-    src[1] = r2;
-    src[2] = r3;
-    case (op)
-      OP_VST, OP_VST_BF16: begin
-        nsrc   = 3'd1;
-        src[0] = r0;
-      end
-      OP_VRELU, OP_VEXP, OP_VRCP, OP_VRSQRT:             nsrc = 3'd1;
-      OP_VADD, OP_VSUB, OP_VMUL, OP_VMAX, OP_VMIN, OP_VCMPLT: nsrc = 3'd2;
-      OP_VSEL:                                           nsrc = 3'd3;
-      default:                                           nsrc = 3'd0;  // vld, vld.bf16, vbcast
-    endcase
-  end
+  // The registers the head reads (nsrc, src[]), whether it writes r0
+  // (vwrite), its class and flags: generated from cmodel/isa.def's operand
+  // kinds (tpu-isagen --vpu-decode), as vpu.c reads them.
+  `include "vpu_decode.vh"
 
   logic hazard;
   always_comb begin
@@ -127,7 +113,7 @@ module vpu #(
   // a transcendental in an earlier stage writes the same register.
   logic is_tr, tr_out, tr_block;
   logic [1:0] tr_fn;
-  assign is_tr  = (op == OP_VEXP || op == OP_VRCP || op == OP_VRSQRT);
+  assign is_tr  = (cls == CLASS_TRANS);
   assign tr_fn  = (op == OP_VRCP) ? 2'd1 : (op == OP_VRSQRT) ? 2'd2 : 2'd0;
   assign tr_out = tv_q[TrSteps-1];
   always_comb begin
@@ -137,16 +123,16 @@ module vpu #(
         tr_block = 1'b1;
       end
     end
-    if (is_tr || op == OP_VST || op == OP_VST_BF16) begin
+    if (is_tr || !vwrite) begin
       tr_block = 1'b0;
     end
   end
 
   // ---- T12, T28: VMEM --------------------------------------------------------------
   logic is_bf16, is_mem, is_store, issue;
-  assign is_bf16  = (op == OP_VLD_BF16 || op == OP_VST_BF16);
-  assign is_mem   = (op == OP_VLD || op == OP_VST || is_bf16);
-  assign is_store = (op == OP_VST || op == OP_VST_BF16);
+  assign is_bf16  = flags[FL_BF16];
+  assign is_mem   = (cls == CLASS_LOAD || cls == CLASS_STORE);
+  assign is_store = (cls == CLASS_STORE);
   assign req_o    = head_valid_i && !hazard && !tr_block && is_mem;
   assign bytes_o  = is_bf16 ? Bytes2 : Bytes4;
   assign issue    = head_valid_i && !hazard && !tr_block && (!is_mem || grant_i);
@@ -156,7 +142,7 @@ module vpu #(
   assign we_o     = issue && is_store;
   assign whalf_o  = (op == OP_VST_BF16);
   logic writes;                                       // a result for the register file now
-  assign writes   = issue && !is_store && !is_tr;
+  assign writes   = issue && vwrite && !is_tr;
 
   // ---- the elements ------------------------------------------------------------------
   logic [RW-1:0] a, b, c, s, result, tr_result;
@@ -361,6 +347,6 @@ module vpu #(
   /* verilator tracing_off */  // a lint sink: not traced, not computed
   logic unused_vpu;
   assign unused_vpu = ^{head_i[`TPU_QE_BITS-1:`TPU_QE_WORD+8], head_i[`TPU_QE_WORD-1:`TPU_QE_OPND_AT(4)], hv[0][63:5], hv[1][63:32],
-                        hv[2][63:VAW], hv[3][63:5], pdata_q[0], prd_q[0]};
+                        hv[2][63:VAW], hv[3][63:5], pdata_q[0], prd_q[0], flags};
   /* verilator tracing_on */
 endmodule

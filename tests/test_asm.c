@@ -114,7 +114,7 @@ static void test_every_instruction(void **state)
             case TPU_K_SREG: case TPU_K_SREGW:
                 n += snprintf(src + n, sizeof src - (size_t)n, "%ss%lld", sep, (long long)hi);
                 break;
-            case TPU_K_VREG:
+            case TPU_K_VREG: case TPU_K_VREGW:
                 n += snprintf(src + n, sizeof src - (size_t)n, "%sv%lld", sep, (long long)hi);
                 break;
             case TPU_K_UNITS:

@@ -324,6 +324,7 @@ static void parse_back(const char *text, const tpu_insn *want)
             v = tpu_reg_parse(TPU_K_SREG, p, len);
             break;
         case TPU_K_VREG:
+        case TPU_K_VREGW:
             v = tpu_reg_parse(TPU_K_VREG, p, len);
             break;
         case TPU_K_UNITS: {
@@ -443,12 +444,156 @@ static void test_reg_parse(void **state)
     assert_int_equal(tpu_reg_parse(TPU_K_SREG, "zero", 4), 0);
     assert_int_equal(tpu_reg_parse(TPU_K_SREG, "cid", 3), 31);
     assert_int_equal(tpu_reg_parse(TPU_K_VREG, "v17", 3), 17);
+    assert_int_equal(tpu_reg_parse(TPU_K_VREGW, "v31", 3), 31);
+    assert_int_equal(tpu_reg_parse(TPU_K_SREGW, "cid", 3), 31);   /* the range check is the encoder's */
+    assert_int_equal(tpu_reg_parse(TPU_K_VREGW, "s1", 2), -1);
     static const char *bad_s[] = { "s32", "s05", "s", "s-1", "v1", "S1", "s1x", "zer", "s100" };
     for (size_t i = 0; i < sizeof bad_s / sizeof bad_s[0]; i++)
         assert_int_equal(tpu_reg_parse(TPU_K_SREG, bad_s[i], strlen(bad_s[i])), -1);
     static const char *bad_v[] = { "v32", "v01", "v", "s1", "zero", "cid" };
     for (size_t i = 0; i < sizeof bad_v / sizeof bad_v[0]; i++)
         assert_int_equal(tpu_reg_parse(TPU_K_VREG, bad_v[i], strlen(bad_v[i])), -1);
+}
+
+/* ---- access, unit, class and flags ---------------------------------------- */
+
+static const tpu_insn_desc *by_mn(const char *mn)
+{
+    const tpu_insn_desc *d = tpu_isa_by_mnemonic(mn, strlen(mn));
+    assert_non_null(d);
+    return d;
+}
+
+static void test_kind_access(void **state)
+{
+    (void)state;
+    assert_int_equal(tpu_kind_access(TPU_K_SREG), TPU_ACC_R);
+    assert_int_equal(tpu_kind_access(TPU_K_SREGW), TPU_ACC_W);
+    assert_int_equal(tpu_kind_access(TPU_K_VREG), TPU_ACC_R);
+    assert_int_equal(tpu_kind_access(TPU_K_VREGW), TPU_ACC_W);
+    assert_int_equal(tpu_kind_access(TPU_K_SEM), TPU_ACC_RW);
+    static const enum tpu_operand_kind numbers[] = { TPU_K_MXU, TPU_K_PORT, TPU_K_SIMM, TPU_K_UIMM,
+                                                     TPU_K_SHAMT, TPU_K_TARGET, TPU_K_UNITS };
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
+        assert_int_equal(tpu_kind_access(numbers[i]), TPU_ACC_NONE);
+        assert_int_equal(tpu_kind_regfile(numbers[i]), 0);
+    }
+    assert_int_equal(tpu_kind_regfile(TPU_K_SREGW), 's');
+    assert_int_equal(tpu_kind_regfile(TPU_K_VREGW), 'v');
+    assert_string_equal(tpu_kind_name(TPU_K_VREGW), "vregw");
+    assert_int_equal(tpu_kind_access(TPU_K_COUNT), 0);
+    /* the derived masks: operand i's bit */
+    assert_int_equal(by_mn("vadd")->reads, 0x6);
+    assert_int_equal(by_mn("vadd")->writes, 0x1);
+    assert_int_equal(by_mn("vst")->reads, 0x3);      /* vs and rs */
+    assert_int_equal(by_mn("vst")->writes, 0);
+    assert_int_equal(by_mn("sem.wait")->reads, 0x1);
+    assert_int_equal(by_mn("sem.wait")->writes, 0x1);
+    assert_int_equal(by_mn("dma.h2v")->reads, 0x7f);  /* six registers and the semaphore */
+    assert_int_equal(by_mn("dma.h2v")->writes, 0x40);
+    assert_int_equal(by_mn("jal")->writes, 0x1);
+    assert_int_equal(by_mn("jmp")->reads | by_mn("jmp")->writes, 0);
+    for (size_t i = 0; i < tpu_isa_count; i++) {
+        const tpu_insn_desc *d = &tpu_isa_table[i];
+        for (unsigned k = 0; k < d->noperands; k++) {
+            unsigned a = tpu_kind_access(d->op[k].kind);
+            assert_int_equal((d->reads >> k) & 1, (a & TPU_ACC_R) != 0);
+            assert_int_equal((d->writes >> k) & 1, (a & TPU_ACC_W) != 0);
+        }
+        assert_int_equal((d->reads | d->writes) >> d->noperands, 0);
+    }
+}
+
+/* The vector registers each VPU instruction reads and writes, written out
+ * here independently of the table: the scoreboard of vpu.c and vpu.v
+ * (T27) as it was hand-written before it came from isa.def. */
+static void test_vpu_register_access(void **state)
+{
+    (void)state;
+    static const struct { const char *mn; unsigned reads, writes; } want[] = {
+        { "vld", 0x0, 0x1 },    { "vld.bf16", 0x0, 0x1 }, { "vst", 0x1, 0x0 },
+        { "vst.bf16", 0x1, 0x0 }, { "vadd", 0x6, 0x1 },   { "vsub", 0x6, 0x1 },
+        { "vmul", 0x6, 0x1 },   { "vmax", 0x6, 0x1 },     { "vmin", 0x6, 0x1 },
+        { "vrelu", 0x2, 0x1 },  { "vcmplt", 0x6, 0x1 },   { "vsel", 0xe, 0x1 },
+        { "vbcast", 0x0, 0x1 }, { "vexp", 0x2, 0x1 },     { "vrcp", 0x2, 0x1 },
+        { "vrsqrt", 0x2, 0x1 },
+    };
+    size_t nvpu = 0;
+    for (size_t i = 0; i < tpu_isa_count; i++)
+        nvpu += tpu_isa_table[i].unit == TPU_UNIT_VPU;
+    assert_int_equal(nvpu, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const tpu_insn_desc *d = by_mn(want[i].mn);
+        unsigned r = 0, w = 0;
+        assert_int_equal(d->unit, TPU_UNIT_VPU);
+        for (unsigned k = 0; k < d->noperands; k++) {
+            if (d->op[k].kind == TPU_K_VREG)
+                r |= 1u << k;
+            if (d->op[k].kind == TPU_K_VREGW)
+                w |= 1u << k;
+        }
+        if (r != want[i].reads || w != want[i].writes)
+            fail_msg("%s: reads 0x%x writes 0x%x, want 0x%x 0x%x", want[i].mn, r, w,
+                     want[i].reads, want[i].writes);
+    }
+}
+
+/* Units, classes and flags: named, and consistent with the operands. */
+static void test_unit_class_flags(void **state)
+{
+    (void)state;
+    assert_string_equal(tpu_unit_name(TPU_UNIT_SEQ), "seq");
+    assert_string_equal(tpu_unit_name(TPU_UNIT_ICI), "ici");
+    assert_string_equal(tpu_unit_name(TPU_UNIT_COUNT), "?");
+    assert_string_equal(tpu_class_name(TPU_CLASS_LOAD), "load");
+    assert_string_equal(tpu_class_name(TPU_CLASS_COUNT), "?");
+    assert_string_equal(tpu_flag_name(TPU_FLB_I8), "i8");
+    assert_int_equal(TPU_FL_BF16, 1u << TPU_FLB_BF16);
+    for (int u = 0; u < TPU_UNIT_COUNT; u++)
+        assert_true(strlen(tpu_unit_what(u)) > 0);
+    for (int c = 0; c < TPU_CLASS_COUNT; c++)
+        assert_true(strlen(tpu_class_what(c)) > 0);
+    for (int b = 0; b < TPU_FLB_COUNT; b++)
+        assert_true(strlen(tpu_flag_what(b)) > 0);
+    for (size_t i = 0; i < tpu_isa_count; i++) {
+        const tpu_insn_desc *d = &tpu_isa_table[i];
+        int sregw = 0, vregw = 0, target = 0;
+        for (unsigned k = 0; k < d->noperands; k++) {
+            sregw += d->op[k].kind == TPU_K_SREGW;
+            vregw += d->op[k].kind == TPU_K_VREGW;
+            target += d->op[k].kind == TPU_K_TARGET;
+        }
+        assert_true(d->unit < TPU_UNIT_COUNT);
+        assert_true(d->cls < TPU_CLASS_COUNT);
+        assert_int_equal(d->flags >> TPU_FLB_COUNT, 0);
+        /* the sequencer's own classes, and only the sequencer's */
+        int seq_class = d->cls == TPU_CLASS_CTRL || d->cls == TPU_CLASS_ALU ||
+                        d->cls == TPU_CLASS_BRANCH || d->cls == TPU_CLASS_SYNC;
+        if (seq_class != (d->unit == TPU_UNIT_SEQ))
+            fail_msg("%s: class %s on unit %s", d->mnemonic, tpu_class_name(d->cls),
+                     tpu_unit_name(d->unit));
+        if (d->cls == TPU_CLASS_ALU)       /* writes a scalar register from registers and numbers */
+            assert_true(sregw == 1 && !target);
+        if (d->cls == TPU_CLASS_BRANCH)
+            assert_true(target || d->reads);
+        /* in the VPU every instruction but a store writes one register */
+        if (d->unit == TPU_UNIT_VPU)
+            assert_int_equal(vregw, d->cls != TPU_CLASS_STORE);
+        else
+            assert_int_equal(vregw, 0);
+        /* the int8 forms are spelt .i8, the bf16 VPU forms .bf16 */
+        size_t n = strlen(d->mnemonic);
+        assert_int_equal((d->flags & TPU_FL_I8) != 0,
+                         n > 3 && strcmp(d->mnemonic + n - 3, ".i8") == 0);
+        assert_int_equal((d->flags & TPU_FL_BF16) != 0,
+                         n > 5 && strcmp(d->mnemonic + n - 5, ".bf16") == 0);
+    }
+    assert_int_equal(by_mn("dma.h2v")->cls, TPU_CLASS_LOAD);
+    assert_int_equal(by_mn("dma.v2h")->cls, TPU_CLASS_STORE);
+    assert_int_equal(by_mn("mxu.lw.i8")->cls, TPU_CLASS_LOAD);
+    assert_int_equal(by_mn("mxu.mma")->cls, TPU_CLASS_MATMUL);
+    assert_int_equal(by_mn("vexp")->cls, TPU_CLASS_TRANS);
+    assert_int_equal(by_mn("dma.ici")->cls, TPU_CLASS_SEND);
 }
 
 int main(void)
@@ -466,6 +611,9 @@ int main(void)
         cmocka_unit_test(test_format_parse_roundtrip),
         cmocka_unit_test(test_units_roundtrip),
         cmocka_unit_test(test_reg_parse),
+        cmocka_unit_test(test_kind_access),
+        cmocka_unit_test(test_vpu_register_access),
+        cmocka_unit_test(test_unit_class_flags),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

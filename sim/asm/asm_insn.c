@@ -15,7 +15,8 @@ static const char *kind_wanted(unsigned kind)
     switch (kind) {
     case TPU_K_SREG:
     case TPU_K_SREGW: return "a scalar register (s0..s31, zero, cid)";
-    case TPU_K_VREG: return "a vector register (v0..v31)";
+    case TPU_K_VREG:
+    case TPU_K_VREGW: return "a vector register (v0..v31)";
     case TPU_K_SEM: return "a semaphore number (0..31)";
     case TPU_K_MXU: return "an MXU number (0..3)";
     case TPU_K_PORT: return "an ICI port number (0..3)";
@@ -102,9 +103,8 @@ static int operand(asm_ctx *a, const tpu_insn_desc *d, unsigned k, size_t start,
     unsigned kind = d->op[k].kind;
     const asm_tok *t = &a->toks[start];
     int single_ident = end == start + 1 && t->type == T_IDENT;
-    if (kind == TPU_K_SREG || kind == TPU_K_SREGW || kind == TPU_K_VREG) {
-        int r = single_ident ? tpu_reg_parse(kind == TPU_K_VREG ? TPU_K_VREG : TPU_K_SREG,
-                                             t->s, t->len) : -1;
+    if (tpu_kind_regfile(kind)) {
+        int r = single_ident ? tpu_reg_parse(kind, t->s, t->len) : -1;
         if (r < 0) {
             asm_error(a, t->col, "operand %u of '%s' must be %s, got '%s'", k + 1, d->mnemonic,
                       kind_wanted(kind), span_text(a, start, end, b, sizeof b));
@@ -160,10 +160,10 @@ static int encode(asm_ctx *a, size_t i, uint64_t *word)
         unknown_mnemonic(a, t);
         return -1;
     }
-    /* The machine's MXU modes, when the config is known (timing.md T5b). */
+    /* The machine's MXU modes, when the config is known (timing.md T5b):
+     * the table's i8 flag says which MXU instructions are the int8 forms. */
     if (d->unit == TPU_UNIT_MXU && a->opt->config) {
-        int i8 = d->opcode == TPU_OP_MXU_LW_I8 || d->opcode == TPU_OP_MXU_MM_I8
-              || d->opcode == TPU_OP_MXU_MMA_I8;
+        int i8 = (d->flags & TPU_FL_I8) != 0;
         uint64_t mode = a->opt->config->mxu_int8;
         if (i8 && mode == 0) {
             asm_error(a, t->col, "'%s': the machine '%s' has no int8 MXU mode (mxu_int8 = 0)",

@@ -2,7 +2,9 @@
  * tpu_isagen.c - tpu-isagen: write the files derived from cmodel/isa.def.
  *
  *   tpu-isagen --markdown   > docs/isa.md       the instruction set reference
- *   tpu-isagen --verilog    > rtl/tpu_isa.vh    opcodes and fields for the RTL
+ *   tpu-isagen --verilog    > rtl/tpu_isa.vh    opcodes, fields, units, classes
+ *   tpu-isagen --seq-decode > rtl/seq_decode.vh the sequencer's decode table
+ *   tpu-isagen --vpu-decode > rtl/vpu_decode.vh the VPU's register reads and writes
  *   tpu-isagen --trace      > rtl/tpu_trace.vh  the trace port (rtl/trace_ports.def)
  *   tpu-isagen --queue      > rtl/tpu_queue.vh  a queue entry (rtl/queue_entry.def)
  *   tpu-isagen --rtl-doc docs/rtl.md            its tables of both, refreshed
@@ -20,12 +22,12 @@
 
 /* ---- shared helpers ------------------------------------------------------ */
 
-/* Instruction classes for the reference page, by opcode range. */
+/* The sections of the reference page, by opcode range. */
 static const struct {
     unsigned lo, hi;
     const char *title;
     const char *intro;
-} classes[] = {
+} sections[] = {
     { 0x00, 0x0f, "Control", "Executed by the sequencer itself." },
     { 0x10, 0x1f, "Scalar ALU: register-register",
       "64-bit integer operations on scalar registers, executed by the sequencer.  "
@@ -56,6 +58,30 @@ static const struct {
     { 0x80, 0xff, "Other", "" },
 };
 
+static void upper(const char *s, char *out, size_t n)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < n; i++)
+        out[i] = (char)(s[i] >= 'a' && s[i] <= 'z' ? s[i] - 'a' + 'A' : s[i]);
+    out[i] = 0;
+}
+
+/* Spaces that align a name of up to `w` characters in a column (at least 1). */
+static int pad(const char *name, int w)
+{
+    int n = w + 1 - (int)strlen(name);
+    return n > 0 ? n : 1;
+}
+
+/* The width of a class number in the RTL. */
+static unsigned class_bits(void)
+{
+    unsigned b = 1;
+    while ((1u << b) < TPU_CLASS_COUNT)
+        b++;
+    return b;
+}
+
 static void put_syntax(FILE *f, const tpu_insn_desc *d)
 {
     fprintf(f, "%s", d->mnemonic);
@@ -76,6 +102,7 @@ static void range_text(enum tpu_operand_kind k, char *buf, size_t len)
         snprintf(buf, len, "s%" PRId64 "..s%" PRId64, lo, hi);
         break;
     case TPU_K_VREG:
+    case TPU_K_VREGW:
         snprintf(buf, len, "v%" PRId64 "..v%" PRId64, lo, hi);
         break;
     case TPU_K_UNITS:
@@ -87,6 +114,25 @@ static void range_text(enum tpu_operand_kind k, char *buf, size_t len)
     }
 }
 
+/* How an operand of kind k is accessed: "r", "w", "rw" or "-". */
+static const char *access_text(enum tpu_operand_kind k)
+{
+    static const char *const t[4] = { "-", "r", "w", "rw" };
+    return t[tpu_kind_access(k) & 3];
+}
+
+/* An instruction's flags as names joined by ", " ("" for none). */
+static const char *flags_text(unsigned fl, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int b = 0; b < TPU_FLB_COUNT; b++)
+        if (fl & (1u << b))
+            n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? ", " : "",
+                                  tpu_flag_name(b));
+    return buf;
+}
+
 /* ---- markdown ------------------------------------------------------------- */
 
 static const char *kind_syntax(enum tpu_operand_kind k)
@@ -94,8 +140,9 @@ static const char *kind_syntax(enum tpu_operand_kind k)
     switch (k) {
     case TPU_K_SREG:   return "scalar register read: `s0`..`s31`, `zero` (= s0, reads 0), `cid` (= s31, the core id)";
     case TPU_K_SREGW:  return "scalar register written: `s0`..`s30` (`cid` is read-only; writes to `zero` are dropped)";
-    case TPU_K_VREG:   return "vector register `v0`..`v31`";
-    case TPU_K_SEM:    return "semaphore number";
+    case TPU_K_VREG:   return "vector register read: `v0`..`v31`";
+    case TPU_K_VREGW:  return "vector register written: `v0`..`v31`";
+    case TPU_K_SEM:    return "semaphore number (a unit adds 1 to it when done; `sem.wait` takes from it)";
     case TPU_K_MXU:    return "matrix unit number (must exist in the configuration)";
     case TPU_K_PORT:   return "ICI port number";
     case TPU_K_SIMM:   return "signed 32-bit immediate, sign-extended to 64 bits";
@@ -171,11 +218,15 @@ static void markdown(FILE *f)
                "set, or when a field holds a value outside its operand's range (for example\n"
                "`cid` as a destination, MXU 4, a shift of 64, an empty unit set).\n\n");
 
-    fprintf(f, "## Operands\n\n| kind | written as | range |\n|---|---|---|\n");
+    fprintf(f, "## Operands\n\n"
+               "An operand's kind says how it is written, its range, and how the instruction\n"
+               "accesses it: `r` reads it, `w` writes it, `rw` updates it, `-` it is a number\n"
+               "(not a register).  The C model's and the RTL's VPU scoreboard go by it.\n\n"
+               "| kind | access | written as | range |\n|---|---|---|---|\n");
     for (int k = TPU_K_SREG; k < TPU_K_COUNT; k++) {
         char r[96];
         range_text(k, r, sizeof r);
-        fprintf(f, "| %s | %s | %s |\n", tpu_kind_name(k), kind_syntax(k), r);
+        fprintf(f, "| %s | %s | %s | %s |\n", tpu_kind_name(k), access_text(k), kind_syntax(k), r);
     }
     fprintf(f, "\nUnit set bits: ");
     static const struct { const char *name; unsigned mask; } units[] = {
@@ -189,24 +240,45 @@ static void markdown(FILE *f)
                "are signed/unsigned; `N` is the MXU size, `S x L` the VPU shape (sublanes x\n"
                "lanes); `VMEM[a .. +n]` is n bytes from byte address a.\n\n");
 
-    fprintf(f, "## Summary\n\n| mnemonic | syntax | unit | opcode | summary |\n|---|---|---|---|---|\n");
+    fprintf(f, "## Units, classes and flags\n\n"
+               "Each instruction has the unit that executes it, a class that says what it\n"
+               "does whatever the unit, and flags.  The sequencer's decode table\n"
+               "(`rtl/seq_decode.vh`), the VPU's (`rtl/vpu_decode.vh`), the assembler and\n"
+               "`tpu-randprog` take them from the table.\n\n"
+               "| unit | what |\n|---|---|\n");
+    for (int u = 0; u < TPU_UNIT_COUNT; u++)
+        fprintf(f, "| %s | %s |\n", tpu_unit_name(u), tpu_unit_what(u));
+    fprintf(f, "\n| class | what |\n|---|---|\n");
+    for (int c = 0; c < TPU_CLASS_COUNT; c++)
+        fprintf(f, "| %s | %s |\n", tpu_class_name(c), tpu_class_what(c));
+    fprintf(f, "\n| flag | what |\n|---|---|\n");
+    for (int b = 0; b < TPU_FLB_COUNT; b++)
+        fprintf(f, "| %s | %s |\n", tpu_flag_name(b), tpu_flag_what(b));
+    fprintf(f, "\n");
+
+    fprintf(f, "## Summary\n\n| mnemonic | syntax | unit | class | opcode | summary |\n"
+               "|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < tpu_isa_count; i++) {
         const tpu_insn_desc *d = &tpu_isa_table[i];
+        char fl[64];
         fprintf(f, "| [`%s`](#%s) | `", d->mnemonic, d->id);
         put_syntax(f, d);
-        fprintf(f, "` | %s | 0x%02x | %s |\n", tpu_unit_name(d->unit), d->opcode, d->summary);
+        flags_text(d->flags, fl, sizeof fl);
+        fprintf(f, "` | %s | %s%s%s%s | 0x%02x | %s |\n", tpu_unit_name(d->unit),
+                tpu_class_name(d->cls), fl[0] ? " (" : "", fl, fl[0] ? ")" : "", d->opcode,
+                d->summary);
     }
 
-    for (size_t c = 0; c < sizeof classes / sizeof classes[0]; c++) {
+    for (size_t c = 0; c < sizeof sections / sizeof sections[0]; c++) {
         int any = 0;
         for (size_t i = 0; i < tpu_isa_count; i++) {
             const tpu_insn_desc *d = &tpu_isa_table[i];
-            if (d->opcode < classes[c].lo || d->opcode > classes[c].hi)
+            if (d->opcode < sections[c].lo || d->opcode > sections[c].hi)
                 continue;
             if (!any) {
-                fprintf(f, "\n## %s\n\n", classes[c].title);
-                if (classes[c].intro[0])
-                    fprintf(f, "%s\n", classes[c].intro);
+                fprintf(f, "\n## %s\n\n", sections[c].title);
+                if (sections[c].intro[0])
+                    fprintf(f, "%s\n", sections[c].intro);
                 any = 1;
             }
             /* an explicit anchor: the summary table links to it */
@@ -215,20 +287,25 @@ static void markdown(FILE *f)
                                                                  : d->summary[0],
                     d->summary + (d->summary[0] != 0));
             put_syntax(f, d);
-            fprintf(f, "\n```\n\nUnit: %s.  Opcode 0x%02x.  ", tpu_unit_name(d->unit), d->opcode);
+            char fl[64];
+            flags_text(d->flags, fl, sizeof fl);
+            fprintf(f, "\n```\n\nUnit: %s.  Class: %s.  %s%s%sOpcode 0x%02x.  ",
+                    tpu_unit_name(d->unit), tpu_class_name(d->cls), fl[0] ? "Flags: " : "", fl,
+                    fl[0] ? ".  " : "", d->opcode);
             if (d->noperands == 0) {
                 fprintf(f, "No operands: every bit above the opcode is zero.\n\n");
             } else {
                 fprintf(f, "Unused bits (zero): mask 0x%016" PRIx64 ".\n\n",
                         ~d->used_mask);
-                fprintf(f, "| operand | kind | field | bits | range |\n|---|---|---|---|---|\n");
+                fprintf(f, "| operand | kind | access | field | bits | range |\n"
+                           "|---|---|---|---|---|---|\n");
                 for (unsigned k = 0; k < d->noperands; k++) {
                     char r[96];
-                    enum tpu_field fl = d->op[k].field;
+                    enum tpu_field fld = d->op[k].field;
                     range_text(d->op[k].kind, r, sizeof r);
-                    fprintf(f, "| %s | %s | %s | %u:%u | %s |\n", d->op[k].name,
-                            tpu_kind_name(d->op[k].kind), tpu_field_name(fl), field_msb(fl),
-                            tpu_field_lsb(fl), r);
+                    fprintf(f, "| %s | %s | %s | %s | %u:%u | %s |\n", d->op[k].name,
+                            tpu_kind_name(d->op[k].kind), access_text(d->op[k].kind),
+                            tpu_field_name(fld), field_msb(fld), tpu_field_lsb(fld), r);
                 }
                 fprintf(f, "\n");
             }
@@ -287,20 +364,34 @@ static void verilog(FILE *f)
         fprintf(f, "localparam [63:0] USED_%s = 64'h%016" PRIx64 ";\n", d->id, d->used_mask);
     }
 
-    fprintf(f, "\n// ---- executing units\n");
+    fprintf(f, "\n// ---- executing units (isa.def's UNIT rows)\n");
     char up[TPU_UNIT_COUNT][16];
     for (int u = 0; u < TPU_UNIT_COUNT; u++) {
-        const char *n = tpu_unit_name(u);
-        size_t k;
-        for (k = 0; n[k] && k + 1 < sizeof up[u]; k++)
-            up[u][k] = (char)(n[k] >= 'a' && n[k] <= 'z' ? n[k] - 'a' + 'A' : n[k]);
-        up[u][k] = 0;
-        fprintf(f, "localparam [2:0] UNIT_%s = 3'd%d;\n", up[u], u);
+        upper(tpu_unit_name(u), up[u], sizeof up[u]);
+        fprintf(f, "localparam [2:0] UNIT_%s = 3'd%d;%*s// %s\n", up[u], u,
+                pad(up[u], 4), "", tpu_unit_what(u));
     }
     for (size_t i = 0; i < tpu_isa_count; i++) {
         const tpu_insn_desc *d = &tpu_isa_table[i];
         fprintf(f, "localparam [2:0] OPUNIT_%s = UNIT_%s;\n", d->id,
                 d->unit < TPU_UNIT_COUNT ? up[d->unit] : "SEQ");
+    }
+
+    fprintf(f, "\n// ---- instruction classes (isa.def's CLASS rows)\n"
+               "localparam integer CLASS_BITS = %u;\n", class_bits());
+    for (int c = 0; c < TPU_CLASS_COUNT; c++) {
+        char u[32];
+        upper(tpu_class_name(c), u, sizeof u);
+        fprintf(f, "localparam [CLASS_BITS-1:0] CLASS_%s = %u'd%d;%*s// %s\n", u, class_bits(), c,
+                pad(u, 6), "", tpu_class_what(c));
+    }
+    fprintf(f, "\n// ---- flags (isa.def's FLAG rows): bit numbers of a decode's `flags`\n"
+               "localparam integer NUM_FLAGS = %d;\n", TPU_FLB_COUNT);
+    for (int b = 0; b < TPU_FLB_COUNT; b++) {
+        char u[32];
+        upper(tpu_flag_name(b), u, sizeof u);
+        fprintf(f, "localparam integer FL_%s = %d;%*s// %s\n", u, b, pad(u, 4), "",
+                tpu_flag_what(b));
     }
 
     fprintf(f,
@@ -329,6 +420,223 @@ static void verilog(FILE *f)
             TPU_NUM_SREGS, TPU_NUM_VREGS, TPU_NUM_SEMS, TPU_MAX_MXUS, TPU_NUM_PORTS,
             TPU_SREG_ZERO, TPU_SREG_CID);
     fprintf(f, "\n/* verilator lint_on UNUSEDPARAM */\n");
+}
+
+/* ---- the rules the RTL's decode relies on (isa.def's header) --------------- */
+
+/* 0 when the table keeps them; else 1 and a message per broken rule. */
+static int isa_check(void)
+{
+    int bad = 0;
+#define ISA_ERR(d, ...) do { fprintf(stderr, "tpu-isagen: cmodel/isa.def: error: %s: ", (d)->id); \
+                             fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); bad = 1; } while (0)
+    if (TPU_UNIT_COUNT > 8)
+        fprintf(stderr, "tpu-isagen: cmodel/isa.def: error: %d units, the RTL's unit number "
+                "has 3 bits\n", TPU_UNIT_COUNT), bad = 1;
+    if (TPU_FLB_COUNT > 8)
+        fprintf(stderr, "tpu-isagen: cmodel/isa.def: error: %d flags, tpu_insn_desc.flags has "
+                "8 bits\n", TPU_FLB_COUNT), bad = 1;
+    for (size_t i = 0; i < tpu_isa_count; i++) {
+        const tpu_insn_desc *d = &tpu_isa_table[i];
+        unsigned vw = 0, vr = 0;
+        for (unsigned k = 0; k < d->noperands; k++) {
+            enum tpu_operand_kind kind = d->op[k].kind;
+            enum tpu_field fl = d->op[k].field;
+            if (d->unit != TPU_UNIT_SEQ && fl != TPU_F_IMM && fl != (enum tpu_field)(TPU_F_A + k))
+                ISA_ERR(d, "operand %u ('%s') of a queued instruction must sit in field %s or "
+                        "IMM, not %s", k, d->op[k].name, tpu_field_name(TPU_F_A + k),
+                        tpu_field_name(fl));
+            if ((kind == TPU_K_SREGW || kind == TPU_K_MXU || kind == TPU_K_PORT) && fl != TPU_F_A)
+                ISA_ERR(d, "a %s operand ('%s') must sit in field A", tpu_kind_name(kind),
+                        d->op[k].name);
+            if ((kind == TPU_K_SHAMT || kind == TPU_K_UNITS) && fl != TPU_F_IMM)
+                ISA_ERR(d, "a %s operand ('%s') must sit in IMM", tpu_kind_name(kind),
+                        d->op[k].name);
+            if (d->unit == TPU_UNIT_VPU && kind == TPU_K_VREGW) {
+                vw++;
+                if (k != 0 || fl != TPU_F_A)
+                    ISA_ERR(d, "the VPU writes the vector register of operand 0 (field A), "
+                            "not '%s'", d->op[k].name);
+            }
+            if (d->unit == TPU_UNIT_VPU && kind == TPU_K_VREG) {
+                vr++;
+                if (k > 3)
+                    ISA_ERR(d, "the VPU reads vector registers among operands 0..3, not '%s' "
+                            "(operand %u)", d->op[k].name, k);
+            }
+        }
+        if (vw > 1)
+            ISA_ERR(d, "a VPU instruction writes at most one vector register, not %u", vw);
+        if (vr > 3)
+            ISA_ERR(d, "a VPU instruction reads at most three vector registers, not %u", vr);
+    }
+#undef ISA_ERR
+    return bad;
+}
+
+/* ---- the sequencer's decode table (rtl/seq_decode.vh) ----------------------- */
+
+/* Bit i set for each operand i of d of kind k (or, k == TPU_K_NONE, in IMM). */
+static unsigned operand_mask(const tpu_insn_desc *d, int k)
+{
+    unsigned m = 0;
+    for (unsigned i = 0; i < d->noperands; i++)
+        if (k == TPU_K_NONE ? d->op[i].field == TPU_F_IMM : d->op[i].kind == (unsigned)k)
+            m |= 1u << i;
+    return m;
+}
+
+static void bits7(char *buf, unsigned m)
+{
+    for (int i = 6; i >= 0; i--)
+        *buf++ = (char)('0' + ((m >> i) & 1));
+    *buf = 0;
+}
+
+/* "CLASS_X; flags[FL_Y] = 1'b1;" parts of a row. */
+static void put_class_flags(FILE *f, const tpu_insn_desc *d)
+{
+    char u[32];
+    upper(tpu_class_name(d->cls), u, sizeof u);
+    fprintf(f, " cls = CLASS_%s;", u);
+    for (int b = 0; b < TPU_FLB_COUNT; b++)
+        if (d->flags & (1u << b)) {
+            upper(tpu_flag_name(b), u, sizeof u);
+            fprintf(f, " flags[FL_%s] = 1'b1;", u);
+        }
+}
+
+static void seq_decode(FILE *f)
+{
+    fprintf(f,
+            "// rtl/seq_decode.vh - the sequencer's decode table: one row per instruction.\n"
+            "//\n"
+            "// Generated by `tpu-isagen --seq-decode` from cmodel/isa.def.  Do not edit:\n"
+            "// change cmodel/isa.def and run `make generate`.  Included by rtl/seq.v\n"
+            "// inside the module, after tpu_isa.vh and the declaration of `opcode`.\n"
+            "//\n"
+            "// From `opcode` (the word's bits 7:0) it decodes, all from the table:\n"
+            "//   known        the opcode is an instruction's (else the word is illegal)\n"
+            "//   used         the bits the instruction uses (USED_<ID>): any other set\n"
+            "//                makes the word illegal\n"
+            "//   unit, cls    the unit that runs it (UNIT_*) and its class (CLASS_*)\n"
+            "//   flags        its flags (bit FL_* set)\n"
+            "//   sreg_fields  bit i: operand i of a queued instruction (a unit other than\n"
+            "//                the sequencer's; operand i in field i) is a scalar register\n"
+            "//                read at issue (kind sreg)\n"
+            "//   imm_ops      bit i: operand i of a queued instruction is the IMM field,\n"
+            "//                sign-extended when imm_sext (kind simm), else zero-extended\n"
+            "//   op_sregw     field A is a scalar register written: cid is out of range\n"
+            "//   op_num4      field A is an MXU or a port number: 0..3\n"
+            "//   op_shamt     IMM is a shift amount: 0..63\n"
+            "//   op_units     IMM is a unit set: 1..UNITS_ALL\n"
+            "\n"
+            "logic                  known;\n"
+            "logic [63:0]           used;\n"
+            "logic [2:0]            unit;\n"
+            "logic [CLASS_BITS-1:0] cls;\n"
+            "logic [NUM_FLAGS-1:0]  flags;\n"
+            "logic [6:0]            sreg_fields, imm_ops;\n"
+            "logic                  imm_sext, op_sregw, op_num4, op_shamt, op_units;\n"
+            "\n"
+            "always_comb begin\n"
+            "  known       = 1'b1;\n"
+            "  used        = 64'd0;\n"
+            "  unit        = UNIT_SEQ;\n"
+            "  cls         = '0;\n"
+            "  flags       = '0;\n"
+            "  sreg_fields = 7'b0000000;\n"
+            "  imm_ops     = 7'b0000000;\n"
+            "  imm_sext    = 1'b0;\n"
+            "  op_sregw    = 1'b0;\n"
+            "  op_num4     = 1'b0;\n"
+            "  op_shamt    = 1'b0;\n"
+            "  op_units    = 1'b0;\n"
+            "  case (opcode)\n");
+    for (size_t i = 0; i < tpu_isa_count; i++) {
+        const tpu_insn_desc *d = &tpu_isa_table[i];
+        char u[16], b[8];
+        upper(tpu_unit_name(d->unit), u, sizeof u);
+        fprintf(f, "    OP_%s:%*sbegin used = USED_%s; unit = UNIT_%s;", d->id, pad(d->id, 10), "",
+                d->id, u);
+        put_class_flags(f, d);
+        if (d->unit != TPU_UNIT_SEQ) {
+            unsigned sr = operand_mask(d, TPU_K_SREG), im = operand_mask(d, TPU_K_NONE);
+            if (sr) {
+                bits7(b, sr);
+                fprintf(f, " sreg_fields = 7'b%s;", b);
+            }
+            if (im) {
+                bits7(b, im);
+                fprintf(f, " imm_ops = 7'b%s;", b);
+                if (operand_mask(d, TPU_K_SIMM))
+                    fprintf(f, " imm_sext = 1'b1;");
+            }
+        }
+        if (operand_mask(d, TPU_K_SREGW))
+            fprintf(f, " op_sregw = 1'b1;");
+        if (operand_mask(d, TPU_K_MXU) || operand_mask(d, TPU_K_PORT))
+            fprintf(f, " op_num4 = 1'b1;");
+        if (operand_mask(d, TPU_K_SHAMT))
+            fprintf(f, " op_shamt = 1'b1;");
+        if (operand_mask(d, TPU_K_UNITS))
+            fprintf(f, " op_units = 1'b1;");
+        fprintf(f, " end\n");
+    }
+    fprintf(f, "    default: known = 1'b0;\n  endcase\nend\n");
+}
+
+/* ---- the VPU's register reads and writes (rtl/vpu_decode.vh) ----------------- */
+
+static void vpu_decode(FILE *f)
+{
+    fprintf(f,
+            "// rtl/vpu_decode.vh - the vector registers a VPU instruction reads and writes.\n"
+            "//\n"
+            "// Generated by `tpu-isagen --vpu-decode` from cmodel/isa.def (its operand\n"
+            "// kinds vreg and vregw).  Do not edit: change cmodel/isa.def and run `make\n"
+            "// generate`.  Included by rtl/vpu.v inside the module, after tpu_isa.vh\n"
+            "// and the declarations of `op` (the queue head's opcode) and r0..r3 (its\n"
+            "// operands 0..3 as register numbers); cmodel/vpu.c reads the same kinds.\n"
+            "//\n"
+            "//   nsrc, src[0..2]  the registers it reads (T27): src[i] for i < nsrc\n"
+            "//   vwrite           it writes register r0 (operand 0, a vregw)\n"
+            "//   cls, flags       its class (CLASS_*) and flags (bit FL_* set)\n"
+            "\n"
+            "logic [2:0]            nsrc;\n"
+            "logic [4:0]            src [3];\n"
+            "logic                  vwrite;\n"
+            "logic [CLASS_BITS-1:0] cls;\n"
+            "logic [NUM_FLAGS-1:0]  flags;\n"
+            "\n"
+            "always_comb begin\n"
+            "  nsrc   = 3'd0;\n"
+            "  src[0] = r1;\n"
+            "  src[1] = r2;\n"
+            "  src[2] = r3;\n"
+            "  vwrite = 1'b0;\n"
+            "  cls    = '0;\n"
+            "  flags  = '0;\n"
+            "  case (op)\n");
+    for (size_t i = 0; i < tpu_isa_count; i++) {
+        const tpu_insn_desc *d = &tpu_isa_table[i];
+        if (d->unit != TPU_UNIT_VPU)
+            continue;
+        unsigned n = 0;
+        fprintf(f, "    OP_%s:%*sbegin", d->id, pad(d->id, 8), "");
+        for (unsigned k = 0; k < d->noperands; k++)
+            if (d->op[k].kind == TPU_K_VREG) {
+                if (k != n + 1)   /* the default is r(n + 1) */
+                    fprintf(f, " src[%u] = r%u;", n, k);
+                n++;
+            }
+        fprintf(f, " nsrc = 3'd%u;", n);
+        if (operand_mask(d, TPU_K_VREGW))
+            fprintf(f, " vwrite = 1'b1;");
+        put_class_flags(f, d);
+        fprintf(f, " end\n");
+    }
+    fprintf(f, "    default: ;\n  endcase\nend\n");
 }
 
 /* ---- the trace port (rtl/trace_ports.def) ------------------------------------ */
@@ -421,14 +729,6 @@ static int queue_check(void)
             return 1;
         }
     return 0;
-}
-
-static void upper(const char *s, char *out, size_t n)
-{
-    size_t i = 0;
-    for (; s[i] && i + 1 < n; i++)
-        out[i] = (char)(s[i] >= 'a' && s[i] <= 'z' ? s[i] - 'a' + 'A' : s[i]);
-    out[i] = 0;
 }
 
 static void queue_verilog(FILE *f)
@@ -554,12 +854,17 @@ static int rtl_doc(const char *path, FILE *out)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: tpu-isagen --markdown | --verilog | --trace | --queue | --rtl-doc FILE\n"
+            "usage: tpu-isagen --markdown | --verilog | --seq-decode | --vpu-decode | --trace\n"
+            "                  | --queue | --rtl-doc FILE\n"
             "\n"
             "Write a file derived from the project's tables to standard output:\n"
             "  --markdown       the instruction set reference (docs/isa.md), from\n"
             "                   cmodel/isa.def\n"
-            "  --verilog        the RTL's opcode and field constants (rtl/tpu_isa.vh)\n"
+            "  --verilog        the RTL's opcode, field, unit, class and flag constants\n"
+            "                   (rtl/tpu_isa.vh)\n"
+            "  --seq-decode     the sequencer's decode table (rtl/seq_decode.vh)\n"
+            "  --vpu-decode     the vector registers a VPU instruction reads and writes\n"
+            "                   (rtl/vpu_decode.vh)\n"
             "  --trace          the trace port of core and system (rtl/tpu_trace.vh),\n"
             "                   from rtl/trace_ports.def\n"
             "  --queue          the layout of a queue entry (rtl/tpu_queue.vh), from\n"
@@ -569,46 +874,50 @@ static void usage(FILE *f)
             "                   NAME -->', NAME 'trace ports' or 'queue entry') refreshed\n"
             "  -h, --help       show this help\n"
             "\n"
+            "Each refuses a table that breaks a rule the RTL's decode relies on (the\n"
+            "header of cmodel/isa.def lists them), naming the instruction; exit status 1.\n"
             "`make generate` refreshes every generated file; `make check-generated` fails\n"
             "when one is stale.\n");
 }
 
 int main(int argc, char **argv)
 {
-    static const char *const opts[] = { "--markdown", "--verilog", "--trace", "--queue" };
+    static const struct {
+        const char *opt;
+        void (*write)(FILE *);
+    } outs[] = {
+        { "--markdown", markdown },     { "--verilog", verilog },       { "--seq-decode", seq_decode },
+        { "--vpu-decode", vpu_decode }, { "--trace", trace_verilog },   { "--queue", queue_verilog },
+    };
+    const size_t nouts = sizeof outs / sizeof outs[0];
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         usage(stdout);
         return 0;
     }
     int which = -1;
-    for (int i = 0; argc == 2 && i < 4; i++)
-        if (strcmp(argv[1], opts[i]) == 0)
-            which = i;
+    for (size_t i = 0; argc == 2 && i < nouts; i++)
+        if (strcmp(argv[1], outs[i].opt) == 0)
+            which = (int)i;
     int doc = argc == 3 && strcmp(argv[1], "--rtl-doc") == 0;
     if (which < 0 && !doc) {
         int known = argc >= 2 && strcmp(argv[1], "--rtl-doc") == 0;
-        for (int i = 0; argc >= 2 && i < 4; i++)
-            known |= strcmp(argv[1], opts[i]) == 0;
+        for (size_t i = 0; argc >= 2 && i < nouts; i++)
+            known |= strcmp(argv[1], outs[i].opt) == 0;
         if (argc >= 2 && argv[1][0] == '-' && !known)
             fprintf(stderr, "tpu-isagen: unknown option '%s' (try --help)\n", argv[1]);
         else
-            fprintf(stderr, "tpu-isagen: give exactly one of --markdown, --verilog, --trace, "
-                    "--queue or --rtl-doc FILE (try --help)\n");
+            fprintf(stderr, "tpu-isagen: give exactly one of --markdown, --verilog, --seq-decode, "
+                    "--vpu-decode, --trace, --queue or --rtl-doc FILE (try --help)\n");
         return 2;
     }
-    if (queue_check() != 0)
+    if (queue_check() != 0 || isa_check() != 0)
         return 1;
     if (doc) {
         if (rtl_doc(argv[2], stdout) != 0)
             return 1;
-    } else if (which == 0)
-        markdown(stdout);
-    else if (which == 1)
-        verilog(stdout);
-    else if (which == 2)
-        trace_verilog(stdout);
-    else
-        queue_verilog(stdout);
+    } else {
+        outs[which].write(stdout);
+    }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         perror("tpu-isagen: standard output");
         return 1;

@@ -252,18 +252,10 @@ static const char *mm_op(const gen *g, unsigned m, int mma)
 }
 
 /* An instruction of the sequencer that writes a register from registers
- * and numbers only (so "jr", which reads one and writes none, is not). */
+ * and numbers only: the table's class alu. */
 static int is_alu(const tpu_insn_desc *d)
 {
-    int writes = 0;
-    for (unsigned i = 0; i < d->noperands; i++) {
-        unsigned k = d->op[i].kind;
-        if (k == TPU_K_SREGW)
-            writes = 1;
-        else if (k != TPU_K_SREG && k != TPU_K_SIMM && k != TPU_K_UIMM && k != TPU_K_SHAMT)
-            return 0;
-    }
-    return d->unit == TPU_UNIT_SEQ && writes;
+    return d->cls == TPU_CLASS_ALU;
 }
 
 static void gen_alu(gen *g)
@@ -444,14 +436,14 @@ static void gen_vpu(gen *g)
     const tpu_insn_desc *d = &tpu_isa_table[below(g, tpu_isa_count)];
     while (d->unit != TPU_UNIT_VPU)
         d = &tpu_isa_table[below(g, tpu_isa_count)];
-    int is_mem = strncmp(d->mnemonic, "vld", 3) == 0 || strncmp(d->mnemonic, "vst", 3) == 0;
+    int is_mem = d->cls == TPU_CLASS_LOAD || d->cls == TPU_CLASS_STORE;
     if (is_mem) {
-        int bf16 = strstr(d->mnemonic, ".bf16") != NULL;
+        int bf16 = (d->flags & TPU_FL_BF16) != 0;
         uint64_t bytes = (bf16 ? 2 : 4) * (uint64_t)g->elems, align = bf16 ? 2 : 4;
         int64_t st;
         uint64_t a;
         region(g, 1, bytes, align, g->vwin, g->cfg.vmem_bytes, &st, &a);
-        if (d->mnemonic[2] == 'd' && one_in(g, 3))
+        if (d->cls == TPU_CLASS_LOAD && one_in(g, 3))
             a = DATA_SPECIAL;
         int64_t imm = one_in(g, 3) ? 0 : range(g, -4096, 4096);
         li(g, 8, (int64_t)a - imm);
@@ -462,7 +454,7 @@ static void gen_vpu(gen *g)
     int len = snprintf(buf, sizeof buf, "%-8s", d->mnemonic);
     for (unsigned i = 0; i < d->noperands; i++) {
         const char *sep = i ? ", " : "";
-        if (d->op[i].kind == TPU_K_VREG) {
+        if (tpu_kind_regfile(d->op[i].kind) == 'v') {
             len += snprintf(buf + len, sizeof buf - (size_t)len, "%sv%u", sep,
                             (unsigned)(one_in(g, 2) ? below(g, 4) : below(g, TPU_NUM_VREGS)));
         } else if (g->cores > 1 && one_in(g, 4)) {   /* per-core data: 0 or 1 (denormal) */
@@ -961,25 +953,26 @@ static void usage(FILE *f)
             "  -h, --help          show this help\n");
 }
 
-/* Which table entries the generator emits for `cores` cores (--coverage). */
+/* Which table entries the generator emits for `cores` cores (--coverage),
+ * by unit, class and flags: every instruction of the sequencer and the VPU;
+ * the DMA's loads and stores and every MXU instruction, their int8 forms
+ * only with `int8`; the ICI's sends on two cores. */
 static int covered(const tpu_insn_desc *d, unsigned cores, int int8)
 {
-    if (d->unit == TPU_UNIT_VPU)
+    if ((d->flags & TPU_FL_I8) && !int8)
+        return 0;
+    switch (d->unit) {
+    case TPU_UNIT_SEQ:
+    case TPU_UNIT_VPU:
+    case TPU_UNIT_MXU:
         return 1;
-    size_t len = strlen(d->mnemonic);
-    if (len > 3 && !strcmp(d->mnemonic + len - 3, ".i8"))
-        return int8 && (!strcmp(d->mnemonic, "dma.h2v.i8") || !strncmp(d->mnemonic, "mxu.", 4));
-    if (d->unit == TPU_UNIT_DMA || d->unit == TPU_UNIT_MXU)
-        return !strcmp(d->mnemonic, "dma.h2v") || !strcmp(d->mnemonic, "dma.v2h") ||
-               !strncmp(d->mnemonic, "mxu.", 4);
-    if (d->unit == TPU_UNIT_ICI)
-        return cores > 1 && !strcmp(d->mnemonic, "dma.ici");
-    static const char *const special[] = {"nop", "halt", "beq", "bne", "blt", "bge", "bltu",
-                                          "bgeu", "jmp", "jal", "jr", "sem.wait", "sync"};
-    for (size_t i = 0; i < sizeof special / sizeof *special; i++)
-        if (!strcmp(d->mnemonic, special[i]))
-            return 1;
-    return is_alu(d);
+    case TPU_UNIT_DMA:
+        return d->cls == TPU_CLASS_LOAD || d->cls == TPU_CLASS_STORE;
+    case TPU_UNIT_ICI:
+        return cores > 1 && d->cls == TPU_CLASS_SEND;
+    default:
+        return 0;
+    }
 }
 
 static int parse_num(const char *s, const char *what, uint64_t *v)

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# shard.sh BIN_DIR WORK_DIR - tpu-gen ffn-shard, the transformer MLP sharded
+# across cores (docs/transformers.md, "Sharded across chips"):
+#   - data parallel (B_X on a ring of 4, B_XY on a 2x2 torus), Megatron
+#     (F_X on rings of 2 and 4) and both (B_X,F_Y and F_X,B_Y on a 2x2
+#     torus) on tiny: every core's stages bit-exact (its own .expect), and
+#     core 0's whole result (tpu-sim --dump) byte for byte the C reference
+#     of tpu-gen --ref (the partials summed P_0 + P_1 + ... left to right);
+#     with one K-tile a core (F / tp = MXU_N) tpu-gen finds it identical
+#     to one chip's result;
+#   - v5e: Megatron on a ring of 4, the same checks;
+#   - --timing-only takes the cycles of its checked twin; --part compute
+#     and --part comm add up to the whole within 5% (they do not overlap);
+#   - the checks can fail: a core sent to another's block reports a
+#     MISMATCH, a sum without its last partial differs from the reference;
+#   - bad command lines, shapes and shardings: "tpu-gen: error: ..." and
+#     exit 2; --help.
+set -uo pipefail
+bin=${1:?usage: shard.sh BIN_DIR WORK_DIR}
+work=${2:?usage: shard.sh BIN_DIR WORK_DIR}
+lib="$(cd "$(dirname "$0")/../programs" && pwd)"
+mkdir -p "$work"
+pass=0; fail=0
+ok()  { echo "ok    $*"; pass=$((pass+1)); }
+bad() { echo "FAIL  $*"; fail=$((fail+1)); }
+
+# run NAME CFG CORES DUMP TOPO_ARGS -- GEN_ARGS...: generate with --ref,
+# assemble, run on CORES cores, dump label DUMP of core 0: bit-exact and
+# equal to the reference
+run() {
+  local name=$1 cfg=$2 cores=$3 dump=$4; shift 4
+  local topo=()
+  while [ "$1" != "--" ]; do topo+=("$1"); shift; done; shift
+  local f="$work/$name"
+  if ! "$bin/tpu-gen" ffn-shard --config "$cfg" "$@" -o "$f.s" --ref "$f.ref.npy" >"$f.gen" 2>&1; then
+    bad "$name: tpu-gen failed: $(head -n 1 "$f.gen")"; return
+  fi
+  if ! "$bin/tpu-as" --config "$cfg" -I "$lib" -o "$f.bin" "$f.s" >"$f.as" 2>&1; then
+    bad "$name: tpu-as failed: $(head -n 1 "$f.as")"; return
+  fi
+  "$bin/tpu-sim" --config "$cfg" --cores "$cores" "${topo[@]}" --dump "$dump=$f.o0.npy" "$f.bin" >"$f.sim" 2>&1
+  local rc=$?
+  if [ $rc -ne 0 ] || ! grep -q '^result: bit-exact' "$f.sim"; then
+    bad "$name: tpu-sim exit $rc: $(grep -m1 -E 'MISMATCH|error|result' "$f.sim")"; return
+  fi
+  if ! cmp -s "$f.ref.npy" "$f.o0.npy"; then
+    bad "$name: core 0's $dump differs from the C reference"; return
+  fi
+  ok "$name: $(sed -n 's/^cycles *\([0-9]*\).*/\1/p' "$f.sim" | head -n 1) cycles, every core bit-exact, core 0's $dump = the reference"
+}
+T2=(--topology torus2d --grid 2x2)
+run tp4-one-tile tiny 4 O0 -- -T 64 -D 16 -F 32 --mesh 4 --shard F_X
+if grep -q ': 0 of 1024 values differ' "$work/tp4-one-tile.gen"; then
+  ok "F / tp = MXU_N: identical to one chip"
+else
+  bad "F / tp = MXU_N: not identical to one chip: $(grep 'one chip' "$work/tp4-one-tile.gen")"
+fi
+run tp4 tiny 4 O0 -- -T 64 -D 32 -F 64 --mesh 4 --shard tp
+if grep -q 'values differ, by at most' "$work/tp4.gen" && ! grep -q ': 0 of' "$work/tp4.gen"; then
+  ok "two K-tiles a core: the association differs from one chip's and tpu-gen says by how much"
+else
+  bad "two K-tiles a core: $(grep 'one chip' "$work/tp4.gen")"
+fi
+run tp2 tiny 2 O0 -- -T 128 -D 16 -F 48 --mesh 2 --shard tp
+run dp4 tiny 4 P0 -- -T 256 -D 16 -F 32 --mesh 4 --shard B_X
+run dp22 tiny 4 P0 "${T2[@]}" -- -T 256 -D 24 -F 40 --mesh 2x2 --shard dp
+run mix22 tiny 4 O0 "${T2[@]}" -- -T 128 -D 16 -F 32 --mesh 2x2 --shard B_X,F_Y
+run mix22b tiny 4 O0 "${T2[@]}" -- -T 128 -D 16 -F 32 --mesh 2x2 --shard F_X,B_Y
+run tp4-v5e v5e 4 O0 -- -T 1024 -D 128 -F 512 --mesh 4 --shard tp
+
+# --timing-only and --part
+cyc() { sed -n 's/^cycles *\([0-9]*\).*/\1/p' "$1" | head -n 1; }
+part() {
+  local name=$1; shift
+  "$bin/tpu-gen" ffn-shard --config tiny -T 64 -D 32 -F 64 --mesh 4 --shard tp --quiet "$@" -o "$work/$name.s" \
+    && "$bin/tpu-as" --config tiny -I "$lib" -o "$work/$name.bin" "$work/$name.s" \
+    && "$bin/tpu-sim" --config tiny --cores 4 "$work/$name.bin" >"$work/$name.sim" 2>&1
+}
+part timing --timing-only && part compute --part compute && part comm --part comm
+all=$(cyc "$work/tp4.sim"); t=$(cyc "$work/timing.sim"); c=$(cyc "$work/compute.sim"); m=$(cyc "$work/comm.sim")
+if [ -n "$t" ] && [ "$t" = "$all" ]; then ok "--timing-only: $t cycles, its checked twin's"; else bad "--timing-only: '$t' cycles, checked '$all'"; fi
+if [ -n "$c" ] && [ -n "$m" ] && [ "$c" -lt "$all" ] && [ "$m" -lt "$all" ] \
+   && [ $(( (all - c - m) * 20 )) -le "$all" ] && [ $(( (c + m - all) * 20 )) -le "$all" ]; then
+  ok "--part compute $c + --part comm $m cycles = the whole $all within 5% (nothing overlaps; the whole adds a barrier)"
+else
+  bad "--part: compute '$c', comm '$m', whole '$all'"
+fi
+
+# the checks can fail
+f="$work/tp4"
+sed 's/beq     cid, s1, CORE2/beq     cid, s1, CORE1/' "$f.s" >"$work/mut1.s"
+if ! cmp -s "$f.s" "$work/mut1.s" && "$bin/tpu-as" --config tiny -I "$lib" -o "$work/mut1.bin" "$work/mut1.s" 2>/dev/null; then
+  "$bin/tpu-sim" --config tiny --cores 4 "$work/mut1.bin" >"$work/mut1.sim" 2>&1
+  rc=$?
+  if [ $rc -eq 1 ] && grep -q MISMATCH "$work/mut1.sim"; then ok "core 2 on core 1's block: MISMATCH, exit 1"; else bad "core 2 on core 1's block: exit $rc"; fi
+else
+  bad "mutant 1 not made"
+fi
+# drop the last partial of the sum: the last vadd group reads slot 3
+awk '/^SHARD_SUM:/{s=1} { if (s && $1=="vadd") { n++; if (n>8) next } print }' "$f.s" >"$work/mut2.s"
+if ! cmp -s "$f.s" "$work/mut2.s" && "$bin/tpu-as" --config tiny -I "$lib" -o "$work/mut2.bin" "$work/mut2.s" 2>/dev/null; then
+  "$bin/tpu-sim" --config tiny --cores 4 --dump O0="$work/mut2.npy" "$work/mut2.bin" >/dev/null 2>&1
+  if [ -s "$work/mut2.npy" ] && ! cmp -s "$f.ref.npy" "$work/mut2.npy"; then ok "a sum without its last partial: differs from the reference"
+  else bad "a sum without its last partial: not caught"; fi
+else
+  bad "mutant 2 not made"
+fi
+
+# bad input: exit 2, one "tpu-gen: error:" line
+badcmd() {
+  local want=$1; shift
+  "$bin/tpu-gen" ffn-shard "$@" -o "$work/bad.s" >"$work/bad.out" 2>&1
+  local rc=$?
+  if [ $rc -eq 2 ] && grep -q "^tpu-gen: error: .*$want" "$work/bad.out"; then ok "bad: $* -> $want"
+  else bad "bad: $* -> exit $rc: $(head -n 1 "$work/bad.out") (wanted '$want')"; fi
+}
+G=(--config tiny -D 16 -F 32)
+badcmd "T 100 does not divide" "${G[@]}" -T 100 --mesh 4 --shard dp
+badcmd "T 128 does not divide" "${G[@]}" -T 128 --mesh 4 --shard B_X
+badcmd "F 30 does not divide" --config tiny -T 64 -D 16 -F 30 --mesh 4 --shard tp
+badcmd "D 18 does not divide" --config tiny -T 64 -D 18 -F 32 --mesh 4 --shard tp
+badcmd "unknown mesh axis 'Z'" "${G[@]}" -T 64 --mesh 4 --shard B_Z
+badcmd "'D' is not a shardable dimension" "${G[@]}" -T 64 --mesh 4 --shard D_X
+badcmd "one axis" "${G[@]}" -T 64 --mesh 4 --shard F_Y
+badcmd "axis X is used twice" "${G[@]}" -T 64 --mesh 2x2 --shard B_X,F_X
+badcmd "F over both axes" "${G[@]}" -T 64 --mesh 2x2 --shard F_XY
+badcmd "leaves an axis" "${G[@]}" -T 128 --mesh 2x2 --shard B_X
+badcmd "expected '_'" "${G[@]}" -T 64 --mesh 4 --shard BX
+badcmd "--mesh must be" "${G[@]}" -T 64 --mesh 4x --shard dp
+badcmd "2 to 64 cores" "${G[@]}" -T 64 --mesh 1 --shard dp
+badcmd "needs --shard" "${G[@]}" -T 64 --mesh 4
+badcmd "needs --mesh" "${G[@]}" -T 64 --shard tp
+badcmd "only with F sharded" "${G[@]}" -T 256 --mesh 4 --shard dp --part comm
+badcmd "--part must be" "${G[@]}" -T 64 --mesh 4 --shard tp --part half
+badcmd "--ref needs the data" "${G[@]}" -T 64 --mesh 4 --shard tp --timing-only --ref "$work/x.npy"
+badcmd "do not fit VMEM" --config tiny -T 1024 -D 64 -F 32 --mesh 4 --shard tp
+badcmd "unknown option" "${G[@]}" -T 64 --mesh 4 --shard tp --heads 2
+if "$bin/tpu-gen" ffn-shard --help | grep -q "usage: tpu-gen ffn-shard"; then ok "--help"; else bad "--help"; fi
+
+echo "shard: $pass passed, $fail failed"
+[ $fail -eq 0 ]

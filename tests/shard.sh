@@ -106,6 +106,37 @@ else
   bad "mutant 2 not made"
 fi
 
+# The book's decode number (docs/transformers.md, "The book's numbers"): a
+# decode step's MLP matmuls, X[B,1024] W_in[1024,4096] W_out[4096,1024] on one
+# v5e (tpu-gen mlp, bf16 weights, fp32 out), swept over B: HBM-bound and
+# nearly flat, then linear.  The knee is where the line fitted to the flat
+# points (B <= 128) meets the line fitted to the linear ones (B >= 384); the
+# prediction from the exact bytes solves 4 B D F / peak = (4 D F + 2 B D +
+# 4 B D) / HBM bandwidth (the book, weights only: peak / HBM = 240).
+sweep="$work/decode.txt"; : >"$sweep"
+for b in 8 32 64 96 128 384 448 512 640 768; do
+  "$bin/tpu-gen" mlp --config v5e -M $b --dims 1024,4096,1024 --timing-only --quiet -o "$work/dec.s" \
+    && "$bin/tpu-as" --config v5e -o "$work/dec.bin" "$work/dec.s" \
+    && echo "$b $("$bin/tpu-sim" --config v5e "$work/dec.bin" | sed -n 's/^cycles *\([0-9]*\).*/\1/p' | head -n 1)" >>"$sweep"
+done
+knee=$(awk -v D=1024 -v F=4096 '
+  function fit(lo, hi,   n, sx, sy, sxx, sxy, i) { n = sx = sy = sxx = sxy = 0
+    for (i = 1; i <= N; i++) if (b[i] >= lo && b[i] <= hi) { n++; sx += b[i]; sy += t[i]; sxx += b[i]*b[i]; sxy += b[i]*t[i] }
+    s = (n*sxy - sx*sy) / (n*sxx - sx*sx); a = (sy - s*sx) / n }
+  NF == 2 && $2 > 0 { N++; b[N] = $1; t[N] = $2 }
+  END { if (N != 10) { print "bad"; exit }
+    fit(0, 128); a1 = a; s1 = s; fit(384, 1e9); a2 = a; s2 = s
+    k = (a1 - a2) / (s2 - s1)
+    peak = 131072; hbm = 8.2e11 / 1.5e9
+    pred = (4*D*F/hbm) / (4*D*F/peak - 6*D/hbm)
+    printf "%.1f %.1f %.1f %.1f %.2f\n", k, pred, s1, s2, k / pred }' "$sweep")
+read -r k pred s1 s2 ratio <<<"$knee"
+if [ "$knee" != "bad" ] && awk -v r="$ratio" -v s1="$s1" -v s2="$s2" 'BEGIN { exit !(r >= 0.9 && r <= 1.1 && s2 > 5 * s1) }'; then
+  ok "decode MLP on v5e: knee at B = $k, the exact bytes predict $pred (ratio $ratio; book 240); slope $s1 cycles/row before, $s2 after"
+else
+  bad "decode MLP on v5e: knee '$knee' (B, predicted, slopes, ratio): $(tr '\n' ' ' <"$sweep")"
+fi
+
 # bad input: exit 2, one "tpu-gen: error:" line
 badcmd() {
   local want=$1; shift

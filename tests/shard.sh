@@ -8,7 +8,9 @@
 #     of tpu-gen --ref (the partials summed P_0 + P_1 + ... left to right);
 #     with one K-tile a core (F / tp = MXU_N) tpu-gen finds it identical
 #     to one chip's result;
-#   - v5e: Megatron on a ring of 4, the same checks;
+#   - --reduce ring (the library's ReduceScatter, each half chunk added in
+#     its ring's order) on rings of 2 and 4 and the 2x2 torus, the same;
+#   - v5e: Megatron on a ring of 4 (both reductions), the same checks;
 #   - --timing-only takes the cycles of its checked twin; --part compute
 #     and --part comm add up to the whole within 5% (they do not overlap);
 #   - the checks can fail: a core sent to another's block reports a
@@ -67,6 +69,11 @@ run dp22 tiny 4 P0 "${T2[@]}" -- -T 256 -D 24 -F 40 --mesh 2x2 --shard dp
 run mix22 tiny 4 O0 "${T2[@]}" -- -T 128 -D 16 -F 32 --mesh 2x2 --shard B_X,F_Y
 run mix22b tiny 4 O0 "${T2[@]}" -- -T 128 -D 16 -F 32 --mesh 2x2 --shard F_X,B_Y
 run tp4-v5e v5e 4 O0 -- -T 1024 -D 128 -F 512 --mesh 4 --shard tp
+# --reduce ring: the library's ReduceScatter, each half chunk in its ring's order (the reference's)
+run ring4 tiny 4 O0 -- -T 64 -D 64 -F 96 --mesh 4 --shard tp --reduce ring
+run ring2 tiny 2 O0 -- -T 64 -D 16 -F 64 --mesh 2 --shard tp --reduce ring
+run ring22 tiny 4 O0 "${T2[@]}" -- -T 128 -D 16 -F 32 --mesh 2x2 --shard B_X,F_Y --reduce ring
+run ring4-v5e v5e 4 O0 -- -T 1024 -D 128 -F 512 --mesh 4 --shard tp --reduce ring
 
 # --timing-only and --part
 cyc() { sed -n 's/^cycles *\([0-9]*\).*/\1/p' "$1" | head -n 1; }
@@ -165,6 +172,8 @@ badcmd "only with F sharded" "${G[@]}" -T 256 --mesh 4 --shard dp --part comm
 badcmd "--part must be" "${G[@]}" -T 64 --mesh 4 --shard tp --part half
 badcmd "--ref needs the data" "${G[@]}" -T 64 --mesh 4 --shard tp --timing-only --ref "$work/x.npy"
 badcmd "do not fit VMEM" --config tiny -T 1024 -D 64 -F 32 --mesh 4 --shard tp
+badcmd "--reduce must be" "${G[@]}" -T 64 --mesh 4 --shard tp --reduce tree
+badcmd "an even number of vectors" --config tiny -T 64 -D 12 -F 32 --mesh 4 --shard tp --reduce ring
 badcmd "unknown option" "${G[@]}" -T 64 --mesh 4 --shard tp --heads 2
 if "$bin/tpu-gen" ffn-shard --help | grep -q "usage: tpu-gen ffn-shard"; then ok "--help"; else bad "--help"; fi
 

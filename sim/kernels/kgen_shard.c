@@ -159,6 +159,12 @@ int kgen_shard_plan(const tpu_config *cfg, kgen_shard *s, char *err, size_t errl
         if (s->chunk % vb)
             return fail(err, errlen, "internal: a chunk of %" PRIu64 " bytes is not whole vectors", s->chunk);
         uint64_t dcw = n / 2, dcc = n - 1 - dcw, work = dcw * (dcw - (dcw > 0)) / 2 + dcc * (dcc - (dcc > 0)) / 2;
+        if (s->ring) {
+            work = 4;                /* ring_reducescatter's scratch: 4 chunks */
+            if (s->chunk % (2 * vb))
+                return fail(err, errlen, "--reduce ring: a chunk (D/%" PRIu64 " rows of O^T, %" PRIu64 " bytes) must be an even "
+                            "number of vectors (each direction sums half of it)", n, s->chunk);
+        }
         s->v_p = 0;
         s->v_slots = ob;
         s->v_work = 2 * ob;
@@ -171,9 +177,10 @@ int kgen_shard_plan(const tpu_config *cfg, kgen_shard *s, char *err, size_t errl
         /* the schedule's link time: the AllToAll's busiest link carries dcw (dcw + 1) / 2 chunks,
          * the AllGather's (n - 1) half chunks each way; plus the hops and the loads */
         double w = cfg->ici_bw / cfg->clock_hz, hbmw = cfg->hbm_bw / cfg->clock_hz;
-        s->predicted_comm = (double)(dcw * (dcw + 1) / 2) * (double)s->chunk / w
+        s->predicted_comm = (s->ring ? (double)(n - 1) * (double)s->chunk / 2 / w
+                                     : (double)(dcw * (dcw + 1) / 2) * (double)s->chunk / w)
                             + (double)(n - 1) * (double)s->chunk / 2 / w
-                            + (double)(dcw + n) * (double)cfg->ici_latency + 2.0 * (double)ob / hbmw;
+                            + (double)(s->ring ? 2 * n : dcw + n) * (double)cfg->ici_latency + 2.0 * (double)ob / hbmw;
     }
     return 0;
 }
@@ -233,6 +240,25 @@ static void sum_code(kgen_emitter *e, const tpu_config *cfg, const kgen_shard *s
         kgen_ins(e, "li      s25, 1");
         kgen_ins(e, "jal     s30, ring_barrier");
     }
+    if (s->ring) {
+        kgen_line(e, "        # P^T into VMEM as it is, then the library's ReduceScatter: chunk pos of the sum at O + pos x chunk");
+        kgen_ins(e, "li      s9, %" PRIu64, s->v_p);
+        kgen_ins(e, "li      s5, %" PRIu64, s->d);
+        kgen_ins(e, "li      s10, %" PRIu64, rowb);
+        kgen_ins(e, "dma.h2v s9, s1, s5, s10, s10, s10, %d", SEM_DMA);
+        kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
+        kgen_ins(e, "li      s20, %" PRIu64, s->v_p);
+        kgen_ins(e, "li      s21, %" PRIu64, ch);
+        kgen_ins(e, "li      s22, %" PRIu64, n);
+        kgen_ins(e, "add     s23, s3, zero");
+        kgen_ins(e, "li      s24, %d", axis);
+        kgen_ins(e, "li      s25, %" PRIu64, s->v_work);
+        kgen_ins(e, "li      s5, %" PRIu64, ch);
+        kgen_ins(e, "mul     s6, s3, s5");
+        kgen_ins(e, "li      s7, %" PRIu64, s->v_o);
+        kgen_ins(e, "add     s26, s6, s7");
+        kgen_ins(e, "jal     s30, ring_reducescatter   # chunk pos summed in ring order");
+    } else {
     kgen_line(e, "        # P^T into VMEM, chunk (pos + d) mod n at d x chunk: rows pos*D/n .. D, then 0 .. pos*D/n");
     kgen_ins(e, "li      s4, %" PRIu64, n);
     kgen_ins(e, "sub     s4, s4, s3                # chunks pos .. n-1");
@@ -282,6 +308,7 @@ static void sum_code(kgen_emitter *e, const tpu_config *cfg, const kgen_shard *s
     kgen_ins(e, "addi    s4, s4, %" PRIu64, u * vb);
     kgen_ins(e, "blt     s4, s5, L%u", ld);
     kgen_ins(e, "sync    vpu");
+    }
     kgen_ins(e, "li      s20, %" PRIu64, s->v_o);
     kgen_ins(e, "li      s21, %" PRIu64, ch);
     kgen_ins(e, "li      s22, %" PRIu64, n);
@@ -451,20 +478,38 @@ static int64_t ordered(uint32_t f)
 
 int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uint64_t *ulp)
 {
-    uint64_t tl = s->l.t, D = s->d, F = s->f, n = s->l.g2.n_mxu;
+    uint64_t tl = s->l.t, D = s->d, F = s->f, n = s->l.g2.n_mxu, cnt = D * tl, tp = s->tp;
     uint64_t fp = (F + n - 1) / n * n;
-    uint32_t *pm = malloc(D * tl * 4), *o1 = malloc(D * tl * 4);
+    uint32_t *pm = malloc(tp * cnt * 4), *o1 = malloc(cnt * 4);
     uint16_t *g = calloc(fp * tl, 2), *w = calloc(D * fp, 2);
     int rc = -1;
     *differ = *ulp = 0;
     if (!pm || !o1 || !g || !w)
         goto out;
-    for (unsigned m = 0; m < s->tp; m++) {
-        if (partial(s, m, m ? pm : o, g, fp))
+    for (unsigned m = 0; m < tp; m++)
+        if (partial(s, m, pm + m * cnt, g, fp))
             goto out;
-        if (m)
-            for (uint64_t i = 0; i < D * tl; i++)
-                o[i] = tpu_f32_add(o[i], pm[i]);
+    if (!s->ring || tp < 2) {
+        /* P_0 + P_1 + ... left to right */
+        memcpy(o, pm, cnt * 4);
+        for (unsigned m = 1; m < tp; m++)
+            for (uint64_t i = 0; i < cnt; i++)
+                o[i] = tpu_f32_add(o[i], pm[m * cnt + i]);
+    } else {
+        /* ring_reducescatter: chunk c's first half travels +1 from position c+1, its second
+         * half -1 from c-1; each core adds its own on arrival; position c adds last */
+        uint64_t ce = cnt / tp, half = ce / 2;
+        for (uint64_t c = 0; c < tp; c++)
+            for (uint64_t i = 0; i < ce; i++) {
+                int up = i < half;
+                uint64_t idx = c * ce + i, src = up ? (c + 1) % tp : (c + tp - 1) % tp;
+                uint32_t acc = pm[src * cnt + idx];
+                for (uint64_t k = 2; k <= tp; k++) {
+                    src = up ? (c + k) % tp : (c + tp - k % tp) % tp;
+                    acc = tpu_f32_add(acc, pm[src * cnt + idx]);
+                }
+                o[idx] = acc;
+            }
     }
     /* one chip: W_out^T [D][F] whole, K = F in one accumulation */
     for (uint64_t r = 0; r < D; r++)
@@ -473,7 +518,7 @@ int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uin
                                                            HI_BITS, 1) >> 16);
     if (tpu_ref_matmul(w, g, o1, D, fp, tl, (unsigned)n) < 0)
         goto out;
-    for (uint64_t i = 0; i < D * tl; i++)
+    for (uint64_t i = 0; i < cnt; i++)
         if (o[i] != o1[i]) {
             int64_t d = ordered(o[i]) - ordered(o1[i]);
             uint64_t a = (uint64_t)(d < 0 ? -d : d);

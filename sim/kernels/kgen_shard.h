@@ -20,6 +20,8 @@ typedef struct {
     unsigned dp, tp;             /* ways: tokens and F */
     int taxis;                   /* F's axis: 0 (X, along a row), 1 (Y, along a column); -1 none */
     int part;                    /* KGEN_SHARD_ALL, _COMPUTE (no sum), _COMM (the sum only) */
+    int ring;                    /* the sum: 0 AllToAll + VPU (order P_0 + P_1 + ...), 1 ring_reducescatter
+                                  * (each half chunk in its ring's order) */
     int timing_only;
     kgen_tfm l;                  /* one core's ffn: T / dp, D, F / tp */
     uint64_t region;             /* HBM of one core's block; core c's at c x region */

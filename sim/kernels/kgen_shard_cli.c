@@ -29,7 +29,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: tpu-gen ffn-shard --config NAME -T TOKENS -D WIDTH -F HIDDEN --mesh N|RxC\n"
-            "       --shard SPEC [--part all|compute|comm] [--timing-only] [--predict]\n"
+            "       --shard SPEC [--reduce a2a|ring] [--part all|compute|comm] [--timing-only]\n"
+            "       [--predict]"
             "       [--ref FILE.npy] [-o FILE] [--quiet]\n"
             "The transformer MLP (tpu-gen ffn) sharded across the cores of a ring (--mesh N)\n"
             "or a 2-D torus (--mesh RxC: R rows, C columns; run with --topology torus2d\n"
@@ -38,7 +39,10 @@ static void usage(FILE *f)
             "W_out[F_X, D]: Megatron), B_X,F_Y (both), or dp (the tokens over every axis)\n"
             "and tp (F over the ring).  With F sharded, each core's partial O^T is summed\n"
             "over the model axis in the fixed order P_0 + P_1 + ... (an AllToAll, the VPU,\n"
-            "an AllGather: programs/lib/ring.inc).  Each core checks its stages bit for bit;\n"
+            "an AllGather: programs/lib/ring.inc; assemble with tpu-as -I programs), or with\n"
+            "--reduce ring the library's ReduceScatter (each half chunk added in its ring's\n"
+            "order, fewer bytes on the links) then the AllGather.  Each core checks its\n"
+            "stages bit for bit;\n"
             "--ref FILE.npy writes the whole O^T [D][T/dp] of core 0's tokens as the C\n"
             "reference computes it (compare with tpu-sim --dump O0=... or P0=...).\n"
             "--part compute|comm: the stages only, or the AllReduce only (timing).\n"
@@ -129,6 +133,15 @@ int kgen_cli_shard(int argc, char **argv)
             if (parse_mesh(v, &s))
                 return 2;
             have_mesh = 1;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--reduce", &missing)) || missing) {
+            if (missing)
+                return bad("%s needs a value (a2a, ring)", a);
+            if (!strcmp(v, "a2a"))
+                s.ring = 0;
+            else if (!strcmp(v, "ring"))
+                s.ring = 1;
+            else
+                return bad("--reduce must be a2a or ring, got '%s'", v);
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--part", &missing)) || missing) {
             if (missing)
                 return bad("%s needs a value (all, compute, comm)", a);
@@ -207,13 +220,16 @@ int kgen_cli_shard(int argc, char **argv)
             uint64_t n = s.tp, V = s.d * tl * 4, dcw = n / 2, dcc = n - 1 - dcw;
             uint64_t sent = (dcw * (dcw + 1) / 2 + dcc * (dcc + 1) / 2 + (n - 1)) * s.chunk;
             double book = 2.0 * (double)(n - 1) / (double)n * (double)V / (2.0 * w);
+            if (s.ring)
+                sent = 2 * (n - 1) * s.chunk;
             fprintf(rp, "tpu-gen:   %-10s %14llu %12llu %12llu %10s %10.0f %10.0f %10.0f\n", "AllReduce",
                     (unsigned long long)((n - 1) * s.chunk / 4), (unsigned long long)(2 * V),
                     (unsigned long long)sent, "-", (double)(2 * V) / hbmw, book, s.predicted_comm);
             double tm = (double)(l->c1.flops + l->c2.flops) / peak;
             fprintf(rp, "tpu-gen: the book: AllReduce of V = %llu bytes (O^T fp32) on a ring of %llu: 2 (n-1)/n V / W_bidir = %.0f cycles; "
-                    "this schedule (AllToAll + AllGather) sends %llu bytes a core\n",
-                    (unsigned long long)V, (unsigned long long)n, book, (unsigned long long)sent);
+                    "this schedule (%s + AllGather) sends %llu bytes a core\n",
+                    (unsigned long long)V, (unsigned long long)n, book, s.ring ? "ReduceScatter" : "AllToAll",
+                    (unsigned long long)sent);
             fprintf(rp, "tpu-gen: T_math (both GEMMs) / T_ici (book) = %.2f: communication %s under compute if overlapped "
                     "(F / tp = %llu against C / W_ici = %.0f for fp32 partials)\n",
                     tm / book, tm >= book ? "can hide" : "cannot hide", (unsigned long long)l->f,

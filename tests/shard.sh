@@ -144,6 +144,35 @@ else
   bad "decode MLP on v5e: knee '$knee' (B, predicted, slopes, ratio): $(tr '\n' ' ' <"$sweep")"
 fi
 
+# The book's tensor-parallel number: the Megatron MLP on a ring of 4 v5e
+# cores hides its AllReduce under the GEMMs when F / tp exceeds
+# 2 (n-1)/n C / W_ici (C the peak FLOP a cycle, W_ici the bidirectional
+# link bytes a cycle; fp32 partials, so twice the book's bf16 C / W_ici =
+# 2,185) = 3,277.  Measured: the AllReduce's link time (--part comm, the ICI
+# unit's busy cycles) against the MXUs' busy time a hidden unit (tpu-gen ffn
+# on one core's block): their crossover within 10% of the arithmetic.  The
+# wall-clock crossover is printed too (lower: the GEMMs and the GELU take
+# longer than T_math; docs/transformers.md).
+"$bin/tpu-gen" ffn-shard --config v5e -T 1024 -D 1024 -F 4096 --mesh 4 --shard tp --reduce ring --part comm \
+  --quiet -o "$work/tpc.s" && "$bin/tpu-as" --config v5e -I "$lib" -o "$work/tpc.bin" "$work/tpc.s" \
+  && "$bin/tpu-sim" --config v5e --cores 4 "$work/tpc.bin" >"$work/tpc.sim" 2>&1
+"$bin/tpu-gen" ffn --config v5e -T 1024 -D 1024 -F 1024 --timing-only --quiet -o "$work/tpf.s" \
+  && "$bin/tpu-as" --config v5e -o "$work/tpf.bin" "$work/tpf.s" \
+  && "$bin/tpu-sim" --config v5e "$work/tpf.bin" >"$work/tpf.sim" 2>&1
+busy() { awk -v u="$2" '$1 == u && $2 ~ /^[0-9]+$/ { print $2; exit }' "$1"; }
+ici=$(busy "$work/tpc.sim" ici); mxu=$(busy "$work/tpf.sim" mxu0)
+cw=$(cyc "$work/tpc.sim"); fw=$(cyc "$work/tpf.sim")
+res=$(awk -v ici="$ici" -v mxu="$mxu" -v cw="$cw" -v fw="$fw" 'BEGIN {
+  if (ici <= 0 || mxu <= 0 || cw <= 0 || fw <= 0) { print "bad"; exit }
+  arith = 2 * 3 / 4 * 131072 / 60; f = ici * 1024 / mxu; fwall = cw * 1024 / fw
+  printf "%.0f %.0f %.0f %.3f\n", f, arith, fwall, f / arith }')
+read -r fb arith fwall r <<<"$res"
+if [ "$res" != "bad" ] && awk -v r="$r" 'BEGIN { exit !(r >= 0.9 && r <= 1.1) }'; then
+  ok "tensor-parallel MLP on a ring of 4 v5e: link time = MXU time at F/tp = $fb, the arithmetic $arith (ratio $r); wall clock: $fwall"
+else
+  bad "tensor-parallel crossover: '$res' (ici busy '$ici', mxu busy '$mxu', cycles '$cw' '$fw')"
+fi
+
 # bad input: exit 2, one "tpu-gen: error:" line
 badcmd() {
   local want=$1; shift

@@ -11,8 +11,8 @@
  *                     model axis (an AllReduce)
  *   both              X[B_X, D], W_in[D, F_Y], W_out[F_Y, D] on a 2-D torus
  *
- * The AllReduce is an AllToAll then an AllGather (programs/lib/ring.inc, as
- * it is): chunk j (rows j D/n .. of O^T) of every core's partial goes to the
+ * The AllReduce (--reduce a2a, the default) is an AllToAll then an AllGather
+ * (programs/lib/ring.inc, as it is): chunk j (rows j D/n .. of O^T) of every core's partial goes to the
  * core at position j, which adds the n partials on the VPU in the fixed
  * order of the positions, P_0 + P_1 + ... + P_{n-1}, left to right, then
  * the sums are gathered.  A ring ReduceScatter adds in an order that
@@ -20,7 +20,11 @@
  * reference's (kgen_shard_reference).  One chip adds the second GEMM's
  * K-tiles left to right in one accumulation, so the two agree bit for bit
  * when every core holds one K-tile (F / tp = MXU_N) and otherwise differ
- * by the fp32 rounding of a different association.
+ * by the fp32 rounding of a different association.  --reduce ring uses
+ * ring_reducescatter instead (2 (n-1) chunks on a core's links rather
+ * than the AllToAll's n^2/4 + n - 1): chunk c's first half is summed along
+ * +1 from position c+1, its second half along -1 from c-1, position c
+ * last; the reference adds in that order.
  *
  * Every core runs the same program; it starts with a jump on `cid` to its
  * own copy of the stages (the GEMM code's addresses are immediates), each

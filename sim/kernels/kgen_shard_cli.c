@@ -230,10 +230,11 @@ int kgen_cli_shard(int argc, char **argv)
                     "this schedule (%s + AllGather) sends %llu bytes a core\n",
                     (unsigned long long)V, (unsigned long long)n, book, s.ring ? "ReduceScatter" : "AllToAll",
                     (unsigned long long)sent);
-            fprintf(rp, "tpu-gen: T_math (both GEMMs) / T_ici (book) = %.2f: communication %s under compute if overlapped "
-                    "(F / tp = %llu against C / W_ici = %.0f for fp32 partials)\n",
-                    tm / book, tm >= book ? "can hide" : "cannot hide", (unsigned long long)l->f,
-                    peak / (2.0 * w) * 2.0);
+            double fstar = 2.0 * (double)(n - 1) / (double)n * peak / (2.0 * w);
+            fprintf(rp, "tpu-gen: T_math (both GEMMs) / T_ici (book) = %.2f: the AllReduce %s under the GEMMs if overlapped "
+                    "(F / tp = %llu against 2 (n-1)/n C / W_ici = %.0f for fp32 partials; the book's bf16 C / W_ici = %.0f)\n",
+                    tm / book, tm >= book ? "can hide" : "cannot hide", (unsigned long long)l->f, fstar,
+                    peak / (2.0 * w));
         }
         fprintf(rp, "tpu-gen: predicted %.0f cycles (the stages %.0f, the AllReduce %.0f, not overlapped)\n",
                 s.predicted_local + s.predicted_comm, s.predicted_local, s.predicted_comm);

@@ -64,6 +64,7 @@ else
   bad "two K-tiles a core: $(grep 'one chip' "$work/tp4.gen")"
 fi
 run tp2 tiny 2 O0 -- -T 128 -D 16 -F 48 --mesh 2 --shard tp
+run pad4 tiny 4 O0 -- -T 64 -D 20 -F 36 --mesh 4 --shard tp     # D and F/tp not multiples of the MXU: padded
 run dp4 tiny 4 P0 -- -T 256 -D 16 -F 32 --mesh 4 --shard B_X
 run dp22 tiny 4 P0 "${T2[@]}" -- -T 256 -D 24 -F 40 --mesh 2x2 --shard dp
 run mix22 tiny 4 O0 "${T2[@]}" -- -T 128 -D 16 -F 32 --mesh 2x2 --shard B_X,F_Y

@@ -263,55 +263,55 @@ static void sum_code(kgen_emitter *e, const tpu_config *cfg, const kgen_shard *s
         kgen_ins(e, "add     s26, s6, s7");
         kgen_ins(e, "jal     s30, ring_reducescatter   # chunk pos summed in ring order");
     } else {
-    kgen_line(e, "        # P^T into VMEM, chunk (pos + d) mod n at d x chunk: rows pos*D/n .. D, then 0 .. pos*D/n");
-    kgen_ins(e, "li      s4, %" PRIu64, n);
-    kgen_ins(e, "sub     s4, s4, s3                # chunks pos .. n-1");
-    kgen_ins(e, "li      s5, %" PRIu64, rpc);
-    kgen_ins(e, "mul     s6, s4, s5                # their rows");
-    kgen_ins(e, "li      s7, %" PRIu64, rpc * rowb);
-    kgen_ins(e, "mul     s8, s3, s7");
-    kgen_ins(e, "add     s8, s1, s8                # HBM of chunk pos");
-    kgen_ins(e, "li      s9, %" PRIu64, s->v_p);
-    kgen_ins(e, "li      s10, %" PRIu64, rowb);
-    kgen_ins(e, "dma.h2v s9, s8, s6, s10, s10, s10, %d", SEM_DMA);
-    unsigned lz = kgen_new_label(e), ld = kgen_new_label(e);
-    kgen_ins(e, "beq     s3, zero, L%u", lz);
-    kgen_ins(e, "mul     s11, s6, s10");
-    kgen_ins(e, "add     s9, s9, s11               # after them");
-    kgen_ins(e, "mul     s6, s3, s5                # rows of chunks 0 .. pos-1");
-    kgen_ins(e, "dma.h2v s9, s1, s6, s10, s10, s10, %d", SEM_DMA);
-    kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
-    kgen_put_label(e, lz);
-    kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
-    kgen_ins(e, "li      s20, %" PRIu64, s->v_p);
-    kgen_ins(e, "li      s21, %" PRIu64, ch);
-    kgen_ins(e, "li      s22, %" PRIu64, n);
-    kgen_ins(e, "add     s23, s3, zero");
-    kgen_ins(e, "li      s24, %d", axis);
-    kgen_ins(e, "li      s25, %" PRIu64, s->v_work);
-    kgen_ins(e, "li      s26, %" PRIu64, s->v_slots);
-    kgen_ins(e, "jal     s30, ring_alltoall        # slot o: chunk pos of position o's partial");
-    kgen_line(e, "        # O^T's chunk pos = slot 0 + slot 1 + ... (left to right), %u vectors a step", u);
-    kgen_ins(e, "li      s4, 0");
-    kgen_ins(e, "li      s5, %" PRIu64, ch);
-    kgen_ins(e, "mul     s6, s3, s5");
-    kgen_ins(e, "li      s7, %" PRIu64, s->v_o);
-    kgen_ins(e, "add     s6, s6, s7                # VMEM of our chunk of O^T");
-    kgen_put_label(e, ld);
-    for (unsigned k = 0; k < u; k++)
-        kgen_ins(e, "vld     v%u, s4, %" PRIu64, k, s->v_slots + k * vb);
-    for (uint64_t j = 1; j < n; j++) {
+        kgen_line(e, "        # P^T into VMEM, chunk (pos + d) mod n at d x chunk: rows pos*D/n .. D, then 0 .. pos*D/n");
+        kgen_ins(e, "li      s4, %" PRIu64, n);
+        kgen_ins(e, "sub     s4, s4, s3                # chunks pos .. n-1");
+        kgen_ins(e, "li      s5, %" PRIu64, rpc);
+        kgen_ins(e, "mul     s6, s4, s5                # their rows");
+        kgen_ins(e, "li      s7, %" PRIu64, rpc * rowb);
+        kgen_ins(e, "mul     s8, s3, s7");
+        kgen_ins(e, "add     s8, s1, s8                # HBM of chunk pos");
+        kgen_ins(e, "li      s9, %" PRIu64, s->v_p);
+        kgen_ins(e, "li      s10, %" PRIu64, rowb);
+        kgen_ins(e, "dma.h2v s9, s8, s6, s10, s10, s10, %d", SEM_DMA);
+        unsigned lz = kgen_new_label(e), ld = kgen_new_label(e);
+        kgen_ins(e, "beq     s3, zero, L%u", lz);
+        kgen_ins(e, "mul     s11, s6, s10");
+        kgen_ins(e, "add     s9, s9, s11               # after them");
+        kgen_ins(e, "mul     s6, s3, s5                # rows of chunks 0 .. pos-1");
+        kgen_ins(e, "dma.h2v s9, s1, s6, s10, s10, s10, %d", SEM_DMA);
+        kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
+        kgen_put_label(e, lz);
+        kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
+        kgen_ins(e, "li      s20, %" PRIu64, s->v_p);
+        kgen_ins(e, "li      s21, %" PRIu64, ch);
+        kgen_ins(e, "li      s22, %" PRIu64, n);
+        kgen_ins(e, "add     s23, s3, zero");
+        kgen_ins(e, "li      s24, %d", axis);
+        kgen_ins(e, "li      s25, %" PRIu64, s->v_work);
+        kgen_ins(e, "li      s26, %" PRIu64, s->v_slots);
+        kgen_ins(e, "jal     s30, ring_alltoall        # slot o: chunk pos of position o's partial");
+        kgen_line(e, "        # O^T's chunk pos = slot 0 + slot 1 + ... (left to right), %u vectors a step", u);
+        kgen_ins(e, "li      s4, 0");
+        kgen_ins(e, "li      s5, %" PRIu64, ch);
+        kgen_ins(e, "mul     s6, s3, s5");
+        kgen_ins(e, "li      s7, %" PRIu64, s->v_o);
+        kgen_ins(e, "add     s6, s6, s7                # VMEM of our chunk of O^T");
+        kgen_put_label(e, ld);
         for (unsigned k = 0; k < u; k++)
-            kgen_ins(e, "vld     v%u, s4, %" PRIu64, 8 + k, s->v_slots + j * ch + k * vb);
+            kgen_ins(e, "vld     v%u, s4, %" PRIu64, k, s->v_slots + k * vb);
+        for (uint64_t j = 1; j < n; j++) {
+            for (unsigned k = 0; k < u; k++)
+                kgen_ins(e, "vld     v%u, s4, %" PRIu64, 8 + k, s->v_slots + j * ch + k * vb);
+            for (unsigned k = 0; k < u; k++)
+                kgen_ins(e, "vadd    v%u, v%u, v%u", k, k, 8 + k);
+        }
+        kgen_ins(e, "add     s8, s6, s4");
         for (unsigned k = 0; k < u; k++)
-            kgen_ins(e, "vadd    v%u, v%u, v%u", k, k, 8 + k);
-    }
-    kgen_ins(e, "add     s8, s6, s4");
-    for (unsigned k = 0; k < u; k++)
-        kgen_ins(e, "vst     v%u, s8, %" PRIu64, k, k * vb);
-    kgen_ins(e, "addi    s4, s4, %" PRIu64, u * vb);
-    kgen_ins(e, "blt     s4, s5, L%u", ld);
-    kgen_ins(e, "sync    vpu");
+            kgen_ins(e, "vst     v%u, s8, %" PRIu64, k, k * vb);
+        kgen_ins(e, "addi    s4, s4, %" PRIu64, u * vb);
+        kgen_ins(e, "blt     s4, s5, L%u", ld);
+        kgen_ins(e, "sync    vpu");
     }
     kgen_ins(e, "li      s20, %" PRIu64, s->v_o);
     kgen_ins(e, "li      s21, %" PRIu64, ch);

@@ -20,6 +20,7 @@
 #include "kgen.h"
 #include "kgen_nn.h"
 #include "kgen_tfm.h"
+#include "kgen_shard.h"
 #include "npy.h"
 
 #define TOOL "tpu-gen"
@@ -38,7 +39,8 @@ static void usage(FILE *f)
             "  tpu-as --config NAME gemm.s && tpu-sim --config NAME gemm.bin\n"
             "The plan, the predicted cycles and the bound are printed (docs/workloads.md).\n"
             "Other kernels: tpu-gen conv2d|pool|eltwise|mlp --help; transformer layers:\n"
-            "tpu-gen softmax|layernorm|rmsnorm|gelu|silu|ffn|attention --help (docs/transformers.md).\n"
+            "tpu-gen softmax|layernorm|rmsnorm|gelu|silu|ffn|attention|ffn-shard --help\n"
+            "(docs/transformers.md).\n"
             "\n"
             "options:\n"
             "  --config NAME|FILE  the machine: tiny, mid, v5e, ... or a .cfg file (required)\n"
@@ -158,9 +160,11 @@ int main(int argc, char **argv)
             rc = kgen_cli_nn(argc, argv);       /* softmax, layernorm, ...: kgen_nn_cli.c */
         if (rc < 0)
             rc = kgen_cli_tfm(argc, argv);      /* ffn, attention: kgen_tfm_cli.c */
+        if (rc < 0)
+            rc = kgen_cli_shard(argc, argv);    /* ffn-shard: kgen_shard_cli.c */
         if (rc >= 0)
             return rc;
-        return bad("unknown kernel '%s' (the kernels: gemm, conv2d, pool, eltwise, mlp, softmax, layernorm, rmsnorm, gelu, silu, ffn, attention)%s", argv[1], "");
+        return bad("unknown kernel '%s' (the kernels: gemm, conv2d, pool, eltwise, mlp, softmax, layernorm, rmsnorm, gelu, silu, ffn, attention, ffn-shard)%s", argv[1], "");
     }
 
     for (int i = 2; i < argc; i++) {

@@ -4,7 +4,8 @@
 # Prints, for the tiny and v5e presets, simulated cycles and multiply-adds
 # per host second of a tiled matmul (programs/matmul.s) and the peak memory,
 # plus the speed of tpu_ref_row_tile (the MXU model's inner loop) alone, on
-# one host thread; then 16 v5e cores on one thread and on one per CPU.
+# one host thread; then 16 v5e cores on one thread and on one per CPU (the
+# collective matmul, and the sharded MLP of tpu-gen ffn-shard).
 # Numbers only: nothing here asserts on speed.  The MXU kernel is the
 # fastest this host runs unless TPU_REF_KERNEL names another (soft, sse2,
 # avx2, avx2-fma, avx512-fma: docs/numerics.md section 8); tpu-bench prints
@@ -77,6 +78,36 @@ if cmp -s "$out/collective-0.json" "$out/collective-1.json" &&
   echo "the reports of the plain loop, 1 and $ncpu threads are the same, byte for byte"
 else
   echo "the reports of the plain loop, 1 and $ncpu threads DIFFER (a bug: see tests/test_parallel.c)"
+fi
+
+# ---- the sharded MLP on 16 cores (tpu-gen ffn-shard, docs/transformers.md) -------------
+# GPT-2 small's MLP (D 768, F 3072) on a 4x4 v5e torus, X[B_X, D], W_in[D, F_Y],
+# W_out[F_Y, D]: 1,024 tokens and 768 hidden units a core, the partials summed
+# over Y (--reduce ring), with data, every core checked: the plain loop, 1
+# and one thread per CPU; the reports and core 0's result must be the same.
+shard_sizes=${BENCH_SHARD:--T 4096 -D 768 -F 3072}
+echo "== tpu-gen ffn-shard $shard_sizes on 16 v5e cores (4x4 torus, B_X,F_Y)"
+# shellcheck disable=SC2086
+"$bin/tpu-gen" ffn-shard --config v5e $shard_sizes --mesh 4x4 --shard B_X,F_Y --reduce ring --quiet \
+  -o "$out/shard.s"
+"$bin/tpu-as" --config v5e -I programs -o "$out/shard.bin" "$out/shard.s"
+for th in 0 1 "$ncpu"; do
+  t0=$(date +%s.%N)
+  rc=0
+  "$bin/tpu-sim" --config v5e --cores 16 --topology torus2d --grid 4x4 --threads "$th" --json \
+    --dump O0="$out/shard-o0-$th.npy" "$out/shard.bin" >"$out/shard-$th.json" || rc=$?
+  t1=$(date +%s.%N)
+  cyc=$(grep -o '"cycles": [0-9]*' "$out/shard-$th.json" | head -n 1 | grep -o '[0-9]*$')
+  awk -v th="$th" -v c="$cyc" -v a="$t0" -v b="$t1" -v rc="$rc" 'BEGIN { t = b - a;
+    printf "tpu-sim --threads %d: %d cycles x 16 cores in %.2f s: %.3g core-cycles/s%s\n",
+           th, c, t, 16 * c / t, rc == 0 ? ", every core bit-exact" : " (NOT bit-exact: exit " rc ")" }'
+  [ "$th" = "$ncpu" ] && break
+done
+if cmp -s "$out/shard-0.json" "$out/shard-1.json" && cmp -s "$out/shard-0.json" "$out/shard-$ncpu.json" &&
+   cmp -s "$out/shard-o0-0.npy" "$out/shard-o0-1.npy" && cmp -s "$out/shard-o0-0.npy" "$out/shard-o0-$ncpu.npy"; then
+  echo "the reports and core 0's O of the plain loop, 1 and $ncpu threads are the same, byte for byte"
+else
+  echo "the reports or core 0's O of the plain loop, 1 and $ncpu threads DIFFER (a bug)"
 fi
 
 # ---- whole networks (tpu-net, docs/workloads.md "Networks") ----------------------

@@ -1,0 +1,48 @@
+/*
+ * kgen_shard.h - the transformer MLP sharded across the cores of a ring or a
+ * 2-D torus (tpu-gen ffn-shard, kgen_shard.c; docs/transformers.md,
+ * "Sharded across chips").  Every core runs tpu-gen ffn's stages on its
+ * block (T / dp tokens, F / tp hidden units); with F sharded, the partial
+ * outputs are summed over the model axis in a fixed order (core 0's first).
+ */
+#ifndef TPU_KGEN_SHARD_H
+#define TPU_KGEN_SHARD_H
+
+#include "kgen_tfm.h"
+
+enum { KGEN_SHARD_ALL = 0, KGEN_SHARD_COMPUTE = 1, KGEN_SHARD_COMM = 2 };
+
+typedef struct {
+    uint64_t t, d, f;            /* the whole MLP: T tokens, D, F */
+    unsigned rows, cols;         /* the mesh: rows x cols cores (a ring: 1 x n) */
+    int torus;                   /* 1: torus2d (--grid rows x cols); 0: a ring */
+    unsigned bx, by, fx, fy;     /* the sharding: B (tokens) over X / Y, F over X / Y (0 or 1) */
+    unsigned dp, tp;             /* ways: tokens and F */
+    int taxis;                   /* F's axis: 0 (X, along a row), 1 (Y, along a column); -1 none */
+    int part;                    /* KGEN_SHARD_ALL, _COMPUTE (no sum), _COMM (the sum only) */
+    int ring;                    /* the sum: 0 AllToAll + VPU (order P_0 + P_1 + ...), 1 ring_reducescatter
+                                  * (each half chunk in its ring's order) */
+    int timing_only;
+    kgen_tfm l;                  /* one core's ffn: T / dp, D, F / tp */
+    uint64_t region;             /* HBM of one core's block; core c's at c x region */
+    uint64_t h_o;                /* in a region: O^T [D][T / dp] fp32, the summed output */
+    uint64_t chunk, v_p, v_slots, v_work, v_o, vmem_need;  /* the sum's VMEM */
+    double predicted_local, predicted_comm;
+} kgen_shard;
+
+/* Parse "B_X", "F_Y", "B_X,F_Y", "B_XY", or the words dp / tp, into s. */
+int kgen_shard_spec(kgen_shard *s, const char *spec, char *err, size_t errlen);
+int kgen_shard_plan(const tpu_config *cfg, kgen_shard *s, char *err, size_t errlen);
+long kgen_shard_emit(FILE *f, const char *config_name, const tpu_config *cfg, const kgen_shard *s);
+
+/* The whole result of core 0's token block, computed in C in the program's
+ * order (each core's partial as tpu-gen ffn's references, then summed left
+ * to right over the model axis), into o (D x T/dp fp32).  *differ and
+ * *ulp: how many values differ from the one-chip order (the second GEMM's
+ * K = F in one MXU accumulation) and the largest difference in ulps.
+ * -1 when out of memory. */
+int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uint64_t *ulp);
+
+int kgen_cli_shard(int argc, char **argv);
+
+#endif

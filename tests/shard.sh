@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# shard.sh BIN_DIR WORK_DIR - tpu-gen ffn-shard, the transformer MLP sharded
+# across cores (docs/transformers.md, "Sharded across chips"):
+#   - data parallel (B_X on a ring of 4, B_XY on a 2x2 torus), Megatron
+#     (F_X on rings of 2 and 4) and both (B_X,F_Y and F_X,B_Y on a 2x2
+#     torus) on tiny: every core's stages bit-exact (its own .expect), and
+#     core 0's whole result (tpu-sim --dump) byte for byte the C reference
+#     of tpu-gen --ref (the partials summed P_0 + P_1 + ... left to right);
+#     with one K-tile a core (F / tp = MXU_N) tpu-gen finds it identical
+#     to one chip's result;
+#   - --reduce ring (the library's ReduceScatter, each half chunk added in
+#     its ring's order) on rings of 2 and 4 and the 2x2 torus, the same;
+#   - v5e: Megatron on a ring of 4 (both reductions), the same checks;
+#   - --timing-only takes the cycles of its checked twin; --part compute
+#     and --part comm add up to the whole within 5% (they do not overlap);
+#   - the checks can fail: a core sent to another's block reports a
+#     MISMATCH, a sum without its last partial differs from the reference;
+#   - bad command lines, shapes and shardings: "tpu-gen: error: ..." and
+#     exit 2; --help.
+set -uo pipefail
+bin=${1:?usage: shard.sh BIN_DIR WORK_DIR}
+work=${2:?usage: shard.sh BIN_DIR WORK_DIR}
+lib="$(cd "$(dirname "$0")/../programs" && pwd)"
+mkdir -p "$work"
+pass=0; fail=0
+ok()  { echo "ok    $*"; pass=$((pass+1)); }
+bad() { echo "FAIL  $*"; fail=$((fail+1)); }
+
+# run NAME CFG CORES DUMP TOPO_ARGS -- GEN_ARGS...: generate with --ref,
+# assemble, run on CORES cores, dump label DUMP of core 0: bit-exact and
+# equal to the reference
+run() {
+  local name=$1 cfg=$2 cores=$3 dump=$4; shift 4
+  local topo=()
+  while [ "$1" != "--" ]; do topo+=("$1"); shift; done; shift
+  local f="$work/$name"
+  if ! "$bin/tpu-gen" ffn-shard --config "$cfg" "$@" -o "$f.s" --ref "$f.ref.npy" >"$f.gen" 2>&1; then
+    bad "$name: tpu-gen failed: $(head -n 1 "$f.gen")"; return
+  fi
+  if ! "$bin/tpu-as" --config "$cfg" -I "$lib" -o "$f.bin" "$f.s" >"$f.as" 2>&1; then
+    bad "$name: tpu-as failed: $(head -n 1 "$f.as")"; return
+  fi
+  "$bin/tpu-sim" --config "$cfg" --cores "$cores" "${topo[@]}" --dump "$dump=$f.o0.npy" "$f.bin" >"$f.sim" 2>&1
+  local rc=$?
+  if [ $rc -ne 0 ] || ! grep -q '^result: bit-exact' "$f.sim"; then
+    bad "$name: tpu-sim exit $rc: $(grep -m1 -E 'MISMATCH|error|result' "$f.sim")"; return
+  fi
+  if ! cmp -s "$f.ref.npy" "$f.o0.npy"; then
+    bad "$name: core 0's $dump differs from the C reference"; return
+  fi
+  ok "$name: $(sed -n 's/^cycles *\([0-9]*\).*/\1/p' "$f.sim" | head -n 1) cycles, every core bit-exact, core 0's $dump = the reference"
+}
+T2=(--topology torus2d --grid 2x2)
+run tp4-one-tile tiny 4 O0 -- -T 64 -D 16 -F 32 --mesh 4 --shard F_X
+if grep -q ': 0 of 1024 values differ' "$work/tp4-one-tile.gen"; then
+  ok "F / tp = MXU_N: identical to one chip"
+else
+  bad "F / tp = MXU_N: not identical to one chip: $(grep 'one chip' "$work/tp4-one-tile.gen")"
+fi
+run tp4 tiny 4 O0 -- -T 64 -D 32 -F 64 --mesh 4 --shard tp
+if grep -q 'values differ, by at most' "$work/tp4.gen" && ! grep -q ': 0 of' "$work/tp4.gen"; then
+  ok "two K-tiles a core: the association differs from one chip's and tpu-gen says by how much"
+else
+  bad "two K-tiles a core: $(grep 'one chip' "$work/tp4.gen")"
+fi
+run tp2 tiny 2 O0 -- -T 128 -D 16 -F 48 --mesh 2 --shard tp
+run pad4 tiny 4 O0 -- -T 64 -D 20 -F 36 --mesh 4 --shard tp     # D and F/tp not multiples of the MXU: padded
+run dp4 tiny 4 P0 -- -T 256 -D 16 -F 32 --mesh 4 --shard B_X
+run dp22 tiny 4 P0 "${T2[@]}" -- -T 256 -D 24 -F 40 --mesh 2x2 --shard dp
+run mix22 tiny 4 O0 "${T2[@]}" -- -T 128 -D 16 -F 32 --mesh 2x2 --shard B_X,F_Y
+run mix22b tiny 4 O0 "${T2[@]}" -- -T 128 -D 16 -F 32 --mesh 2x2 --shard F_X,B_Y
+run tp4-v5e v5e 4 O0 -- -T 1024 -D 128 -F 512 --mesh 4 --shard tp
+# --reduce ring: the library's ReduceScatter, each half chunk in its ring's order (the reference's)
+run ring4 tiny 4 O0 -- -T 64 -D 64 -F 96 --mesh 4 --shard tp --reduce ring
+run ring2 tiny 2 O0 -- -T 64 -D 16 -F 64 --mesh 2 --shard tp --reduce ring
+run ring22 tiny 4 O0 "${T2[@]}" -- -T 128 -D 16 -F 32 --mesh 2x2 --shard B_X,F_Y --reduce ring
+run ring4-v5e v5e 4 O0 -- -T 1024 -D 128 -F 512 --mesh 4 --shard tp --reduce ring
+
+# --timing-only and --part
+cyc() { sed -n 's/^cycles *\([0-9]*\).*/\1/p' "$1" | head -n 1; }
+part() {
+  local name=$1; shift
+  "$bin/tpu-gen" ffn-shard --config tiny -T 64 -D 32 -F 64 --mesh 4 --shard tp --quiet "$@" -o "$work/$name.s" \
+    && "$bin/tpu-as" --config tiny -I "$lib" -o "$work/$name.bin" "$work/$name.s" \
+    && "$bin/tpu-sim" --config tiny --cores 4 "$work/$name.bin" >"$work/$name.sim" 2>&1
+}
+part timing --timing-only && part compute --part compute && part comm --part comm
+all=$(cyc "$work/tp4.sim"); t=$(cyc "$work/timing.sim"); c=$(cyc "$work/compute.sim"); m=$(cyc "$work/comm.sim")
+if [ -n "$t" ] && [ "$t" = "$all" ]; then ok "--timing-only: $t cycles, its checked twin's"; else bad "--timing-only: '$t' cycles, checked '$all'"; fi
+if [ -n "$c" ] && [ -n "$m" ] && [ "$c" -lt "$all" ] && [ "$m" -lt "$all" ] \
+   && [ $(( (all - c - m) * 20 )) -le "$all" ] && [ $(( (c + m - all) * 20 )) -le "$all" ]; then
+  ok "--part compute $c + --part comm $m cycles = the whole $all within 5% (nothing overlaps; the whole adds a barrier)"
+else
+  bad "--part: compute '$c', comm '$m', whole '$all'"
+fi
+
+# the checks can fail
+f="$work/tp4"
+sed 's/beq     cid, s1, CORE2/beq     cid, s1, CORE1/' "$f.s" >"$work/mut1.s"
+if ! cmp -s "$f.s" "$work/mut1.s" && "$bin/tpu-as" --config tiny -I "$lib" -o "$work/mut1.bin" "$work/mut1.s" 2>/dev/null; then
+  "$bin/tpu-sim" --config tiny --cores 4 "$work/mut1.bin" >"$work/mut1.sim" 2>&1
+  rc=$?
+  if [ $rc -eq 1 ] && grep -q MISMATCH "$work/mut1.sim"; then ok "core 2 on core 1's block: MISMATCH, exit 1"; else bad "core 2 on core 1's block: exit $rc"; fi
+else
+  bad "mutant 1 not made"
+fi
+# drop the last partial of the sum: the last vadd group reads slot 3
+awk '/^SHARD_SUM:/{s=1} { if (s && $1=="vadd") { n++; if (n>8) next } print }' "$f.s" >"$work/mut2.s"
+if ! cmp -s "$f.s" "$work/mut2.s" && "$bin/tpu-as" --config tiny -I "$lib" -o "$work/mut2.bin" "$work/mut2.s" 2>/dev/null; then
+  "$bin/tpu-sim" --config tiny --cores 4 --dump O0="$work/mut2.npy" "$work/mut2.bin" >/dev/null 2>&1
+  if [ -s "$work/mut2.npy" ] && ! cmp -s "$f.ref.npy" "$work/mut2.npy"; then ok "a sum without its last partial: differs from the reference"
+  else bad "a sum without its last partial: not caught"; fi
+else
+  bad "mutant 2 not made"
+fi
+
+# The book's decode number (docs/transformers.md, "The book's numbers"): a
+# decode step's MLP matmuls, X[B,1024] W_in[1024,4096] W_out[4096,1024] on one
+# v5e (tpu-gen mlp, bf16 weights, fp32 out), swept over B: HBM-bound and
+# nearly flat, then linear.  The knee is where the line fitted to the flat
+# points (B <= 128) meets the line fitted to the linear ones (B >= 384); the
+# prediction from the exact bytes solves 4 B D F / peak = (4 D F + 2 B D +
+# 4 B D) / HBM bandwidth (the book, weights only: peak / HBM = 240).
+sweep="$work/decode.txt"; : >"$sweep"
+for b in 8 32 64 96 128 384 448 512 640 768; do
+  "$bin/tpu-gen" mlp --config v5e -M $b --dims 1024,4096,1024 --timing-only --quiet -o "$work/dec.s" \
+    && "$bin/tpu-as" --config v5e -o "$work/dec.bin" "$work/dec.s" \
+    && echo "$b $("$bin/tpu-sim" --config v5e "$work/dec.bin" | sed -n 's/^cycles *\([0-9]*\).*/\1/p' | head -n 1)" >>"$sweep"
+done
+knee=$(awk -v D=1024 -v F=4096 '
+  function fit(lo, hi,   n, sx, sy, sxx, sxy, i) { n = sx = sy = sxx = sxy = 0
+    for (i = 1; i <= N; i++) if (b[i] >= lo && b[i] <= hi) { n++; sx += b[i]; sy += t[i]; sxx += b[i]*b[i]; sxy += b[i]*t[i] }
+    s = (n*sxy - sx*sy) / (n*sxx - sx*sx); a = (sy - s*sx) / n }
+  NF == 2 && $2 > 0 { N++; b[N] = $1; t[N] = $2 }
+  END { if (N != 10) { print "bad"; exit }
+    fit(0, 128); a1 = a; s1 = s; fit(384, 1e9); a2 = a; s2 = s
+    k = (a1 - a2) / (s2 - s1)
+    peak = 131072; hbm = 8.2e11 / 1.5e9
+    pred = (4*D*F/hbm) / (4*D*F/peak - 6*D/hbm)
+    printf "%.1f %.1f %.1f %.1f %.2f\n", k, pred, s1, s2, k / pred }' "$sweep")
+read -r k pred s1 s2 ratio <<<"$knee"
+if [ "$knee" != "bad" ] && awk -v r="$ratio" -v s1="$s1" -v s2="$s2" 'BEGIN { exit !(r >= 0.9 && r <= 1.1 && s2 > 5 * s1) }'; then
+  ok "decode MLP on v5e: knee at B = $k, the exact bytes predict $pred (ratio $ratio; book 240); slope $s1 cycles/row before, $s2 after"
+else
+  bad "decode MLP on v5e: knee '$knee' (B, predicted, slopes, ratio): $(tr '\n' ' ' <"$sweep")"
+fi
+
+# The book's tensor-parallel number: the Megatron MLP on a ring of 4 v5e
+# cores hides its AllReduce under the GEMMs when F / tp exceeds
+# 2 (n-1)/n C / W_ici (C the peak FLOP a cycle, W_ici the bidirectional
+# link bytes a cycle; fp32 partials, so twice the book's bf16 C / W_ici =
+# 2,185) = 3,277.  Measured: the AllReduce's link time (--part comm, the ICI
+# unit's busy cycles) against the MXUs' busy time a hidden unit (tpu-gen ffn
+# on one core's block): their crossover within 10% of the arithmetic.  The
+# wall-clock crossover is printed too (lower: the GEMMs and the GELU take
+# longer than T_math; docs/transformers.md).
+"$bin/tpu-gen" ffn-shard --config v5e -T 1024 -D 1024 -F 4096 --mesh 4 --shard tp --reduce ring --part comm \
+  --quiet -o "$work/tpc.s" && "$bin/tpu-as" --config v5e -I "$lib" -o "$work/tpc.bin" "$work/tpc.s" \
+  && "$bin/tpu-sim" --config v5e --cores 4 "$work/tpc.bin" >"$work/tpc.sim" 2>&1
+"$bin/tpu-gen" ffn --config v5e -T 1024 -D 1024 -F 1024 --timing-only --quiet -o "$work/tpf.s" \
+  && "$bin/tpu-as" --config v5e -o "$work/tpf.bin" "$work/tpf.s" \
+  && "$bin/tpu-sim" --config v5e "$work/tpf.bin" >"$work/tpf.sim" 2>&1
+busy() { awk -v u="$2" '$1 == u && $2 ~ /^[0-9]+$/ { print $2; exit }' "$1"; }
+ici=$(busy "$work/tpc.sim" ici); mxu=$(busy "$work/tpf.sim" mxu0)
+cw=$(cyc "$work/tpc.sim"); fw=$(cyc "$work/tpf.sim")
+res=$(awk -v ici="$ici" -v mxu="$mxu" -v cw="$cw" -v fw="$fw" 'BEGIN {
+  if (ici <= 0 || mxu <= 0 || cw <= 0 || fw <= 0) { print "bad"; exit }
+  arith = 2 * 3 / 4 * 131072 / 60; f = ici * 1024 / mxu; fwall = cw * 1024 / fw
+  printf "%.0f %.0f %.0f %.3f\n", f, arith, fwall, f / arith }')
+read -r fb arith fwall r <<<"$res"
+if [ "$res" != "bad" ] && awk -v r="$r" 'BEGIN { exit !(r >= 0.9 && r <= 1.1) }'; then
+  ok "tensor-parallel MLP on a ring of 4 v5e: link time = MXU time at F/tp = $fb, the arithmetic $arith (ratio $r); wall clock: $fwall"
+else
+  bad "tensor-parallel crossover: '$res' (ici busy '$ici', mxu busy '$mxu', cycles '$cw' '$fw')"
+fi
+
+# bad input: exit 2, one "tpu-gen: error:" line
+badcmd() {
+  local want=$1; shift
+  "$bin/tpu-gen" ffn-shard "$@" -o "$work/bad.s" >"$work/bad.out" 2>&1
+  local rc=$?
+  if [ $rc -eq 2 ] && grep -q "^tpu-gen: error: .*$want" "$work/bad.out"; then ok "bad: $* -> $want"
+  else bad "bad: $* -> exit $rc: $(head -n 1 "$work/bad.out") (wanted '$want')"; fi
+}
+G=(--config tiny -D 16 -F 32)
+badcmd "T 100 does not divide" "${G[@]}" -T 100 --mesh 4 --shard dp
+badcmd "T 128 does not divide" "${G[@]}" -T 128 --mesh 4 --shard B_X
+badcmd "F 30 does not divide" --config tiny -T 64 -D 16 -F 30 --mesh 4 --shard tp
+badcmd "D 18 does not divide" --config tiny -T 64 -D 18 -F 32 --mesh 4 --shard tp
+badcmd "unknown mesh axis 'Z'" "${G[@]}" -T 64 --mesh 4 --shard B_Z
+badcmd "'D' is not a shardable dimension" "${G[@]}" -T 64 --mesh 4 --shard D_X
+badcmd "one axis" "${G[@]}" -T 64 --mesh 4 --shard F_Y
+badcmd "axis X is used twice" "${G[@]}" -T 64 --mesh 2x2 --shard B_X,F_X
+badcmd "F over both axes" "${G[@]}" -T 64 --mesh 2x2 --shard F_XY
+badcmd "leaves an axis" "${G[@]}" -T 128 --mesh 2x2 --shard B_X
+badcmd "expected '_'" "${G[@]}" -T 64 --mesh 4 --shard BX
+badcmd "--mesh must be" "${G[@]}" -T 64 --mesh 4x --shard dp
+badcmd "2 to 64 cores" "${G[@]}" -T 64 --mesh 1 --shard dp
+badcmd "needs --shard" "${G[@]}" -T 64 --mesh 4
+badcmd "needs --mesh" "${G[@]}" -T 64 --shard tp
+badcmd "only with F sharded" "${G[@]}" -T 256 --mesh 4 --shard dp --part comm
+badcmd "--part must be" "${G[@]}" -T 64 --mesh 4 --shard tp --part half
+badcmd "--ref needs the data" "${G[@]}" -T 64 --mesh 4 --shard tp --timing-only --ref "$work/x.npy"
+badcmd "do not fit VMEM" --config tiny -T 1024 -D 64 -F 32 --mesh 4 --shard tp
+badcmd "--reduce must be" "${G[@]}" -T 64 --mesh 4 --shard tp --reduce tree
+badcmd "an even number of vectors" --config tiny -T 64 -D 12 -F 32 --mesh 4 --shard tp --reduce ring
+badcmd "unknown option" "${G[@]}" -T 64 --mesh 4 --shard tp --heads 2
+if "$bin/tpu-gen" ffn-shard --help | grep -q "usage: tpu-gen ffn-shard"; then ok "--help"; else bad "--help"; fi
+
+echo "shard: $pass passed, $fail failed"
+[ $fail -eq 0 ]

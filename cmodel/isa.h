@@ -38,7 +38,7 @@ enum tpu_operand_kind { TPU_K_NONE, TPU_K_SREG, TPU_K_SREGW, TPU_K_VREG, TPU_K_S
 #define TPU_NUM_VREGS    32
 #define TPU_NUM_SEMS     32
 #define TPU_MAX_MXUS     4
-#define TPU_NUM_PORTS    4
+#define TPU_NUM_PORTS    6
 #define TPU_SREG_ZERO    0   /* s0 always reads 0, writes are dropped */
 #define TPU_SREG_CID     31  /* s31 reads the core id; read-only */
 

@@ -40,7 +40,8 @@ int tpu_system_neighbour(const tpu_system *s, unsigned c, unsigned p)
         case 0: col++; break;
         case 1: col--; break;
         case 2: r++; break;
-        default: r--; break;
+        case 3: r--; break;
+        default: return -1;     /* ports 4 and 5: a torus3d's only */
         }
         if (!wrap && (col < 0 || col >= C || r < 0 || r >= R))
             return -1;

@@ -40,7 +40,7 @@ module seq #(
   output logic [63:0]              imem_rdata_o,    // word at imem_addr_i
   // the units, from their registers
   input  logic [6:0]               unit_busy_i,     // sync operand bits; work in flight
-  input  logic [3:0]               ici_ports_i,     // ports with a neighbour
+  input  logic [5:0]               ici_ports_i,     // ports with a neighbour (NUM_PORTS)
   // dispatch queues: heads and pops
   output logic [`TPU_QE_BITS-1:0] dma_head_o,
   output logic                     dma_valid_o,
@@ -490,7 +490,7 @@ module seq #(
   // depends on an input is evaluated on every eval); IMEM is written only
   // through the backdoor, which clocks, so the register holds the value
   // before any instruction can issue.
-  logic [3:0] ici_ports_q;
+  logic [NUM_PORTS-1:0] ici_ports_q;
   always_ff @(posedge clk_i) begin
     ici_ports_q <= ici_ports_i;
   end
@@ -530,7 +530,7 @@ module seq #(
           error_code_d = ErrNoMxu;
         end else if (q_full) begin
           stall = StallQueue;
-        end else if (unit == UNIT_ICI && !ici_ports_q[fld[0][1:0]]) begin
+        end else if (unit == UNIT_ICI && !ici_ports_q[fld[0][2:0]]) begin
           error_d = 1'b1;
           error_code_d = ErrPort;
         end else if (mode_bad) begin

@@ -53,10 +53,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "tpu-collectives: error: cannot create %s: %s\n", o.img, strerror(errno));
         return EXIT_FILES;
     }
-    program progs[NCOLL] = { 0 };
+    program progs[NCOLL] = { 0 }, prog3d = { 0 };
+    int any3d = 0;
+    for (unsigned t = 0; t < o.ntopos; t++)
+        any3d |= o.topos[t].kind == TPU_TOPO_TORUS3D;
     for (int c = 0; c < NCOLL; c++)
         if (!o.matmul2 && o.colls[c] && coll_load_program(&o, argv[0], coll_prog[c], &progs[c]))
             return EXIT_USAGE;
+    if (!o.matmul2 && any3d && coll_load_program(&o, argv[0], "torus3d", &prog3d))
+        return EXIT_USAGE;
 
     if (o.matmul2)
         return coll_matmul_2chip(&o, &cfg, argv[0]);
@@ -76,12 +81,12 @@ int main(int argc, char **argv)
                        : c == RSB || c == ARB ? 4 * vb : 2 * vb;
             while (s < o.min_bytes)
                 s *= 2;
-            for (; s <= o.max_bytes && coll_vmem_need(&o.topos[t], c, s) <= cfg.vmem_bytes &&
+            for (; s <= o.max_bytes && coll_vmem_need(&o.topos[t], c, s, o.axes) <= cfg.vmem_bytes &&
                    np < MAX_POINTS; s *= 4) {
                 point *p = &pts[np++];
                 memset(p, 0, sizeof *p);
                 p->coll = c, p->topo = (int)t, p->shard = s;
-                coll_model(&o.topos[t], c, s, w, (double)cfg.ici_latency, p);
+                coll_model(&o.topos[t], c, s, w, (double)cfg.ici_latency, o.axes, p);
             }
         }
     }
@@ -104,7 +109,8 @@ int main(int argc, char **argv)
         point *p = &pts[i];
         char err[600];
         tpu_progress_points(&prog, done, np, "points", NULL);
-        int r = coll_run_point(&o, &cfg, &progs[p->coll], p, err, sizeof err);
+        const program *pg = o.topos[p->topo].kind == TPU_TOPO_TORUS3D ? &prog3d : &progs[p->coll];
+        int r = coll_run_point(&o, &cfg, pg, p, err, sizeof err);
         if (r > 0 || tpu_interrupted()) {
             interrupted = 1;
             p->ok = 0;
@@ -132,6 +138,7 @@ int main(int argc, char **argv)
         return EXIT_FILES;
     for (int c = 0; c < NCOLL; c++)
         free(progs[c].src);
+    free(prog3d.src);
     if (interrupted) {
         fprintf(stderr, "tpu-collectives: interrupted after %zu of %zu points: wrote %s (no "
                 "plot)\n", done, np, paths);

@@ -25,7 +25,11 @@ void coll_usage(FILE *f)
           "  --set KEY=VALUE      override one config key (repeatable), e.g. ici_bw=9e10\n"
           "  --out DIR            where collectives-NAME.csv, .txt and .gp go (default .)\n"
           "  --img DIR            where collectives-NAME-COLL.png and .svg go (default: --out)\n"
-          "  --topologies LIST    e.g. ring4,ring8,ring16,torus4x4,mesh4x4 (the default)\n"
+          "  --topologies LIST    e.g. ring4,ring8,ring16,torus4x4,mesh4x4 (the default);\n"
+          "                       torus3dXxYxZ (v4p/v5p: torus3d4x4x4) runs allgather,\n"
+          "                       reducescatter and allreduce as programs/torus3d.s\n"
+          "  --axes N             on a torus3d: over its first N axes (1: x, 2: x and y,\n"
+          "                       3: all, the default), one axis after the other\n"
           "  --collectives LIST   allgather,reducescatter,allreduce,alltoall,allgather-whole,\n"
           "                       allgather-both,reducescatter-both,allreduce-both (the\n"
           "                       default; allgather-whole needs wraparound: not on a\n"
@@ -57,13 +61,19 @@ int coll_bad_usage(const char *fmt, const char *arg)
     return EXIT_USAGE;
 }
 
-/* ring8 | torus4x4 | mesh4x4 */
+/* ring8 | torus4x4 | mesh4x4 | torus3d4x4x4 (X x Y x Z) */
 static int parse_topo(const char *s, topo *t)
 {
     unsigned a = 0, b = 0;
     char rest;
+    unsigned z = 0;
     memset(t, 0, sizeof *t);
-    if (sscanf(s, "ring%u%c", &a, &rest) == 1 && a >= 1 && a <= 4096) {
+    t->depth = 1;
+    if (sscanf(s, "torus3d%ux%ux%u%c", &a, &b, &z, &rest) == 3 && a >= 1 && b >= 1 && z >= 1 &&
+        (uint64_t)a * b * z <= 4096) {
+        t->kind = TPU_TOPO_TORUS3D;
+        t->cols = a, t->rows = b, t->depth = z;
+    } else if (sscanf(s, "ring%u%c", &a, &rest) == 1 && a >= 1 && a <= 4096) {
         t->kind = a == 1 ? TPU_TOPO_SINGLE : TPU_TOPO_RING;
         t->rows = 1, t->cols = a;
     } else if (sscanf(s, "torus%ux%u%c", &a, &b, &rest) == 2 && a >= 1 && b >= 1 && a * b <= 4096) {
@@ -92,7 +102,8 @@ static int parse_list(const char *arg, options *o, int topos)
             if (o->ntopos == MAX_TOPOS)
                 return coll_bad_usage("too many topologies (at most 16): '%s'", arg);
             if (parse_topo(tok, &o->topos[o->ntopos]))
-                return coll_bad_usage("unknown topology '%s' (ringN, torusRxC or meshRxC)", tok);
+                return coll_bad_usage("unknown topology '%s' (ringN, torusRxC, meshRxC or "
+                                      "torus3dXxYxZ)", tok);
             o->ntopos++;
         } else {
             int k;
@@ -149,6 +160,7 @@ int coll_parse_args(int argc, char **argv, options *o)
     o->min_bytes = 256;
     o->max_bytes = 16u << 20;
     o->plot = 1;
+    o->axes = 3;
     parse_list("ring4,ring8,ring16,torus4x4,mesh4x4", o, 1);
     parse_list("allgather,reducescatter,allreduce,alltoall,allgather-whole,allgather-both,"
                "reducescatter-both,allreduce-both", o, 0);
@@ -180,6 +192,10 @@ int coll_parse_args(int argc, char **argv, options *o)
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--collectives", &missing))) {
             if (parse_list(v, o, 0))
                 return EXIT_USAGE;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--axes", &missing))) {
+            if (strcmp(v, "1") && strcmp(v, "2") && strcmp(v, "3"))
+                return coll_bad_usage("--axes: expected 1, 2 or 3, got '%s'", v);
+            o->axes = (unsigned)(v[0] - '0');
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--min-bytes", &missing))) {
             if (parse_bytes(v, &o->min_bytes))
                 return coll_bad_usage("--min-bytes: expected a size such as 256, 64K or 4M, got '%s'", v);

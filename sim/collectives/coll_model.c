@@ -29,6 +29,8 @@ int coll_one_axis_of(int coll)
  * mesh: mesh_alltoall, alltoall.s -D WRAP=0.) */
 int coll_runs_on(int coll, const topo *t)
 {
+    if (t->kind == TPU_TOPO_TORUS3D)        /* programs/torus3d.s */
+        return coll == AG || coll == RS || coll == AR;
     if (coll_one_axis_of(coll) >= 0)
         return t->kind == TPU_TOPO_TORUS2D && t->rows >= 2 && t->cols >= 2;
     return coll != AGW || t->kind != TPU_TOPO_MESH2D;
@@ -54,8 +56,60 @@ int coll_runs_on(int coll, const topo *t)
  * ReduceScatter on both axes (RSB) is the same backwards (phase 0 the long
  * slots, phase 1 the short ones: the same quarters of a chunk); AllReduce
  * (ARB) is both, four phases. */
-void coll_model(const topo *t, int coll, uint64_t s, double w, double lat, point *p)
+unsigned coll_group(const topo *t, unsigned axes)
 {
+    if (t->kind != TPU_TOPO_TORUS3D)
+        return t->rows * t->cols;
+    return axes >= 3 ? t->cols * t->rows * t->depth : axes == 2 ? t->cols * t->rows : t->cols;
+}
+
+/* A torus3d (programs/torus3d.s, lib/torus3d.inc): one axis after the other,
+ * each a ring with wraparound on its two links.  AllGather runs z, y, x
+ * with slots of s, then Z*s, then Y*Z*s bytes (over the first `axes` axes
+ * only: the axes it skips count as 1); a link of axis i carries (n_i - 1)
+ * halves of its slot.  ReduceScatter the same blocks the other way round,
+ * AllReduce both.  The ring_barrier between axes is not counted. */
+static void model3d(const topo *t, int coll, uint64_t s, double w, double lat, unsigned axes,
+                    point *p)
+{
+    unsigned d[3] = { t->cols, axes >= 2 ? t->rows : 1, axes >= 3 ? t->depth : 1 };
+    double bytes = 0, slot = (double)s;
+    unsigned hops = 0;
+    for (int i = 2; i >= 0; i--) {
+        bytes += (d[i] - 1) * slot / 2;
+        hops += d[i] - 1;
+        slot *= d[i];
+    }
+    int twice = coll == AR;
+    p->hops = (twice ? 2 : 1) * hops;
+    p->link_bytes = (twice ? 2 : 1) * bytes;
+    p->bw = p->link_bytes / w;
+    p->lat = p->hops * lat;
+}
+
+double coll_book_cycles(const topo *t, int coll, uint64_t s, unsigned axes, double w,
+                        double lat)
+{
+    if (t->kind != TPU_TOPO_TORUS3D || (coll != AG && coll != RS && coll != AR))
+        return 0;
+    unsigned d[3] = { t->cols, t->rows, t->depth }, n = 0, sum = 0;
+    for (unsigned i = 0; i < 3 && i < axes; i++)
+        if (d[i] > 1)
+            n++, sum += d[i];
+    if (!n)
+        return 0;
+    double v = (double)coll_group(t, axes) * (double)s;    /* the whole array */
+    double bw = v / (2 * w * n), hop = lat * sum / 2;
+    return (coll == AR ? 2 : 1) * (bw > hop ? bw : hop);
+}
+
+void coll_model(const topo *t, int coll, uint64_t s, double w, double lat, unsigned axes,
+                point *p)
+{
+    if (t->kind == TPU_TOPO_TORUS3D) {
+        model3d(t, coll, s, w, lat, axes, p);
+        return;
+    }
     if (coll == AA && t->kind == TPU_TOPO_MESH2D) {
         unsigned r = t->rows, c = t->cols;
         p->hops = (c - 1) + (r - 1) + (r > 1);
@@ -116,8 +170,15 @@ static uint64_t a2a_work(uint64_t n, int mesh)
 }
 
 /* VMEM the program needs for shard s (DATA=0), as its .asserts say. */
-uint64_t coll_vmem_need(const topo *t, int coll, uint64_t s)
+uint64_t coll_vmem_need(const topo *t, int coll, uint64_t s, unsigned axes)
 {
+    if (t->kind == TPU_TOPO_TORUS3D) {      /* torus3d.s's .asserts, DATA=0 */
+        uint64_t g = coll_group(t, axes), x = t->cols, z = axes >= 3 ? t->depth : 1;
+        uint64_t mid = axes >= 3 ? (g / x + z) * s : axes == 2 ? g / x * s : 0;
+        if (coll == AG)
+            return g * s;
+        return g * s + (coll == RS ? s : g * s) + mid + 4 * g / x * s + 64 + 8192;
+    }
     uint64_t k = (uint64_t)t->rows * t->cols, r = t->rows, c = t->cols;
     int mesh = t->kind == TPU_TOPO_MESH2D;
     uint64_t wrow = (mesh ? c + 1 : 4) * r * s, wcol = (mesh ? r + 1 : 4) * s;

@@ -65,7 +65,7 @@ int coll_write_outputs(const options *o, const tpu_config *cfg, const point *pts
         const topo *t = &o->topos[p->topo];
         if (!p->ok)
             continue;
-        unsigned k = t->rows * t->cols;
+        unsigned k = coll_group(t, o->axes);
         fprintf(f, "%s,%s,%u,%llu,%llu,%llu,%.4f,%.1f,%.1f,%u,%.0f,%.4f\n", coll_name[p->coll],
                 t->name, k, (unsigned long long)p->shard,
                 (unsigned long long)((k - 1) * p->shard), (unsigned long long)p->cycles,
@@ -98,6 +98,28 @@ int coll_write_outputs(const options *o, const tpu_config *cfg, const point *pts
                 fprintf(g, "  %-18s %-9s %6d %12.3g %10.3g %12.3f %9.1f kB %13.3f\n",
                         coll_name[c], o->topos[t].name, ft.n, ft.w * hz, cfg->ici_bw,
                         ft.lat / hz * 1e6, ft.knee / 1000, ft.big);
+            }
+        /* a torus3d: the largest point against the book's several-axes-at-once time */
+        int head = 0;
+        for (int c = 0; c < NCOLL; c++)
+            for (unsigned t = 0; t < o->ntopos; t++) {
+                const point *big = NULL;
+                for (size_t i = 0; i < np; i++)
+                    if (pts[i].ok && pts[i].coll == c && pts[i].topo == (int)t &&
+                        (!big || pts[i].shard > big->shard))
+                        big = &pts[i];
+                double book = big ? coll_book_cycles(&o->topos[t], c, big->shard, o->axes, w,
+                                                     lat) : 0;
+                if (book <= 0)
+                    continue;
+                if (!head++)
+                    fprintf(g, "# %-18s %-13s %12s %12s %12s %9s  (torus3d over %u axes, one "
+                            "after the other; the book: all axes at once)\n", "collective",
+                            "topology", "shard B", "measured us", "book us", "measured/book",
+                            o->axes);
+                fprintf(g, "  %-18s %-13s %12llu %12.2f %12.2f %9.2fx\n", coll_name[c],
+                        o->topos[t].name, (unsigned long long)big->shard,
+                        big->cycles / hz * 1e6, book / hz * 1e6, big->cycles / book);
             }
         fprintf(g, "# knee: the shard below which hops x latency outweighs the bytes (the book: "
                 "a buffer under %.3g B/s x %.3g us = %.3g kB is latency-bound; a ring sends "

@@ -36,10 +36,16 @@ int coll_run_point(const options *o, const tpu_config *cfg, const program *prog,
                      char *err, size_t errlen)
 {
     const topo *t = &o->topos[p->topo];
-    char defs[7][64];
-    tpu_asm_define d[7];
+    char defs[8][64];
+    tpu_asm_define d[8];
     size_t nd = 0;
-    if (t->kind == TPU_TOPO_RING || t->kind == TPU_TOPO_SINGLE) {
+    if (t->kind == TPU_TOPO_TORUS3D) {
+        snprintf(defs[nd++], 64, "X=%u", t->cols);
+        snprintf(defs[nd++], 64, "Y=%u", t->rows);
+        snprintf(defs[nd++], 64, "Z=%u", t->depth);
+        snprintf(defs[nd++], 64, "A=%u", o->axes);
+        snprintf(defs[nd++], 64, "OP=%d", p->coll == AG ? 0 : p->coll == RS ? 1 : 2);
+    } else if (t->kind == TPU_TOPO_RING || t->kind == TPU_TOPO_SINGLE) {
         snprintf(defs[nd++], 64, "K=%u", t->cols);
     } else {
         snprintf(defs[nd++], 64, "R=%u", t->rows);
@@ -56,8 +62,8 @@ int coll_run_point(const options *o, const tpu_config *cfg, const program *prog,
     for (size_t i = 0; i < nd; i++)
         if (tpu_asm_parse_define(defs[i], &d[i], err, errlen))
             return -1;
-    tpu_system_opts so = { .cores = t->rows * t->cols, .topology = t->kind,
-                           .rows = t->rows, .cols = t->cols };
+    tpu_system_opts so = { .cores = t->rows * t->cols * t->depth, .topology = t->kind,
+                           .rows = t->rows, .cols = t->cols, .depth = t->depth };
     tpu_sweep_run r = { .cfg = cfg, .source = prog->src, .source_len = prog->len,
                         .filename = prog->path, .defines = d, .ndefines = nd, .system = &so,
                         .max_cycles = 2000000000ull, .interruptible = 1, .no_expect_ok = 1,

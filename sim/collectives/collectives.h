@@ -28,9 +28,10 @@ extern const char *const coll_prog[NCOLL];
 #define MAX_POINTS 2048
 
 typedef struct topo {
-    char name[32];          /* ring8, torus4x4, mesh4x4 */
+    char name[32];          /* ring8, torus4x4, mesh4x4, torus3d4x4x4 */
     enum tpu_topology kind;
-    unsigned rows, cols;    /* a ring: 1 x n */
+    unsigned rows, cols;    /* a ring: 1 x n; torus3d: cols = X, rows = Y */
+    unsigned depth;         /* torus3d: Z; 1 otherwise */
 } topo;
 
 typedef struct point {
@@ -52,6 +53,7 @@ typedef struct options {
     int colls[NCOLL];
     uint64_t min_bytes, max_bytes;
     int plot, quiet;
+    unsigned axes;                  /* --axes: a torus3d's collectives over its first 1..3 axes */
     int matmul2;                    /* --matmul-2chip */
     uint64_t mm_b, mm_f;
     uint64_t mm_d[32];
@@ -73,8 +75,19 @@ int coll_parse_args(int argc, char **argv, options *o);
 /* a both-axes collective's one axis after the other (its plot shows both), or -1 */
 int coll_one_axis_of(int coll);
 int coll_runs_on(int coll, const topo *t);
-void coll_model(const topo *t, int coll, uint64_t s, double w, double lat, point *p);
-uint64_t coll_vmem_need(const topo *t, int coll, uint64_t s);
+void coll_model(const topo *t, int coll, uint64_t s, double w, double lat, unsigned axes,
+                point *p);
+uint64_t coll_vmem_need(const topo *t, int coll, uint64_t s, unsigned axes);
+/* the cores of one collective: all of them, or a torus3d's group of its
+ * first `axes` axes */
+unsigned coll_group(const topo *t, unsigned axes);
+/* The book's time of a collective over the axes of a torus3d at once
+ * (../shared/reference/tpu-facts.md, "Collective costs"), in cycles:
+ * max(hop x sum(X_i)/2, V / (W x axes)), W the bidirectional link
+ * bandwidth, V the bytes of the whole array; AllReduce twice that.  0 for
+ * other topologies. */
+double coll_book_cycles(const topo *t, int coll, uint64_t s, unsigned axes, double w,
+                        double lat);
 
 /* coll_run.c */
 int coll_load_program(const options *o, const char *argv0, const char *name, program *p);

@@ -2,14 +2,16 @@
 # and synthesis.  Included by the main Makefile (docs/rtl.md).
 #
 #   make rtl-lint     verilator --lint-only -Wall on rtl/core.v and
-#                     rtl/system.v (2 and 4 cores) with the tiny config
+#                     rtl/system.v (2 and 4 cores in a ring, 8 as a 2x2x2
+#                     torus3d) with the tiny config
 #   make rtl-build    the Verilated core and its bench, build/rtl/CFG/rtl-bench,
 #                     and the system of two cores in a ring with the same
 #                     bench, build/rtl/CFG/rtl-bench2 (RTL_CONFIG=tiny by
 #                     default; RTL_CONFIG=mid for the second build); rebuilt
 #                     only when rtl/*.v or the config changed; and
 #                     build/rtl/CFG/rtl-bench4, four cores in a ring, for
-#                     the collectives
+#                     the collectives, and build/rtl/CFG/rtl-bench8, eight
+#                     as a 2x2x2 torus3d, for the 3-D collectives
 #   make rtl-test     every program (programs/*.s and sim/rtl/progs/*.s) on
 #                     the RTL against the C model, record by record
 #   make synth        Yosys on the tiny config: cells per unit, no latches
@@ -100,7 +102,8 @@ rtl-lint: $(RTL_LINT_DIR)/tpu_cfg.vh
 	$(VERILATOR) $(RTL_LINT_FLAGS) -I$(RTL_LINT_DIR) --top-module core rtl/core.v
 	$(VERILATOR) $(RTL_LINT_FLAGS) -I$(RTL_LINT_DIR) --top-module system rtl/system.v
 	$(VERILATOR) $(RTL_LINT_FLAGS) -I$(RTL_LINT_DIR) --top-module system -GNCores=4 rtl/system.v
-	@echo "rtl-lint: core and system of 2 and 4 ($(RTL_LINT_DIR)): verilator -Wall clean"
+	$(VERILATOR) $(RTL_LINT_FLAGS) -I$(RTL_LINT_DIR) --top-module system -GNCores=8 -GTopo=3 -GDx=2 -GDy=2 -GDz=2 rtl/system.v
+	@echo "rtl-lint: core, system of 2 and 4 (ring) and 8 (torus3d 2x2x2) ($(RTL_LINT_DIR)): verilator -Wall clean"
 
 # The Verilated core and the bench (C++), linked with the C model:
 # build/rtl/CFG/rtl-bench for the core, build/rtl/CFG/rtl-bench2 for
@@ -112,10 +115,10 @@ rtl-lint: $(RTL_LINT_DIR)/tpu_cfg.vh
 # executable is removed first so that new libraries ($(LIB)), which that
 # makefile does not track, are always linked in.
 #
-# $(call rtl_bench_recipe,TOP,OBJ_DIR,CFG_DIR,VERILATOR_FLAGS,CORES): verilate
+# $(call rtl_bench_recipe,TOP,OBJ_DIR,CFG_DIR,VERILATOR_FLAGS,CORES,CFLAGS): verilate
 # rtl/TOP.v with the tpu_cfg.vh of CFG_DIR into OBJ_DIR and build $@ (a
 # file beside OBJ_DIR) from it and sim/rtl/rtl_bench.cpp; CORES is the
-# system's NCores (TOP system).  The '+' marks the
+# system's NCores (TOP system), CFLAGS more of the bench's defines.  The '+' marks the
 # sub-make as recursive (make sees no $(MAKE) in a $(call)), so it gets the
 # job slots instead of running -j1.
 define rtl_bench_recipe
@@ -124,7 +127,7 @@ define rtl_bench_recipe
 	$(VERILATOR) $(RTL_VFLAGS) $(4) $(if $(5),-GNCores=$(5)) $(if $(filter core,$(1)),$(RTL_CORE_TOP)) \
 	  -I$(3) --top-module $(1) --prefix V$(1) \
 	  --Mdir $(2) -o ../$(notdir $@) \
-	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(3))$(if $(5), -DRTL_SYSTEM -DRTL_CORES=$(5))" \
+	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(3))$(if $(5), -DRTL_SYSTEM -DRTL_CORES=$(5))$(if $(6), $(6))" \
 	  -LDFLAGS "$(abspath $(LIB)) -lm" \
 	  $(RTL_WAIVERS) rtl/$(1).v $(abspath $(RTL_BENCH_CPP)) $(abspath $(RTL_SPARSE_CPP))
 	+$(MAKE) --no-print-directory -C $(2) -f $(RTL_PCH_MK) VM_MK=V$(1).mk $(RTL_MKFLAGS)
@@ -145,6 +148,11 @@ build/rtl/%/rtl-bench2: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
 build/rtl/%/rtl-bench4: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
 	$(call rtl_bench_recipe,system,build/rtl/$*/obj4,build/rtl/$*,,4)
 
+# Eight cores as a 2 x 2 x 2 torus3d (all six ports wired), for the 3-D
+# collectives (programs/torus3d.s).
+build/rtl/%/rtl-bench8: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
+	$(call rtl_bench_recipe,system,build/rtl/$*/obj8,build/rtl/$*,-GTopo=3 -GDx=2 -GDy=2 -GDz=2,8,-DRTL_TORUS3D -DRTL_DX=2 -DRTL_DY=2 -DRTL_DZ=2)
+
 # The wide config (sim/rtl/wide.cfg: a VPU of 8 x 32 lanes and 2 GiB of
 # sparse HBM; docs/rtl.md, "Large arrays"): make test lints it
 # (rtl-lint-wide, about a minute and 2 GB); rtl-test-wide, not part of make
@@ -157,9 +165,9 @@ rtl-lint-wide: build/rtl/wide/tpu_cfg.vh
 rtl-test-wide: build/rtl/wide/rtl-bench $(BIN)/tpu-as $(BIN)/tpu-dis
 	@ONE_CORE=1 bash sim/rtl/run_tests.sh $(BIN) build/rtl/wide sim/rtl/wide.cfg
 
-rtl-build: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(RTL_DIR)/rtl-bench4
+rtl-build: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(RTL_DIR)/rtl-bench4 $(RTL_DIR)/rtl-bench8
 
-rtl-test: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(RTL_DIR)/rtl-bench4 $(BIN)/tpu-as $(BIN)/tpu-dis
+rtl-test: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(RTL_DIR)/rtl-bench4 $(RTL_DIR)/rtl-bench8 $(BIN)/tpu-as $(BIN)/tpu-dis
 	@bash sim/rtl/run_tests.sh $(BIN) $(RTL_DIR) $(RTL_CONFIG)
 
 # Synthesis of the tiny config with a 4 KiB VMEM and HBM (their size only

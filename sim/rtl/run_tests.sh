@@ -23,6 +23,8 @@ runs=()
 for src in programs/*.s sim/rtl/progs/*.s; do
   if [ "$(basename "$src")" = pointwise.s ]; then
     runs+=("$src -D OP=0" "$src -D OP=1" "$src -D OP=2")
+  elif [ "$(basename "$src")" = torus3d.s ]; then
+    :                                   # eight cores only: below
   else
     runs+=("$src")
   fi
@@ -33,6 +35,10 @@ if [ "${ONE_CORE:-0}" != 1 ]; then
   runs+=("programs/allgather.s -D K=4" "programs/allreduce.s -D K=4"
          "programs/reducescatter.s -D K=4" "programs/alltoall.s -D K=4"
          "programs/matmul_collective.s -D K=4")
+  # AllGather, ReduceScatter, AllReduce over the three axes of a 2x2x2
+  # torus3d (RTL_DIR/rtl-bench8: all six ports of every core wired)
+  runs+=("programs/torus3d.s -D OP=0" "programs/torus3d.s -D OP=1"
+         "programs/torus3d.s -D OP=2")
 fi
 # one RUN: assemble and run it; the first line of its report starts with
 # ok, FAIL or skip (the lines below it are the log).
@@ -50,6 +56,10 @@ one() {
   if "$bin/tpu-as" --config "$cfg" "${optv[@]}" -o "$obj" "$src" >"$log" 2>&1 &&
      "$bin/tpu-dis" "$obj" 2>/dev/null | grep 'dma\.ici' >/dev/null; then
     bench="$dir/rtl-bench2"
+    case "$src" in
+      */torus3d.s) bench="$dir/rtl-bench8" ;;         # a 2x2x2 torus3d
+    esac
+    [ "$bench" = "$dir/rtl-bench8" ] ||
     case " ${opts:-} " in
       *" K=4 "*) bench="$dir/rtl-bench4" ;;           # a ring of four
       *) grep -q '^ *\.equ *K,' "$src" && optv+=(-D K=2) ;;

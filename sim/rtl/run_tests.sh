@@ -4,7 +4,9 @@
 # assembled for CONFIG, run by RTL_DIR/rtl-bench --lockstep (programs whose
 # object has a dma.ici, their own or an .include's, by RTL_DIR/rtl-bench2,
 # two cores in a ring, when it exists, with -D K=2 when they take a ring
-# size K; with ONE_CORE=1 they are skipped).
+# size K; programs/torus3d.s by RTL_DIR/rtl-bench8, eight cores as a 2x2x2
+# torus3d, as AllGather, ReduceScatter and AllReduce; with ONE_CORE=1 they
+# are skipped).
 # programs/pointwise.s runs once per operation (-D OP=0, 1, 2).
 # The programs are assembled with --config CONFIG whatever their first line
 # says (every one fits tiny and mid).  JOBS (default 2) run at once.  Prints

@@ -42,6 +42,10 @@ if [ "${ONE_CORE:-0}" != 1 ]; then
   runs+=("programs/torus3d.s -D OP=0" "programs/torus3d.s -D OP=1"
          "programs/torus3d.s -D OP=2")
 fi
+# TORUS3D_ONLY=1 (make rtl-test-torus3d): those three runs only
+if [ "${TORUS3D_ONLY:-0}" = 1 ]; then
+  runs=("programs/torus3d.s -D OP=0" "programs/torus3d.s -D OP=1" "programs/torus3d.s -D OP=2")
+fi
 # one RUN: assemble and run it; the first line of its report starts with
 # ok, FAIL or skip (the lines below it are the log).
 one() {

@@ -33,7 +33,8 @@
 #   - the 3-D torus (programs/torus3d.s, lib/torus3d.inc): AllGather,
 #     ReduceScatter and AllReduce bit-exact over 1, 2 and 3 axes of 2x2x2 and
 #     on 2x3x4, 3x2x2, 1x2x3, 3x3x3 and 4x4x4, in one piece and in many (a
-#     copy of torus3d.inc with a wrong address gives a mismatch); on tiny
+#     copy of torus3d.inc with a wrong address gives a mismatch; 4 host
+#     threads give the plain loop's cycles); on tiny
 #     with 16 KiB per core the AllGather within 6% of 3.5 shards / W + 3
 #     hops, the AllReduce within 20% of twice that; bad axes, sizes and
 #     grids stop with file:line:col or exit 2 naming --grid, a torus3d
@@ -511,6 +512,12 @@ exact t3-ag-4x4x4 tiny programs/torus3d.s "-D X=4 -D Y=4 -D Z=4 -D OP=0" "--core
 exact t3-rs-4x4x4-a2 "$work/tiny-1m.cfg" programs/torus3d.s "-D X=4 -D Y=4 -D Z=4 -D OP=1 -D A=2" "--cores 64 --topology torus3d --grid 4x4x4"
 exact t3-ar-2x2x2-pieces "$work/tiny-1m.cfg" programs/torus3d.s "-D OP=2 -D CHUNK=2048 -D LIB_PIECE=256" "--cores 8 --topology torus3d --grid 2x2x2"
 exact t3-ag-3x3x3-pieces tiny programs/torus3d.s "-D X=3 -D Y=3 -D Z=3 -D OP=0 -D SHARD=2048 -D LIB_PIECE=256" "--cores 27 --topology torus3d --grid 3x3x3"
+# host threads: the 3x2x2 AllReduce on 4 threads takes the plain loop's cycles
+run t3-ar-threads0 tiny programs/torus3d.s "-D X=3 -D Y=2 -D Z=2 -D OP=2" "--cores 12 --topology torus3d --grid 3x2x2 --threads 0"
+c0=$cycles
+run t3-ar-threads4 tiny programs/torus3d.s "-D X=3 -D Y=2 -D Z=2 -D OP=2" "--cores 12 --topology torus3d --grid 3x2x2 --threads 4"
+if [ "$rc" = 0 ] && [ -n "$c0" ] && [ "$cycles" = "$c0" ]; then ok "t3-ar 3x2x2: 4 threads as the plain loop ($cycles cycles)"
+else bad "t3-ar 3x2x2: 4 threads $cycles cycles (exit $rc), the plain loop $c0"; fi
 # the check can fail: a copy of torus3d.inc whose z step gathers into the
 # block of x = 0 on every core
 mkdir -p "$work/t3-broken/lib"

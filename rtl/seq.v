@@ -265,8 +265,8 @@ module seq #(
   end
 
   // Operand ranges the field width does not imply (cmodel/isa.c
-  // tpu_kind_range): a written register is not cid, mxu and port are 0..3,
-  // a shift is 0..63, a unit set is 1..0x7f.
+  // tpu_kind_range): a written register is not cid, mxu is 0..3, port is
+  // 0..NUM_PORTS-1 (0..5), a shift is 0..63, a unit set is 1..0x7f.
   logic op_sregw, op_mxu, op_shamt, op_i8;
   assign op_sregw = (opcode >= OP_ADD && opcode <= OP_SLTU) ||
                     (opcode >= OP_ADDI && opcode <= OP_LI) || opcode == OP_JAL;
@@ -274,7 +274,8 @@ module seq #(
   assign op_mxu   = (opcode == OP_MXU_LW || opcode == OP_MXU_MM || opcode == OP_MXU_MMA || op_i8);
   assign op_shamt = (opcode == OP_SLLI || opcode == OP_SRLI || opcode == OP_SRAI);
   assign bad_range = (op_sregw && fld[0] == 5'd31)
-                  || ((op_mxu || opcode == OP_DMA_ICI) && fld[0] > 5'd3)
+                  || (op_mxu && fld[0] > 5'd3)
+                  || (opcode == OP_DMA_ICI && {27'd0, fld[0]} > NUM_PORTS - 1)
                   || (op_shamt && imm_u > 64'd63)
                   || (opcode == OP_SYNC && (imm_u == 64'd0 || imm_u > {57'd0, UNITS_ALL}));
   assign legal = known && ((word & ~used) == 64'd0) && !bad_range;

@@ -17,7 +17,8 @@
 #                     the RTL against the C model, record by record
 #   make rtl-test-torus3d  programs/torus3d.s (AllGather, ReduceScatter,
 #                     AllReduce) on rtl-bench8, eight cores as a 2x2x2
-#                     torus3d, in lockstep (not in make test)
+#                     torus3d, and rtl-bench2z, two as 1x1x2, in lockstep
+#                     (not in make test)
 #   make synth        Yosys on the tiny config: cells per unit, no latches
 #
 # The parameters of a build come from the config through tpu-rtlcfg
@@ -153,9 +154,14 @@ build/rtl/%/rtl-bench4: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
 	$(call rtl_bench_recipe,system,build/rtl/$*/obj4,build/rtl/$*,,4)
 
 # Eight cores as a 2 x 2 x 2 torus3d (all six ports wired), for the 3-D
-# collectives (programs/torus3d.s).
+# collectives (programs/torus3d.s); and two as a 1 x 1 x 2 torus3d (every
+# port wired, x and y to the core itself, z to the other), the same RTL at
+# the cost of rtl-bench2 (eight cores are four times its C++).
 build/rtl/%/rtl-bench8: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
 	$(call rtl_bench_recipe,system,build/rtl/$*/obj8,build/rtl/$*,-GTopo=3 -GDx=2 -GDy=2 -GDz=2,8,-DRTL_TORUS3D -DRTL_DX=2 -DRTL_DY=2 -DRTL_DZ=2)
+
+build/rtl/%/rtl-bench2z: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
+	$(call rtl_bench_recipe,system,build/rtl/$*/obj2z,build/rtl/$*,-GTopo=3 -GDx=1 -GDy=1 -GDz=2,2,-DRTL_TORUS3D -DRTL_DX=1 -DRTL_DY=1 -DRTL_DZ=2)
 
 # The wide config (sim/rtl/wide.cfg: a VPU of 8 x 32 lanes and 2 GiB of
 # sparse HBM; docs/rtl.md, "Large arrays"): make test lints it
@@ -178,7 +184,7 @@ rtl-test: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(RTL_DIR)/rtl-bench4 $(BIN
 # lockstep: its own target, not in make test (the eight-core Verilator
 # build takes long); rtl-test runs them too once rtl-bench8 is built and
 # says skip otherwise.
-rtl-test-torus3d: $(RTL_DIR)/rtl-bench8 $(BIN)/tpu-as $(BIN)/tpu-dis
+rtl-test-torus3d: $(RTL_DIR)/rtl-bench2z $(RTL_DIR)/rtl-bench8 $(BIN)/tpu-as $(BIN)/tpu-dis
 	@TORUS3D_ONLY=1 bash sim/rtl/run_tests.sh $(BIN) $(RTL_DIR) $(RTL_CONFIG)
 
 # Synthesis of the tiny config with a 4 KiB VMEM and HBM (their size only

@@ -5,8 +5,9 @@
 # object has a dma.ici, their own or an .include's, by RTL_DIR/rtl-bench2,
 # two cores in a ring, when it exists, with -D K=2 when they take a ring
 # size K; programs/torus3d.s by RTL_DIR/rtl-bench8, eight cores as a 2x2x2
-# torus3d, as AllGather, ReduceScatter and AllReduce; with ONE_CORE=1 they
-# are skipped).
+# torus3d, and RTL_DIR/rtl-bench2z, two as 1x1x2, as AllGather,
+# ReduceScatter and AllReduce, when those are built (make rtl-test-torus3d);
+# with ONE_CORE=1 they are skipped).
 # programs/pointwise.s runs once per operation (-D OP=0, 1, 2).
 # The programs are assembled with --config CONFIG whatever their first line
 # says (every one fits tiny and mid).  JOBS (default 2) run at once.  Prints
@@ -41,10 +42,15 @@ if [ "${ONE_CORE:-0}" != 1 ]; then
   # torus3d (RTL_DIR/rtl-bench8: all six ports of every core wired)
   runs+=("programs/torus3d.s -D OP=0" "programs/torus3d.s -D OP=1"
          "programs/torus3d.s -D OP=2")
+  # the same on two cores as a 1x1x2 torus3d (RTL_DIR/rtl-bench2z)
+  runs+=("programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=0" "programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=1"
+         "programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=2")
 fi
 # TORUS3D_ONLY=1 (make rtl-test-torus3d): those three runs only
 if [ "${TORUS3D_ONLY:-0}" = 1 ]; then
-  runs=("programs/torus3d.s -D OP=0" "programs/torus3d.s -D OP=1" "programs/torus3d.s -D OP=2")
+  runs=("programs/torus3d.s -D OP=0" "programs/torus3d.s -D OP=1" "programs/torus3d.s -D OP=2"
+        "programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=0" "programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=1"
+        "programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=2")
 fi
 # one RUN: assemble and run it; the first line of its report starts with
 # ok, FAIL or skip (the lines below it are the log).
@@ -62,10 +68,11 @@ one() {
   if "$bin/tpu-as" --config "$cfg" "${optv[@]}" -o "$obj" "$src" >"$log" 2>&1 &&
      "$bin/tpu-dis" "$obj" 2>/dev/null | grep 'dma\.ici' >/dev/null; then
     bench="$dir/rtl-bench2"
-    case "$src" in
-      */torus3d.s) bench="$dir/rtl-bench8" ;;         # a 2x2x2 torus3d
+    case "$src ${opts:-} " in
+      *"/torus3d.s -D X=1 -D Y=1 -D Z=2 "*) bench="$dir/rtl-bench2z" ;;  # a 1x1x2 torus3d
+      */torus3d.s*) bench="$dir/rtl-bench8" ;;        # a 2x2x2 torus3d
     esac
-    [ "$bench" = "$dir/rtl-bench8" ] ||
+    [ "$bench" = "$dir/rtl-bench8" ] || [ "$bench" = "$dir/rtl-bench2z" ] ||
     case " ${opts:-} " in
       *" K=4 "*) bench="$dir/rtl-bench4" ;;           # a ring of four
       *) grep -q '^ *\.equ *K,' "$src" && optv+=(-D K=2) ;;

@@ -72,7 +72,7 @@ DEPFLAGS    = -MMD -MP
 # The model sees only its own headers (cmodel/), so it cannot depend on a
 # tool; the tools and tests see the model's and the tools' rooms.
 MODEL_INCLUDES := -Icmodel
-INCLUDES   := -Icmodel -Isim -Isim/asm -Isim/view -Isim/roofline -Isim/lab -Isim/kernels -Isim/data -Isim/net
+INCLUDES   := -Icmodel -Isim -Isim/asm -Isim/view -Isim/roofline -Isim/lab -Isim/kernels -Isim/data -Isim/net -Isim/collectives
 
 ifeq ($(SAN),1)
 BUILD      := build-san
@@ -97,7 +97,7 @@ GEN        := $(BUILD)/gen
 # front ends in sim/, the generators in sim/gen/) becomes one command.
 MODEL_SRCS := $(wildcard cmodel/*.c)
 TOOL_MAINS := $(wildcard sim/tpu_*.c sim/gen/tpu_*.c sim/cosim/tpu_*.c)
-TOOL_SRCS  := $(filter-out $(TOOL_MAINS),$(wildcard sim/*.c sim/asm/*.c sim/view/*.c sim/roofline/*.c sim/lab/*.c sim/kernels/*.c sim/data/*.c sim/net/*.c))
+TOOL_SRCS  := $(filter-out $(TOOL_MAINS),$(wildcard sim/*.c sim/asm/*.c sim/view/*.c sim/roofline/*.c sim/lab/*.c sim/kernels/*.c sim/data/*.c sim/net/*.c sim/collectives/*.c))
 LIB_SRCS   := $(MODEL_SRCS) $(TOOL_SRCS)
 MODEL_OBJS := $(MODEL_SRCS:%.c=$(BUILD)/%.o) $(GEN)/presets.o
 TOOL_OBJS  := $(TOOL_SRCS:%.c=$(BUILD)/%.o)

@@ -393,6 +393,6 @@ void tpu_core_stats(const tpu_core *c, tpu_stats *st)
     st->vmem_read_bytes = c->vmem.read_bytes;
     st->vmem_write_bytes = c->vmem.write_bytes;
     st->ici_bytes = c->ici.bytes_sent;
-    for (unsigned p = 0; p < TPU_NUM_PORTS && p < 4; p++)
+    for (unsigned p = 0; p < TPU_NUM_PORTS && p < 6; p++)
         st->ici_port_bytes[p] = c->ici.port_bytes[p];
 }

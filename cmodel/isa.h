@@ -62,7 +62,7 @@ enum tpu_access { TPU_ACC_NONE = 0, TPU_ACC_R = 1, TPU_ACC_W = 2, TPU_ACC_RW = 3
 #define TPU_NUM_VREGS    32
 #define TPU_NUM_SEMS     32
 #define TPU_MAX_MXUS     4
-#define TPU_NUM_PORTS    4
+#define TPU_NUM_PORTS    6
 #define TPU_SREG_ZERO    0   /* s0 always reads 0, writes are dropped */
 #define TPU_SREG_CID     31  /* s31 reads the core id; read-only */
 

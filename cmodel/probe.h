@@ -64,7 +64,7 @@ typedef struct tpu_probe {
     uint8_t  vpu_busy;      /* a result on its way (not the queue) */
     uint64_t vpu_ops;       /* VPU instructions issued so far */
     uint8_t  ici_sending;   /* sending_q: bit per port */
-    tpu_probe_port port[4];
+    tpu_probe_port port[6];       /* TPU_NUM_PORTS */
 } tpu_probe;
 
 /* Fill *p from core c of a system whose clock reads `cycle`. */

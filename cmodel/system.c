@@ -6,7 +6,8 @@
  * every core (core.h), so no core sees another's work of the same cycle.
  * The ICI links between cores belong to the system: link (c, p) carries
  * the bytes core c sends on port p, to the neighbour's port p ^ 1 (port 0
- * +col / next in the ring pairs with port 1 -col / previous; 2 with 3).
+ * +col / next in the ring pairs with port 1 -col / previous; 2 with 3;
+ * on a 3-D torus 4 (+z) with 5 (-z)).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,7 +40,8 @@ int tpu_system_neighbour(const tpu_system *s, unsigned c, unsigned p)
         case 0: col++; break;
         case 1: col--; break;
         case 2: r++; break;
-        default: r--; break;
+        case 3: r--; break;
+        default: return -1;     /* ports 4 and 5: a torus3d's only */
         }
         if (!wrap && (col < 0 || col >= C || r < 0 || r >= R))
             return -1;
@@ -47,13 +49,37 @@ int tpu_system_neighbour(const tpu_system *s, unsigned c, unsigned p)
         r = (r + R) % R;
         return r * C + col;
     }
+    case TPU_TOPO_TORUS3D: {
+        /* core c = (z * Y + y) * X + x; ports +x -x +y -y +z -z, wraparound
+         * on every axis */
+        unsigned X = s->cols, Y = s->rows, Z = s->depth;
+        unsigned x = c % X, y = (c / X) % Y, z = c / (X * Y);
+        switch (p) {
+        case 0: x = (x + 1) % X; break;
+        case 1: x = (x + X - 1) % X; break;
+        case 2: y = (y + 1) % Y; break;
+        case 3: y = (y + Y - 1) % Y; break;
+        case 4: z = (z + 1) % Z; break;
+        case 5: z = (z + Z - 1) % Z; break;
+        default: return -1;
+        }
+        return (int)((z * Y + y) * X + x);
+    }
     default:
         return -1;
     }
 }
 
+/* Incoming links a core's VMEM must take at once (T11): 4, or 6 on a 3-D
+ * torus. */
+static unsigned incoming_links(enum tpu_topology t)
+{
+    return t == TPU_TOPO_TORUS3D ? 6 : 4;
+}
+
 /* T11 and the other cross-key rules the core relies on. */
-static int check_config(const tpu_config *cfg, unsigned ncores, char *err, size_t errlen)
+static int check_config(const tpu_config *cfg, unsigned ncores, unsigned links, char *err,
+                        size_t errlen)
 {
     if (tpu_config_validate(cfg, err, errlen) < 0)
         return -1;
@@ -66,14 +92,14 @@ static int check_config(const tpu_config *cfg, unsigned ncores, char *err, size_
         return -1;
     }
     uint64_t ici_peak = (inum + iden - 1) / iden;
-    uint64_t need = cfg->num_mxu * 12 * cfg->mxu_n + 4 * ici_peak;
+    uint64_t need = cfg->num_mxu * 12 * cfg->mxu_n + links * ici_peak;
     if (cfg->vmem_bw < need) {
         snprintf(err, errlen,
                  "config: vmem_bw = %" PRIu64 " is too small: %" PRIu64 " MXU%s of %" PRIu64
-                 " need %" PRIu64 " bytes/cycle and 4 incoming ICI links %" PRIu64
+                 " need %" PRIu64 " bytes/cycle and %u incoming ICI links %" PRIu64
                  " (docs/timing.md T11: at least %" PRIu64 ")",
                  cfg->vmem_bw, cfg->num_mxu, cfg->num_mxu == 1 ? "" : "s", cfg->mxu_n,
-                 cfg->num_mxu * 12 * cfg->mxu_n, 4 * ici_peak, need);
+                 cfg->num_mxu * 12 * cfg->mxu_n, links, links * ici_peak, need);
         return -1;
     }
     uint64_t vreg = cfg->vpu_sublanes * cfg->vpu_lanes * 4;
@@ -112,8 +138,21 @@ tpu_system *tpu_system_create(const tpu_config *cfg, const tpu_system_opts *opts
             return NULL;
         }
         o.cores = o.rows * o.cols;
+    } else if (o.topology == TPU_TOPO_TORUS3D) {
+        if (o.rows == 0 || o.cols == 0 || o.depth == 0 ||
+            (uint64_t)o.rows * o.cols * o.depth > 4096) {
+            snprintf(err, errlen, "topology torus3d needs X x Y x Z between 1 and 4096 cores");
+            return NULL;
+        }
+        if (opts && opts->cores > 1 && opts->cores != o.cols * o.rows * o.depth) {
+            snprintf(err, errlen, "%u cores do not make a %u x %u x %u torus3d", opts->cores,
+                     o.cols, o.rows, o.depth);
+            return NULL;
+        }
+        o.cores = o.cols * o.rows * o.depth;
     } else if (o.topology == TPU_TOPO_SINGLE && o.cores != 1) {
-        snprintf(err, errlen, "%u cores need a topology (ring, torus2d or mesh2d)", o.cores);
+        snprintf(err, errlen, "%u cores need a topology (ring, torus2d, mesh2d or torus3d)",
+                 o.cores);
         return NULL;
     } else if (o.topology != TPU_TOPO_SINGLE && o.topology != TPU_TOPO_RING) {
         snprintf(err, errlen, "unknown topology %d", (int)o.topology);
@@ -123,7 +162,7 @@ tpu_system *tpu_system_create(const tpu_config *cfg, const tpu_system_opts *opts
         snprintf(err, errlen, "%u cores: at most 4096", o.cores);
         return NULL;
     }
-    if (check_config(cfg, o.cores, err, errlen) < 0)
+    if (check_config(cfg, o.cores, incoming_links(o.topology), err, errlen) < 0)
         return NULL;
 
     tpu_system *s = calloc(1, sizeof *s);
@@ -136,6 +175,7 @@ tpu_system *tpu_system_create(const tpu_config *cfg, const tpu_system_opts *opts
     s->ncores = o.cores;
     s->rows = o.topology == TPU_TOPO_RING ? 1 : o.rows;
     s->cols = o.topology == TPU_TOPO_RING ? o.cores : o.cols;
+    s->depth = o.topology == TPU_TOPO_TORUS3D ? o.depth : 1;
     if (build(s, err, errlen) < 0) {
         tpu_system_destroy(s);
         return NULL;

@@ -14,9 +14,9 @@ struct tpu_pool;
 struct tpu_system {
     tpu_config cfg;
     enum tpu_topology topo;
-    unsigned ncores, rows, cols;
+    unsigned ncores, rows, cols, depth;
     tpu_core **cores;
-    tpu_link *links;        /* ncores * TPU_NUM_PORTS, link (c, p) at c * 4 + p */
+    tpu_link *links;        /* ncores * TPU_NUM_PORTS, link (c, p) at c * TPU_NUM_PORTS + p */
     uint64_t cycle;
     tpu_event_bus bus;
     enum tpu_stop state;

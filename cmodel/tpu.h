@@ -21,12 +21,15 @@
 typedef struct tpu_system tpu_system;
 typedef struct tpu_core tpu_core;
 
-enum tpu_topology { TPU_TOPO_SINGLE, TPU_TOPO_RING, TPU_TOPO_TORUS2D, TPU_TOPO_MESH2D };
+enum tpu_topology { TPU_TOPO_SINGLE, TPU_TOPO_RING, TPU_TOPO_TORUS2D, TPU_TOPO_MESH2D,
+                    TPU_TOPO_TORUS3D };
 
 typedef struct tpu_system_opts {
     unsigned cores;             /* 1 by default (0 means 1) */
-    enum tpu_topology topology; /* ring: cores in a ring; torus2d/mesh2d: rows x cols */
-    unsigned rows, cols;        /* for torus2d/mesh2d (mesh2d = no wraparound) */
+    enum tpu_topology topology; /* ring: cores in a ring; torus2d/mesh2d: rows x cols;
+                                 * torus3d: cols (X) x rows (Y) x depth (Z) */
+    unsigned rows, cols;        /* for torus2d/mesh2d (mesh2d = no wraparound), torus3d */
+    unsigned depth;             /* torus3d only: Z, the planes of rows x cols */
 } tpu_system_opts;
 
 /* Why a run stopped. */
@@ -197,7 +200,7 @@ typedef struct tpu_stats {
     uint64_t hbm_read_bytes, hbm_write_bytes;   /* by DMA */
     uint64_t vmem_read_bytes, vmem_write_bytes;
     uint64_t ici_bytes;     /* sent */
-    uint64_t ici_port_bytes[4];             /* sent on each port (TPU_NUM_PORTS) */
+    uint64_t ici_port_bytes[6];             /* sent on each port (TPU_NUM_PORTS) */
     tpu_unit_stats unit[TPU_U_COUNT];
 } tpu_stats;
 /* Reason names for stall_by_reason[i] of a unit ("queue full", ...; NULL past the end). */

@@ -54,7 +54,8 @@ module core (
   localparam integer AvW        = $clog2(DmaMaxB + 1);
   localparam integer IciB       = 32'((CFG_ICI_NUM + CFG_ICI_DEN - 64'd1) / CFG_ICI_DEN);
   localparam integer VecB       = 4 * CFG_SUBLANES * CFG_LANES;
-  localparam integer NumInc     = DmaEngines + 8 + 3 * CFG_NUM_MXU; // DMA, ICI lsem, rsem, MXUs
+  localparam integer NumPorts   = 6;  // ICI ports: NUM_PORTS of tpu_isa.vh (cmodel/isa.h)
+  localparam integer NumInc     = DmaEngines + 2 * NumPorts + 3 * CFG_NUM_MXU; // DMA, ICI lsem, rsem, MXUs
   localparam integer LinkW      = 1 + 1 + 5 + 16 + VAW + 64 + 8 * IciB;  // ici.v link word
 
   // ---- ports (declared here, after the config they depend on) -------------------
@@ -71,9 +72,9 @@ module core (
   input  logic [63:0]                   bd_wstrb_i;  // byte enables (IMEM: bytes 0..7 as one word)
   output logic [511:0]                  bd_rdata_o;
   // ICI links (rtl/ici.v: one word per port and direction; system.v wires them)
-  input  logic [3:0]                    ici_connected_i;  // ports with a neighbour
-  output logic [4*LinkW-1:0]            ici_link_o;       // what leaves, after the hop's latency
-  input  logic [4*LinkW-1:0]            ici_link_i;       // what arrives
+  input  logic [NumPorts-1:0]          ici_connected_i;  // ports with a neighbour
+  output logic [NumPorts*LinkW-1:0]    ici_link_o;       // what leaves, after the hop's latency
+  input  logic [NumPorts*LinkW-1:0]    ici_link_i;       // what arrives
   output logic                          ici_link_busy_o;  // bytes on an outgoing link
   // status
   output logic                          halted_o;
@@ -191,10 +192,10 @@ module core (
   logic                                vpu_req, vpu_we, vpu_whalf;
   logic [63:0]                         vpu_bytes;
   logic [VAW-1:0]                      vpu_raddr, vpu_waddr;
-  logic [4*IciB*8-1:0]                 ici_rdata, ici_wdata;
-  logic [4*VAW-1:0]                    ici_raddr, ici_waddr;
-  logic [3:0]                          ici_we;
-  logic [4*16-1:0]                     ici_wlen;
+  logic [NumPorts*IciB*8-1:0]         ici_rdata, ici_wdata;
+  logic [NumPorts*VAW-1:0]            ici_raddr, ici_waddr;
+  logic [NumPorts-1:0]                ici_we;
+  logic [NumPorts*16-1:0]             ici_wlen;
   logic [63:0]                         ici_in_bytes, ici_used;
 
   logic [CFG_NUM_MXU*VAW-1:0]          mxu_x_addr, mxu_acc_addr, mxu_waddr;
@@ -214,7 +215,8 @@ module core (
     .MxuW     (CFG_MXU_WLOADS),
     .VecB     (VecB),
     .DmaPorts (DmaPorts),
-    .IciB     (IciB)
+    .IciB     (IciB),
+    .NP       (NumPorts)
   ) u_vmem (
     .clk_i          (clk_i),
     .bd_we_i        (bd_vmem_we),
@@ -401,8 +403,8 @@ module core (
   );
 
   // ---- ICI ports ---------------------------------------------------------------------------
-  logic [3:0]  ici_lsem_inc, ici_rsem_inc;
-  logic [19:0] ici_lsem_idx, ici_rsem_idx;
+  logic [NumPorts-1:0]   ici_lsem_inc, ici_rsem_inc;
+  logic [NumPorts*5-1:0] ici_lsem_idx, ici_rsem_idx;
 
   ici #(
     .Num     (CFG_ICI_NUM),
@@ -410,7 +412,8 @@ module core (
     .Latency (CFG_ICI_LATENCY),
     .VAW     (VAW),
     .IciB    (IciB),
-    .LinkW   (LinkW)
+    .LinkW   (LinkW),
+    .NP      (NumPorts)
   ) u_ici (
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
@@ -438,7 +441,7 @@ module core (
     .recv_bytes_o (tr_ici_recv_bytes_o),
     .busy_o       (ici_busy)
   );
-  for (genvar p = 0; p < 4; p++) begin : g_tr_ici
+  for (genvar p = 0; p < NumPorts; p++) begin : g_tr_ici
     assign tr_ici_addr_o[64*p +: 64] = 64'(ici_waddr[p*VAW +: VAW]);
   end
   assign tr_ici_we_o   = ici_we;

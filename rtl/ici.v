@@ -1,4 +1,5 @@
-// ici: the four ICI ports of a core (docs/timing.md T30-T31, cmodel/ici.c)
+// ici: the six ICI ports of a core (+x -x +y -y +z -z; a ring or 2-D
+// grid wires the first two or four) (docs/timing.md T30-T31, cmodel/ici.c)
 // and the outgoing half of each link.
 //
 // Sending (T30): the ICI queue's head starts on its port when that port is
@@ -34,7 +35,8 @@ module ici #(
   parameter logic [63:0] Latency = 64'd10,
   parameter integer      VAW     = 18,
   parameter integer      IciB    = 4,          // ceil(Num / Den)
-  parameter integer      LinkW   = 1 + 1 + 5 + 16 + 18 + 64 + 8 * 4
+  parameter integer      LinkW   = 1 + 1 + 5 + 16 + 18 + 64 + 8 * 4,
+  parameter integer      NP      = 6           // ports (NUM_PORTS, tpu_isa.vh)
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -42,30 +44,30 @@ module ici #(
   input  logic [`TPU_QE_BITS-1:0] head_i,
   input  logic                  head_valid_i,
   output logic                  pop_o,
-  input  logic [3:0]            connected_i,
+  input  logic [NP-1:0]         connected_i,
   // VMEM: class 5 reads for sending
   input  logic [63:0]           vmem_left_i,
   output logic [63:0]           vmem_used_o,
-  output logic [4*VAW-1:0]      raddr_o,
-  input  logic [4*IciB*8-1:0]   rdata_i,
+  output logic [NP*VAW-1:0]     raddr_o,
+  input  logic [NP*IciB*8-1:0]  rdata_i,
   // the links: outgoing (one register before the latency ends) and incoming, per port
-  output logic [4*LinkW-1:0]    link_o,
-  input  logic [4*LinkW-1:0]    link_i,
+  output logic [NP*LinkW-1:0]   link_o,
+  input  logic [NP*LinkW-1:0]   link_i,
   output logic                  link_busy_o,  // a chunk is on an outgoing link or in in_q
   // VMEM: class 1 writes of what arrives
-  output logic [3:0]            we_o,
-  output logic [4*VAW-1:0]      waddr_o,
-  output logic [4*16-1:0]       wlen_o,
-  output logic [4*IciB*8-1:0]   wdata_o,
+  output logic [NP-1:0]         we_o,
+  output logic [NP*VAW-1:0]     waddr_o,
+  output logic [NP*16-1:0]      wlen_o,
+  output logic [NP*IciB*8-1:0]  wdata_o,
   output logic [63:0]           in_bytes_o,
   // semaphores: lsem per sending port, rsem per receiving port
-  output logic [3:0]            lsem_inc_o,
-  output logic [19:0]           lsem_idx_o,
-  output logic [3:0]            rsem_inc_o,
-  output logic [19:0]           rsem_idx_o,
+  output logic [NP-1:0]         lsem_inc_o,
+  output logic [NP*5-1:0]       lsem_idx_o,
+  output logic [NP-1:0]         rsem_inc_o,
+  output logic [NP*5-1:0]       rsem_idx_o,
   // trace: transfers finished, bytes of each
-  output logic [4*64-1:0]       send_bytes_o,
-  output logic [4*64-1:0]       recv_bytes_o,
+  output logic [NP*64-1:0]      send_bytes_o,
+  output logic [NP*64-1:0]      recv_bytes_o,
   // T7: a port is sending (the queue is the sequencer's)
   output logic                  busy_o
 );
@@ -91,33 +93,33 @@ module ici #(
   end
 
   // ---- registers per port --------------------------------------------------------
-  logic [3:0]     sending_q;
-  logic [VAW-1:0] rdst_q  [4];
-  logic [VAW-1:0] src_q   [4];
-  logic [63:0]    bytes_q [4];
-  logic [63:0]    sent_q  [4];
-  logic [4:0]     lsem_q  [4];
-  logic [4:0]     rsem_q  [4];
-  logic [63:0]    acc_q   [4];
+  logic [NP-1:0]  sending_q;
+  logic [VAW-1:0] rdst_q  [NP];
+  logic [VAW-1:0] src_q   [NP];
+  logic [63:0]    bytes_q [NP];
+  logic [63:0]    sent_q  [NP];
+  logic [4:0]     lsem_q  [NP];
+  logic [4:0]     rsem_q  [NP];
+  logic [63:0]    acc_q   [NP];
 
   // ---- T30: start ------------------------------------------------------------------
-  logic [1:0] start_p;
+  logic [2:0] start_p;
   logic       start;
-  assign start_p = hv[0][1:0];
+  assign start_p = hv[0][2:0];   // < NP: the sequencer issues only connected ports
   assign start   = head_valid_i && !sending_q[start_p];
   assign pop_o   = start;
 
-  logic [3:0]     cur_sending;
-  logic [VAW-1:0] cur_rdst  [4];
-  logic [VAW-1:0] cur_src   [4];
-  logic [63:0]    cur_bytes [4];
-  logic [63:0]    cur_sent  [4];
-  logic [4:0]     cur_lsem  [4];
-  logic [4:0]     cur_rsem  [4];
-  logic [63:0]    cur_acc   [4];
+  logic [NP-1:0]  cur_sending;
+  logic [VAW-1:0] cur_rdst  [NP];
+  logic [VAW-1:0] cur_src   [NP];
+  logic [63:0]    cur_bytes [NP];
+  logic [63:0]    cur_sent  [NP];
+  logic [4:0]     cur_lsem  [NP];
+  logic [4:0]     cur_rsem  [NP];
+  logic [63:0]    cur_acc   [NP];
   always_comb begin
-    for (int p = 0; p < 4; p++) begin
-      if (start && start_p == 2'(p)) begin
+    for (int p = 0; p < NP; p++) begin
+      if (start && start_p == 3'(p)) begin
         cur_sending[p] = 1'b1;
         cur_rdst[p]    = hv[1][VAW-1:0];
         cur_src[p]     = hv[2][VAW-1:0];
@@ -143,21 +145,21 @@ module ici #(
   // sequencer's copy (seq.v), so that nothing depends on an input
   // combinationally.  A transfer starts only after its dma.ici has issued,
   // which the sequencer allows on a connected port only.
-  logic [3:0] connected_q;
+  logic [NP-1:0] connected_q;
   always_ff @(posedge clk_i) begin
     connected_q <= connected_i;
   end
 
   // ---- T30: send, ports in order, from what the arbiter left -------------------------
   logic [63:0]     rem;
-  logic [GW-1:0]   got    [4];
-  logic [3:0]      chunk, last;
-  logic [3:0]      sending_d;
-  logic [63:0]     sent_d [4];
-  logic [63:0]     acc_d  [4];
+  logic [GW-1:0]   got    [NP];
+  logic [NP-1:0]   chunk, last;
+  logic [NP-1:0]   sending_d;
+  logic [63:0]     sent_d [NP];
+  logic [63:0]     acc_d  [NP];
   always_comb begin
     rem = vmem_left_i;
-    for (int p = 0; p < 4; p++) begin
+    for (int p = 0; p < NP; p++) begin
       logic [63:0] left, sum, avail, want;
       logic        carry;
       left  = cur_bytes[p] - cur_sent[p];
@@ -191,8 +193,8 @@ module ici #(
   assign vmem_used_o = vmem_left_i - rem;
 
   // ---- the outgoing links: Latency - 1 stages per port ----------------------------------
-  logic [3:0] link_busy;
-  for (genvar p = 0; p < 4; p++) begin : g_link
+  logic [NP-1:0] link_busy;
+  for (genvar p = 0; p < NP; p++) begin : g_link
     logic [LinkW-1:0] word;
     assign raddr_o[p*VAW +: VAW] = cur_src[p] + cur_sent[p][VAW-1:0];
     always_comb begin
@@ -238,24 +240,24 @@ module ici #(
   end
 
   // ---- T31: what arrives: the link's last register, then VMEM ------------------------------
-  logic [LinkW-1:0] in_q [4];
-  logic [3:0]       in_busy;
+  logic [LinkW-1:0] in_q [NP];
+  logic [NP-1:0]    in_busy;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      for (int p = 0; p < 4; p++) begin
+      for (int p = 0; p < NP; p++) begin
         in_q[p] <= '0;
       end
     end else begin
-      for (int p = 0; p < 4; p++) begin
+      for (int p = 0; p < NP; p++) begin
         in_q[p] <= link_i[p*LinkW +: LinkW];
       end
     end
   end
-  assign link_busy_o = (link_busy != 4'd0) || (in_busy != 4'd0);
+  assign link_busy_o = (link_busy != '0) || (in_busy != '0);
 
   always_comb begin
     in_bytes_o = 64'd0;
-    for (int p = 0; p < 4; p++) begin
+    for (int p = 0; p < NP; p++) begin
       logic [LinkW-1:0] w;
       w = in_q[p];
       in_busy[p]                    = w[FValid];
@@ -273,22 +275,22 @@ module ici #(
   end
 
   // ---- completions and registers --------------------------------------------------------------
-  for (genvar p = 0; p < 4; p++) begin : g_done
+  for (genvar p = 0; p < NP; p++) begin : g_done
     assign lsem_inc_o[p]            = cur_sending[p] && connected_q[p] && last[p];
     assign lsem_idx_o[5*p +: 5]     = cur_lsem[p];
     assign send_bytes_o[64*p +: 64] = cur_bytes[p];
   end
-  assign busy_o = (sending_q != 4'd0);
+  assign busy_o = (sending_q != '0);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      sending_q <= 4'd0;
+      sending_q <= '0;
     end else begin
       sending_q <= sending_d;
     end
   end
   always_ff @(posedge clk_i) begin
-    for (int p = 0; p < 4; p++) begin
+    for (int p = 0; p < NP; p++) begin
       rdst_q[p]  <= cur_rdst[p];
       src_q[p]   <= cur_src[p];
       bytes_q[p] <= cur_bytes[p];
@@ -301,7 +303,7 @@ module ici #(
 
   /* verilator tracing_off */  // a lint sink: not traced, not computed
   logic unused_ici;
-  assign unused_ici = ^{head_i[`TPU_QE_BITS-1:`TPU_QE_OPND_AT(6)], hv[0][63:2], hv[1][63:VAW], hv[2][63:VAW],
+  assign unused_ici = ^{head_i[`TPU_QE_BITS-1:`TPU_QE_OPND_AT(6)], hv[0][63:3], hv[1][63:VAW], hv[2][63:VAW],
                         hv[4][63:5], hv[5][63:5]};
   /* verilator tracing_on */
 endmodule

@@ -41,7 +41,7 @@ module seq #(
   output logic [63:0]              imem_rdata_o,    // word at imem_addr_i
   // the units, from their registers
   input  logic [6:0]               unit_busy_i,     // sync operand bits; work in flight
-  input  logic [3:0]               ici_ports_i,     // ports with a neighbour
+  input  logic [5:0]               ici_ports_i,     // ports with a neighbour (NUM_PORTS)
   // dispatch queues: heads and pops
   output logic [`TPU_QE_BITS-1:0] dma_head_o,
   output logic                     dma_valid_o,
@@ -194,15 +194,16 @@ module seq #(
 
   // The decode table, generated from cmodel/isa.def (tpu-isagen --seq-decode):
   // known, used, unit, cls, flags, sreg_fields, imm_ops, imm_sext and the
-  // operand kinds that need a range check (op_sregw, op_num4, op_shamt,
+  // operand kinds that need a range check (op_sregw, op_mxu, op_port, op_shamt,
   // op_units), one row per instruction.
   `include "seq_decode.vh"
 
   // Operand ranges the field width does not imply (cmodel/isa.c
-  // tpu_kind_range): a written register is not cid, mxu and port are 0..3,
-  // a shift is 0..63, a unit set is 1..0x7f.
+  // tpu_kind_range): a written register is not cid, mxu is 0..3, port is
+  // 0..NUM_PORTS-1 (0..5), a shift is 0..63, a unit set is 1..0x7f.
   assign bad_range = (op_sregw && fld[0] == 5'd31)
-                  || (op_num4 && fld[0] > 5'd3)
+                  || (op_mxu && fld[0] > 5'd3)
+                  || (op_port && {27'd0, fld[0]} > NUM_PORTS - 1)
                   || (op_shamt && imm_u > 64'd63)
                   || (op_units && (imm_u == 64'd0 || imm_u > {57'd0, UNITS_ALL}));
   assign legal = known && ((word & ~used) == 64'd0) && !bad_range;
@@ -407,7 +408,7 @@ module seq #(
   // depends on an input is evaluated on every eval); IMEM is written only
   // through the backdoor, which clocks, so the register holds the value
   // before any instruction can issue.
-  logic [3:0] ici_ports_q;
+  logic [NUM_PORTS-1:0] ici_ports_q;
   always_ff @(posedge clk_i) begin
     ici_ports_q <= ici_ports_i;
   end
@@ -447,7 +448,7 @@ module seq #(
           error_code_d = ErrNoMxu;
         end else if (q_full) begin
           stall = StallQueue;
-        end else if (unit == UNIT_ICI && !ici_ports_q[fld[0][1:0]]) begin
+        end else if (unit == UNIT_ICI && !ici_ports_q[fld[0][2:0]]) begin
           error_d = 1'b1;
           error_code_d = ErrPort;
         end else if (mode_bad) begin

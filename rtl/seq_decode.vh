@@ -16,7 +16,8 @@
 //   imm_ops      bit i: operand i of a queued instruction is the IMM field,
 //                sign-extended when imm_sext (kind simm), else zero-extended
 //   op_sregw     field A is a scalar register written: cid is out of range
-//   op_num4      field A is an MXU or a port number: 0..3
+//   op_mxu       field A is an MXU number: 0..3
+//   op_port      field A is an ICI port number: 0..NUM_PORTS-1
 //   op_shamt     IMM is a shift amount: 0..63
 //   op_units     IMM is a unit set: 1..UNITS_ALL
 
@@ -26,7 +27,7 @@ logic [2:0]            unit;
 logic [CLASS_BITS-1:0] cls;
 logic [NUM_FLAGS-1:0]  flags;
 logic [6:0]            sreg_fields, imm_ops;
-logic                  imm_sext, op_sregw, op_num4, op_shamt, op_units;
+logic                  imm_sext, op_sregw, op_mxu, op_port, op_shamt, op_units;
 
 always_comb begin
   known       = 1'b1;
@@ -38,7 +39,8 @@ always_comb begin
   imm_ops     = 7'b0000000;
   imm_sext    = 1'b0;
   op_sregw    = 1'b0;
-  op_num4     = 1'b0;
+  op_mxu      = 1'b0;
+  op_port     = 1'b0;
   op_shamt    = 1'b0;
   op_units    = 1'b0;
   case (opcode)
@@ -76,14 +78,14 @@ always_comb begin
     OP_JR:         begin used = USED_JR; unit = UNIT_SEQ; cls = CLASS_BRANCH; end
     OP_DMA_H2V:    begin used = USED_DMA_H2V; unit = UNIT_DMA; cls = CLASS_LOAD; sreg_fields = 7'b0111111; end
     OP_DMA_V2H:    begin used = USED_DMA_V2H; unit = UNIT_DMA; cls = CLASS_STORE; sreg_fields = 7'b0111111; end
-    OP_DMA_ICI:    begin used = USED_DMA_ICI; unit = UNIT_ICI; cls = CLASS_SEND; sreg_fields = 7'b0001110; op_num4 = 1'b1; end
+    OP_DMA_ICI:    begin used = USED_DMA_ICI; unit = UNIT_ICI; cls = CLASS_SEND; sreg_fields = 7'b0001110; op_port = 1'b1; end
     OP_DMA_H2V_I8: begin used = USED_DMA_H2V_I8; unit = UNIT_DMA; cls = CLASS_LOAD; flags[FL_I8] = 1'b1; sreg_fields = 7'b0111111; end
-    OP_MXU_LW:     begin used = USED_MXU_LW; unit = UNIT_MXU; cls = CLASS_LOAD; sreg_fields = 7'b0000110; op_num4 = 1'b1; end
-    OP_MXU_MM:     begin used = USED_MXU_MM; unit = UNIT_MXU; cls = CLASS_MATMUL; sreg_fields = 7'b0111110; op_num4 = 1'b1; end
-    OP_MXU_MMA:    begin used = USED_MXU_MMA; unit = UNIT_MXU; cls = CLASS_MATMUL; sreg_fields = 7'b0111110; op_num4 = 1'b1; end
-    OP_MXU_LW_I8:  begin used = USED_MXU_LW_I8; unit = UNIT_MXU; cls = CLASS_LOAD; flags[FL_I8] = 1'b1; sreg_fields = 7'b0000110; op_num4 = 1'b1; end
-    OP_MXU_MM_I8:  begin used = USED_MXU_MM_I8; unit = UNIT_MXU; cls = CLASS_MATMUL; flags[FL_I8] = 1'b1; sreg_fields = 7'b0111110; op_num4 = 1'b1; end
-    OP_MXU_MMA_I8: begin used = USED_MXU_MMA_I8; unit = UNIT_MXU; cls = CLASS_MATMUL; flags[FL_I8] = 1'b1; sreg_fields = 7'b0111110; op_num4 = 1'b1; end
+    OP_MXU_LW:     begin used = USED_MXU_LW; unit = UNIT_MXU; cls = CLASS_LOAD; sreg_fields = 7'b0000110; op_mxu = 1'b1; end
+    OP_MXU_MM:     begin used = USED_MXU_MM; unit = UNIT_MXU; cls = CLASS_MATMUL; sreg_fields = 7'b0111110; op_mxu = 1'b1; end
+    OP_MXU_MMA:    begin used = USED_MXU_MMA; unit = UNIT_MXU; cls = CLASS_MATMUL; sreg_fields = 7'b0111110; op_mxu = 1'b1; end
+    OP_MXU_LW_I8:  begin used = USED_MXU_LW_I8; unit = UNIT_MXU; cls = CLASS_LOAD; flags[FL_I8] = 1'b1; sreg_fields = 7'b0000110; op_mxu = 1'b1; end
+    OP_MXU_MM_I8:  begin used = USED_MXU_MM_I8; unit = UNIT_MXU; cls = CLASS_MATMUL; flags[FL_I8] = 1'b1; sreg_fields = 7'b0111110; op_mxu = 1'b1; end
+    OP_MXU_MMA_I8: begin used = USED_MXU_MMA_I8; unit = UNIT_MXU; cls = CLASS_MATMUL; flags[FL_I8] = 1'b1; sreg_fields = 7'b0111110; op_mxu = 1'b1; end
     OP_VLD:        begin used = USED_VLD; unit = UNIT_VPU; cls = CLASS_LOAD; sreg_fields = 7'b0000010; imm_ops = 7'b0000100; imm_sext = 1'b1; end
     OP_VST:        begin used = USED_VST; unit = UNIT_VPU; cls = CLASS_STORE; sreg_fields = 7'b0000010; imm_ops = 7'b0000100; imm_sext = 1'b1; end
     OP_VLD_BF16:   begin used = USED_VLD_BF16; unit = UNIT_VPU; cls = CLASS_LOAD; flags[FL_BF16] = 1'b1; sreg_fields = 7'b0000010; imm_ops = 7'b0000100; imm_sext = 1'b1; end

@@ -266,7 +266,7 @@ localparam integer NUM_SREGS = 32;
 localparam integer NUM_VREGS = 32;
 localparam integer NUM_SEMS = 32;
 localparam integer MAX_MXUS = 4;
-localparam integer NUM_PORTS = 4;
+localparam integer NUM_PORTS = 6;
 localparam integer SREG_ZERO = 0;   // reads 0, writes dropped
 localparam integer SREG_CID = 31;   // reads the core id, read-only
 

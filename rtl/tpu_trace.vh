@@ -38,14 +38,14 @@
 // tr_vpu_half_o [1]: only its first half
 // tr_vpu_addr_o [64]: the VMEM address
 // tr_vpu_data_o [VecB*8]: the bytes
-// tr_ici_we_o [4]: ports whose incoming bytes land in VMEM
-// tr_ici_addr_o [4*64]: their VMEM addresses
-// tr_ici_len_o [4*16]: how many bytes
-// tr_ici_data_o [4*IciB*8]: the bytes
-// tr_ici_send_o [4]: ports whose send finished (its last byte left)
-// tr_ici_send_bytes_o [4*64]: the bytes sent
-// tr_ici_recv_o [4]: ports that received a whole transfer
-// tr_ici_recv_bytes_o [4*64]: the bytes received
+// tr_ici_we_o [6]: ports whose incoming bytes land in VMEM
+// tr_ici_addr_o [6*64]: their VMEM addresses
+// tr_ici_len_o [6*16]: how many bytes
+// tr_ici_data_o [6*IciB*8]: the bytes
+// tr_ici_send_o [6]: ports whose send finished (its last byte left)
+// tr_ici_send_bytes_o [6*64]: the bytes sent
+// tr_ici_recv_o [6]: ports that received a whole transfer
+// tr_ici_recv_bytes_o [6*64]: the bytes received
 
 `define TPU_TRACE_PORTS \
   tr_issue_o, \
@@ -108,14 +108,14 @@
   output logic [(K)*(1)-1:0] tr_vpu_half_o; \
   output logic [(K)*(64)-1:0] tr_vpu_addr_o; \
   output logic [(K)*(VecB*8)-1:0] tr_vpu_data_o; \
-  output logic [(K)*(4)-1:0] tr_ici_we_o; \
-  output logic [(K)*(4*64)-1:0] tr_ici_addr_o; \
-  output logic [(K)*(4*16)-1:0] tr_ici_len_o; \
-  output logic [(K)*(4*IciB*8)-1:0] tr_ici_data_o; \
-  output logic [(K)*(4)-1:0] tr_ici_send_o; \
-  output logic [(K)*(4*64)-1:0] tr_ici_send_bytes_o; \
-  output logic [(K)*(4)-1:0] tr_ici_recv_o; \
-  output logic [(K)*(4*64)-1:0] tr_ici_recv_bytes_o;
+  output logic [(K)*(6)-1:0] tr_ici_we_o; \
+  output logic [(K)*(6*64)-1:0] tr_ici_addr_o; \
+  output logic [(K)*(6*16)-1:0] tr_ici_len_o; \
+  output logic [(K)*(6*IciB*8)-1:0] tr_ici_data_o; \
+  output logic [(K)*(6)-1:0] tr_ici_send_o; \
+  output logic [(K)*(6*64)-1:0] tr_ici_send_bytes_o; \
+  output logic [(K)*(6)-1:0] tr_ici_recv_o; \
+  output logic [(K)*(6*64)-1:0] tr_ici_recv_bytes_o;
 
 `define TPU_TRACE_CONNECT(C) \
   .tr_issue_o (tr_issue_o[(1)*(C) +: (1)]), \
@@ -143,13 +143,13 @@
   .tr_vpu_half_o (tr_vpu_half_o[(1)*(C) +: (1)]), \
   .tr_vpu_addr_o (tr_vpu_addr_o[(64)*(C) +: (64)]), \
   .tr_vpu_data_o (tr_vpu_data_o[(VecB*8)*(C) +: (VecB*8)]), \
-  .tr_ici_we_o (tr_ici_we_o[(4)*(C) +: (4)]), \
-  .tr_ici_addr_o (tr_ici_addr_o[(4*64)*(C) +: (4*64)]), \
-  .tr_ici_len_o (tr_ici_len_o[(4*16)*(C) +: (4*16)]), \
-  .tr_ici_data_o (tr_ici_data_o[(4*IciB*8)*(C) +: (4*IciB*8)]), \
-  .tr_ici_send_o (tr_ici_send_o[(4)*(C) +: (4)]), \
-  .tr_ici_send_bytes_o (tr_ici_send_bytes_o[(4*64)*(C) +: (4*64)]), \
-  .tr_ici_recv_o (tr_ici_recv_o[(4)*(C) +: (4)]), \
-  .tr_ici_recv_bytes_o (tr_ici_recv_bytes_o[(4*64)*(C) +: (4*64)])
+  .tr_ici_we_o (tr_ici_we_o[(6)*(C) +: (6)]), \
+  .tr_ici_addr_o (tr_ici_addr_o[(6*64)*(C) +: (6*64)]), \
+  .tr_ici_len_o (tr_ici_len_o[(6*16)*(C) +: (6*16)]), \
+  .tr_ici_data_o (tr_ici_data_o[(6*IciB*8)*(C) +: (6*IciB*8)]), \
+  .tr_ici_send_o (tr_ici_send_o[(6)*(C) +: (6)]), \
+  .tr_ici_send_bytes_o (tr_ici_send_bytes_o[(6*64)*(C) +: (6*64)]), \
+  .tr_ici_recv_o (tr_ici_recv_o[(6)*(C) +: (6)]), \
+  .tr_ici_recv_bytes_o (tr_ici_recv_bytes_o[(6*64)*(C) +: (6*64)])
 
 `endif

@@ -23,7 +23,8 @@ module vmem #(
   parameter integer      MxuW     = 1,        // weight read ports per MXU (mxu_wloads)
   parameter integer      VecB     = 256,      // bytes of one fp32 vector register
   parameter integer      DmaPorts = 32,       // DMA byte ports
-  parameter integer      IciB     = 4         // most bytes an ICI link moves per cycle
+  parameter integer      IciB     = 4,        // most bytes an ICI link moves per cycle
+  parameter integer      NP       = 6         // ICI ports (NUM_PORTS, tpu_isa.vh)
 ) (
   input  logic                         clk_i,
   // backdoor: 64 bytes at bd_addr_i (no budget, no order)
@@ -57,13 +58,13 @@ module vmem #(
   input  logic [DmaPorts*AW-1:0]       dma_raddr_i,
   output logic [DmaPorts*8-1:0]        dma_rdata_o,
   // outgoing ICI reads, IciB bytes per port
-  input  logic [4*AW-1:0]              ici_raddr_i,
-  output logic [4*IciB*8-1:0]          ici_rdata_o,
-  // writes, in landing order: incoming ICI (ports 0..3) ...
-  input  logic [3:0]                   ici_we_i,
-  input  logic [4*AW-1:0]              ici_waddr_i,
-  input  logic [4*16-1:0]              ici_wlen_i,
-  input  logic [4*IciB*8-1:0]          ici_wdata_i,
+  input  logic [NP*AW-1:0]             ici_raddr_i,
+  output logic [NP*IciB*8-1:0]         ici_rdata_o,
+  // writes, in landing order: incoming ICI (ports 0..NP-1) ...
+  input  logic [NP-1:0]                ici_we_i,
+  input  logic [NP*AW-1:0]             ici_waddr_i,
+  input  logic [NP*16-1:0]             ici_wlen_i,
+  input  logic [NP*IciB*8-1:0]         ici_wdata_i,
   // ... MXU result rows (4N bytes) ...
   input  logic [NumMxu-1:0]            mxu_we_i,
   input  logic [NumMxu*AW-1:0]         mxu_waddr_i,
@@ -139,7 +140,7 @@ module vmem #(
     assign dma_rdata_o[8*p +: 8] = mem_q[dma_raddr_i[p*AW +: AW]];
   end
 
-  for (genvar p = 0; p < 4; p++) begin : g_ici_rd
+  for (genvar p = 0; p < NP; p++) begin : g_ici_rd
     for (genvar i = 0; i < IciB; i++) begin : g_byte
       logic [AW-1:0] a;
       assign a = ici_raddr_i[p*AW +: AW] + AW'(i);
@@ -156,7 +157,7 @@ module vmem #(
         end
       end
     end
-    for (int p = 0; p < 4; p++) begin
+    for (int p = 0; p < NP; p++) begin
       if (ici_we_i[p]) begin
         for (int i = 0; i < IciB; i++) begin
           if (16'(i) < ici_wlen_i[16*p +: 16]) begin

@@ -184,7 +184,7 @@ static int bench_run(int argc, char **argv)
         fprintf(stderr, "tpu-bench: error: %s\n", err);
         return 1;
     }
-    tpu_system_opts so = { 1, TPU_TOPO_SINGLE, 0, 0 };
+    tpu_system_opts so = { .cores = 1, .topology = TPU_TOPO_SINGLE };
     double t = 0, macs = 0;
     uint64_t cycles = 0;
     int rc = 0;

@@ -72,10 +72,13 @@ static void usage(FILE *f)
           "                       plain loop, every core one cycle at a time.  The\n"
           "                       results are the same for any N; --step, --animate,\n"
           "                       --timeline, --vcd and --html use the plain loop\n"
-          "  --topology T         ring, torus2d or mesh2d (2-D without wraparound);\n"
-          "                       default ring when K > 1\n"
+          "  --topology T         ring, torus2d, mesh2d (2-D without wraparound) or\n"
+          "                       torus3d (6 ports: +x -x +y -y +z -z); default ring\n"
+          "                       when K > 1\n"
           "  --grid RxC           rows x columns for torus2d/mesh2d (default: the most\n"
           "                       square factorisation of K)\n"
+          "  --grid XxYxZ         the torus3d's axes (default: the most cubic\n"
+          "                       factorisation of K); X * Y * Z must be K\n"
           "  --max-cycles N       stop with an error after N cycles (default 1000000000;\n"
           "                       0 = no limit)\n"
           "  --json               print the report as one JSON object\n"
@@ -136,6 +139,7 @@ typedef struct options {
     unsigned cores;               /* 0: not given */
     const char *topology;         /* NULL: not given */
     unsigned rows, cols;          /* 0: not given */
+    unsigned gz;                  /* --grid's third number (torus3d), 0: two numbers */
     uint64_t max_cycles;
     unsigned threads;             /* --threads; not given: as many as the host has CPUs */
     int threads_given;
@@ -283,22 +287,41 @@ static int parse_args(int argc, char **argv, options *o)
             o->threads = (unsigned)n;
             o->threads_given = 1;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--topology", &missing))) {
-            if (strcmp(v, "ring") && strcmp(v, "torus2d") && strcmp(v, "mesh2d"))
-                return bad_usage("--topology is ring, torus2d or mesh2d, not '%s'", v);
+            if (strcmp(v, "ring") && strcmp(v, "torus2d") && strcmp(v, "mesh2d") &&
+                strcmp(v, "torus3d"))
+                return bad_usage("--topology is ring, torus2d, mesh2d or torus3d, not '%s'", v);
             o->topology = v;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--grid", &missing))) {
-            char r[32], c[32];
-            const char *x = strchr(v, 'x');
-            uint64_t rr, cc;
-            if (!x || (size_t)(x - v) >= sizeof r || strlen(x + 1) >= sizeof c)
-                return bad_usage("--grid wants ROWSxCOLS (e.g. 2x4), not '%s'", v);
-            memcpy(r, v, (size_t)(x - v));
-            r[x - v] = 0;
-            strcpy(c, x + 1);
-            if (parse_u64(r, 4096, &rr) || parse_u64(c, 4096, &cc) || !rr || !cc)
-                return bad_usage("--grid wants ROWSxCOLS (e.g. 2x4), not '%s'", v);
-            o->rows = (unsigned)rr;
-            o->cols = (unsigned)cc;
+            /* RxC, or XxYxZ (torus3d) */
+            char part[3][32];
+            uint64_t num[3];
+            unsigned np = 0;
+            const char *at = v;
+            for (;;) {
+                const char *x = strchr(at, 'x');
+                size_t len = x ? (size_t)(x - at) : strlen(at);
+                if (np == 3 || len >= sizeof part[0])
+                    return bad_usage("--grid wants ROWSxCOLS (e.g. 2x4) or XxYxZ, not '%s'", v);
+                memcpy(part[np], at, len);
+                part[np][len] = 0;
+                if (parse_u64(part[np], 4096, &num[np]) || !num[np])
+                    return bad_usage("--grid wants ROWSxCOLS (e.g. 2x4) or XxYxZ, not '%s'", v);
+                np++;
+                if (!x)
+                    break;
+                at = x + 1;
+            }
+            if (np < 2)
+                return bad_usage("--grid wants ROWSxCOLS (e.g. 2x4) or XxYxZ, not '%s'", v);
+            if (np == 2) {
+                o->rows = (unsigned)num[0];
+                o->cols = (unsigned)num[1];
+                o->gz = 0;
+            } else {                          /* X x Y x Z: cols, rows, depth */
+                o->cols = (unsigned)num[0];
+                o->rows = (unsigned)num[1];
+                o->gz = (unsigned)num[2];
+            }
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--max-cycles", &missing))) {
             if (parse_u64(v, UINT64_MAX, &n))
                 return bad_usage("--max-cycles wants a whole number, not '%s'", v);
@@ -334,13 +357,47 @@ static int system_shape(const options *o, tpu_system_opts *so, char *topo, size_
     memset(so, 0, sizeof *so);
     unsigned k = o->cores;
     if (o->rows && !k)
-        k = o->rows * o->cols;
+        k = o->rows * o->cols * (o->gz ? o->gz : 1);
     if (!k)
         k = 1;
     so->cores = k;
     const char *t = o->topology ? o->topology : (k > 1 || o->rows ? "ring" : "single");
-    if (o->rows && strcmp(t, "torus2d") && strcmp(t, "mesh2d"))
-        return bad_usage("--grid needs --topology torus2d or mesh2d (topology is %s)", t);
+    if (o->rows && strcmp(t, "torus2d") && strcmp(t, "mesh2d") && strcmp(t, "torus3d"))
+        return bad_usage("--grid needs --topology torus2d, mesh2d or torus3d (topology is %s)",
+                         t);
+    if (o->rows && !strcmp(t, "torus3d") && !o->gz)
+        return bad_usage("--grid of a torus3d wants XxYxZ (e.g. 2x2x2), not %s", "two numbers");
+    if (o->rows && strcmp(t, "torus3d") && o->gz)
+        return bad_usage("--grid XxYxZ needs --topology torus3d (topology is %s)", t);
+    if (!strcmp(t, "torus3d")) {
+        so->topology = TPU_TOPO_TORUS3D;
+        if (o->rows) {
+            so->cols = o->cols;
+            so->rows = o->rows;
+            so->depth = o->gz;
+            if ((uint64_t)o->cols * o->rows * o->gz != k) {
+                char msg[48];
+                snprintf(msg, sizeof msg, "%ux%ux%u", o->cols, o->rows, o->gz);
+                return bad_usage("--grid %s does not match --cores (X * Y * Z must be the "
+                                 "number of cores)", msg);
+            }
+        } else {
+            /* the most cubic factorisation: X >= Y >= Z, Z the largest
+             * cube root divisor, then Y the largest square root one */
+            unsigned z = 1, y = 1;
+            for (unsigned d = 1; (uint64_t)d * d * d <= k; d++)
+                if (k % d == 0)
+                    z = d;
+            for (unsigned d = 1; (uint64_t)d * d <= k / z; d++)
+                if ((k / z) % d == 0)
+                    y = d;
+            so->depth = z;
+            so->rows = y;
+            so->cols = k / z / y;
+        }
+        snprintf(topo, len, "torus3d %ux%ux%u", so->cols, so->rows, so->depth);
+        return 0;
+    }
     if (!strcmp(t, "single")) {
         so->topology = TPU_TOPO_SINGLE;
         snprintf(topo, len, "single");

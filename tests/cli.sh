@@ -148,7 +148,7 @@ if [ -x "$bin/tpu-sim" ]; then
   check "tpu-sim bad --config"    2 "unknown preset"              -- "$s" --config nosuch "$tmp/sim_ok.bin"
   check "tpu-sim bad --set"       2 "unknown key 'nokey'"         -- "$s" --set nokey=1 "$tmp/sim_ok.bin"
   check "tpu-sim bad --cores"     2 "--cores wants"               -- "$s" --cores 0 "$tmp/sim_ok.bin"
-  check "tpu-sim bad --topology"  2 "ring, torus2d or mesh2d"     -- "$s" --cores 2 --topology star "$tmp/sim_ok.bin"
+  check "tpu-sim bad --topology"  2 "ring, torus2d, mesh2d or torus3d" -- "$s" --cores 2 --topology star "$tmp/sim_ok.bin"
   check "tpu-sim grid mismatch"   2 "does not match --cores"      -- "$s" --cores 4 --topology torus2d --grid 3x2 "$tmp/sim_ok.bin"
   check "tpu-sim bad --max-cycles" 2 "--max-cycles wants"         -- "$s" --max-cycles -1 "$tmp/sim_ok.bin"
   check "tpu-sim no expect"       0 "^result: nothing to check"   -- "$s" "$tmp/sim_ok.bin"

@@ -30,6 +30,16 @@
 #     hops, AllReduce of 30 quarters + 4 hops, each at most 0.55 of the one
 #     axis after the other (a copy whose axes take turns is caught); on 2x4
 #     within 6% of 9 (18) quarters;
+#   - the 3-D torus (programs/torus3d.s, lib/torus3d.inc): AllGather,
+#     ReduceScatter and AllReduce bit-exact over 1, 2 and 3 axes of 2x2x2 and
+#     on 2x3x4, 3x2x2, 1x2x3, 3x3x3 and 4x4x4, in one piece and in many (a
+#     copy of torus3d.inc with a wrong address gives a mismatch; 4 host
+#     threads give the plain loop's cycles); on tiny
+#     with 16 KiB per core the AllGather within 6% of 3.5 shards / W + 3
+#     hops, the AllReduce within 20% of twice that; bad axes, sizes and
+#     grids stop with file:line:col or exit 2 naming --grid, a torus3d
+#     program on a torus2d with exit 3 at port 4 or 5; tpu-collectives on a
+#     torus3d with the book's time, a bad --axes or shape exit 2;
 #   - a program that sends on a port the topology lacks, or waits for data
 #     that never comes, stops with exit 3 and a message naming the core;
 #     sizes and grids a program cannot take stop at assembly (file:line:col);
@@ -487,6 +497,71 @@ asm_error ar-bad-chunk programs/allreduce.s "-D R=2 -D C=2 -D WRAP=0 -D CHUNK=76
 run grid-mismatch tiny programs/allgather.s "-D R=2 -D C=3" "--cores 5 --topology torus2d --grid 2x3"
 if [ "$rc" = 2 ]; then ok "5 cores on a 2x3 grid: exit 2"; else bad "5 cores on a 2x3 grid: exit $rc"; fi
 
+# ---- the 3-D torus (torus3d, programs/torus3d.s, lib/torus3d.inc) ------------------------
+# bit-exact: AllGather, ReduceScatter, AllReduce over 1, 2 and 3 axes of 2x2x2,
+# and on other shapes (odd sizes, an axis of 1, many pieces per step)
+for op in 0 1 2; do
+  for a in 1 2 3; do
+    exact "t3-op$op-a$a-2x2x2" tiny programs/torus3d.s "-D OP=$op -D A=$a" "--cores 8 --topology torus3d --grid 2x2x2"
+  done
+done
+exact t3-ag-2x3x4 tiny programs/torus3d.s "-D X=2 -D Y=3 -D Z=4 -D OP=0" "--cores 24 --topology torus3d --grid 2x3x4"
+exact t3-ar-3x2x2 tiny programs/torus3d.s "-D X=3 -D Y=2 -D Z=2 -D OP=2" "--cores 12 --topology torus3d --grid 3x2x2"
+exact t3-rs-1x2x3 tiny programs/torus3d.s "-D X=1 -D Y=2 -D Z=3 -D OP=1" "--cores 6 --topology torus3d --grid 1x2x3"
+exact t3-ag-4x4x4 tiny programs/torus3d.s "-D X=4 -D Y=4 -D Z=4 -D OP=0" "--cores 64 --topology torus3d --grid 4x4x4"
+exact t3-rs-4x4x4-a2 "$work/tiny-1m.cfg" programs/torus3d.s "-D X=4 -D Y=4 -D Z=4 -D OP=1 -D A=2" "--cores 64 --topology torus3d --grid 4x4x4"
+exact t3-ar-2x2x2-pieces "$work/tiny-1m.cfg" programs/torus3d.s "-D OP=2 -D CHUNK=2048 -D LIB_PIECE=256" "--cores 8 --topology torus3d --grid 2x2x2"
+exact t3-ag-3x3x3-pieces tiny programs/torus3d.s "-D X=3 -D Y=3 -D Z=3 -D OP=0 -D SHARD=2048 -D LIB_PIECE=256" "--cores 27 --topology torus3d --grid 3x3x3"
+# host threads: the 3x2x2 AllReduce on 4 threads takes the plain loop's cycles
+run t3-ar-threads0 tiny programs/torus3d.s "-D X=3 -D Y=2 -D Z=2 -D OP=2" "--cores 12 --topology torus3d --grid 3x2x2 --threads 0"
+c0=$cycles
+run t3-ar-threads4 tiny programs/torus3d.s "-D X=3 -D Y=2 -D Z=2 -D OP=2" "--cores 12 --topology torus3d --grid 3x2x2 --threads 4"
+if [ "$rc" = 0 ] && [ -n "$c0" ] && [ "$cycles" = "$c0" ]; then ok "t3-ar 3x2x2: 4 threads as the plain loop ($cycles cycles)"
+else bad "t3-ar 3x2x2: 4 threads $cycles cycles (exit $rc), the plain loop $c0"; fi
+# the check can fail: a copy of torus3d.inc whose z step gathers into the
+# block of x = 0 on every core
+mkdir -p "$work/t3-broken/lib"
+cp programs/torus3d.s "$work/t3-broken/"
+cp programs/lib/ring.inc programs/lib/contrib.inc "$work/t3-broken/lib/"
+awk '/^# z: Z slots/ || /# z: Z slots/ { on = 1 } on && /mul     s20, s20, \\rx/ && !done { print "        mul     s20, s20, zero"; done = 1; next } { print }' \
+  programs/lib/torus3d.inc >"$work/t3-broken/lib/torus3d.inc"
+if cmp -s programs/lib/torus3d.inc "$work/t3-broken/lib/torus3d.inc"; then bad "t3-broken: the mutation did not apply"
+else
+  run t3-broken tiny "$work/t3-broken/torus3d.s" "-D OP=0" "--cores 8 --topology torus3d --grid 2x2x2"
+  if [ "$rc" = 1 ] && grep -q '"result": "mismatch' "$work/t3-broken.json"; then ok "t3-broken: a mismatch"
+  else bad "t3-broken: exit $rc, want 1 and a mismatch"; fi
+fi
+# time, on tiny with 1 MiB of VMEM and 16 KiB per core, 2x2x2: one axis after
+# the other, a link of axis z, y, x carries half of a slot of 1, 2, 4 shards
+# (3.5 shards / 4 B per cycle + 3 hops): AllGather within 6%, AllReduce
+# (twice, 6 hops) within 20% (the VPU's adds and the credits)
+run t3-ag-time "$work/tiny-1m.cfg" programs/torus3d.s "-D OP=0 -D SHARD=16384 -D DATA=0" "--cores 8 --topology torus3d --grid 2x2x2"
+within "t3-ag-time: cycles / (3.5 x 16 KiB / 4 + 3 x 10)" "$(awk -v c="$cycles" 'BEGIN { printf "%.3f", c / (3.5 * 16384 / 4 + 30) }')" 0.98 1.06
+run t3-ar-time "$work/tiny-1m.cfg" programs/torus3d.s "-D OP=2 -D CHUNK=16384 -D DATA=0" "--cores 8 --topology torus3d --grid 2x2x2"
+within "t3-ar-time: cycles / (7 x 16 KiB / 4 + 6 x 10)" "$(awk -v c="$cycles" 'BEGIN { printf "%.3f", c / (7 * 16384 / 4 + 60) }')" 1.0 1.2
+# bad input: sizes and axes stop at assembly; a torus3d program on a torus2d
+# stops at its first port 4 (exit 3, the core named); the grid must make the cores
+asm_error t3-bad-axes programs/torus3d.s "-D A=4" "must be 1, 2 or 3, got 4"
+asm_error t3-bad-op programs/torus3d.s "-D OP=3" "OP must be 0 .AllGather., 1 .ReduceScatter."
+asm_error t3-bad-chunk programs/torus3d.s "-D OP=1 -D CHUNK=768" "CHUNK must be a multiple of two vector registers"
+asm_error t3-too-big programs/torus3d.s "-D X=4 -D Y=4 -D Z=4 -D OP=2" "do not fit VMEM"
+run t3-on-torus2d tiny programs/torus3d.s "-D OP=2" "--cores 8 --topology torus2d --grid 2x4"
+if [ "$rc" = 3 ] && grep -qE "core [0-9]+.*ICI port [45] is not connected" "$work/t3-on-torus2d.err"; then
+  ok "torus3d.s on a torus2d: exit 3, $(head -n 1 "$work/t3-on-torus2d.err")"
+else bad "torus3d.s on a torus2d: exit $rc, $(head -n 1 "$work/t3-on-torus2d.err")"; fi
+run t3-grid-mismatch tiny programs/torus3d.s "" "--cores 8 --topology torus3d --grid 2x2x3"
+if [ "$rc" = 2 ] && grep -q -- "--grid 2x2x3 does not match --cores" "$work/t3-grid-mismatch.err"; then ok "8 cores on a 2x2x3 torus3d: exit 2, the key named"
+else bad "8 cores on a 2x2x3 torus3d: exit $rc $(head -n 1 "$work/t3-grid-mismatch.err")"; fi
+run t3-grid-2d tiny programs/torus3d.s "" "--cores 8 --topology torus3d --grid 2x4"
+if [ "$rc" = 2 ] && grep -q -- "--grid of a torus3d wants XxYxZ" "$work/t3-grid-2d.err"; then ok "a torus3d with a 2-D --grid: exit 2"
+else bad "a torus3d with a 2-D --grid: exit $rc $(head -n 1 "$work/t3-grid-2d.err")"; fi
+run t3-grid-3d-on-2d tiny programs/torus3d.s "" "--cores 8 --topology torus2d --grid 2x2x2"
+if [ "$rc" = 2 ] && grep -q -- "--grid XxYxZ needs --topology torus3d" "$work/t3-grid-3d-on-2d.err"; then ok "a 3-D --grid on a torus2d: exit 2"
+else bad "a 3-D --grid on a torus2d: exit $rc $(head -n 1 "$work/t3-grid-3d-on-2d.err")"; fi
+run t3-default-grid tiny programs/torus3d.s "-D X=3 -D Y=2 -D Z=2 -D OP=0" "--cores 12 --topology torus3d"
+if [ "$rc" = 0 ] && grep -q '"topology": "torus3d 3x2x2"' "$work/t3-default-grid.json"; then ok "torus3d of 12 cores: 3x2x2 by default"
+else bad "torus3d of 12 cores: exit $rc, $(grep -o '"topology": "[^"]*"' "$work/t3-default-grid.json")"; fi
+
 # ---- tpu-collectives ---------------------------------------------------------------------
 "$bin/tpu-collectives" --help | grep -q -- "--topologies" && ok "tpu-collectives --help" || bad "tpu-collectives --help"
 "$bin/tpu-collectives" --topologies ring4,cube3 >/dev/null 2>"$work/tc.err"; rc=$?
@@ -509,6 +584,22 @@ if [ $rc = 0 ] && [ "$(grep -c '^allgather,' "$work/tc/collectives-tiny.csv")" -
    ! grep -qE "^[a-z]+-both,ring" "$work/tc/collectives-tiny.csv"; then
   ok "tpu-collectives small sweep: CSV and summary"
 else bad "tpu-collectives small sweep: exit $rc $(tail -n 2 "$work/tc.out")"; fi
+
+# on a torus3d: AllGather, ReduceScatter, AllReduce from programs/torus3d.s, the
+# book's all-axes-at-once time beside the largest point; --axes checked
+"$bin/tpu-collectives" --config tiny --topologies torus3d2x2x2 --max-bytes 4K --out "$work/tc3" --no-plot >"$work/tc3.out" 2>&1; rc=$?
+if [ $rc = 0 ] && [ "$(grep -c '^allreduce,torus3d2x2x2,8,' "$work/tc3/collectives-tiny.csv")" -ge 2 ] &&
+   grep -qE "^  allgather +torus3d2x2x2 +4096 " "$work/tc3/collectives-tiny.txt" &&
+   grep -q "the book: all axes at once" "$work/tc3/collectives-tiny.txt" &&
+   ! grep -qE "^(alltoall|[a-z]+-both|allgather-whole),torus3d" "$work/tc3/collectives-tiny.csv"; then
+  ok "tpu-collectives torus3d2x2x2: CSV, summary, the book's time"
+else bad "tpu-collectives torus3d2x2x2: exit $rc $(tail -n 2 "$work/tc3.out")"; fi
+"$bin/tpu-collectives" --config tiny --topologies torus3d2x2x2 --axes 4 >/dev/null 2>"$work/tc3b.err"; rc=$?
+if [ $rc = 2 ] && grep -q -- "--axes: expected 1, 2 or 3" "$work/tc3b.err"; then ok "tpu-collectives --axes 4: exit 2"
+else bad "tpu-collectives --axes 4: exit $rc $(head -n 1 "$work/tc3b.err")"; fi
+"$bin/tpu-collectives" --config tiny --topologies torus3d2x2x3x1 >/dev/null 2>"$work/tc3c.err"; rc=$?
+if [ $rc = 2 ] && grep -q "unknown topology 'torus3d2x2x3x1'" "$work/tc3c.err"; then ok "tpu-collectives bad torus3d: exit 2"
+else bad "tpu-collectives bad torus3d: exit $rc $(head -n 1 "$work/tc3c.err")"; fi
 
 echo "collectives: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -25,6 +25,9 @@ def test_config():
     (lambda: tm.System("tiny", cores=4, topology="torus2d", grid=(3, 2)), "does not match"),
     (lambda: tm.System("tiny", cores=2, topology="hypercube"), "hypercube"),
     (lambda: tm.System("tiny", cores=2, grid=(1, 2)), "torus2d or mesh2d"),
+    (lambda: tm.System("tiny", cores=8, topology="torus3d", grid=(2, 2, 3)), "does not match"),
+    (lambda: tm.System("tiny", cores=8, topology="torus3d", grid=(2, 4)), "three numbers"),
+    (lambda: tm.System("tiny", cores=8, topology="torus2d", grid=(2, 2, 2)), "needs topology torus3d"),
     (lambda: tm.assemble(source="  nop\n  bogus s1\n"), r"<source>:2:\d+: error"),
     (lambda: tm.assemble(source="halt\n", defines=["1X=2"]), "-D 1X=2"),
     (lambda: tm.assemble(source="li s1, Q\nhalt\n"), "Q"),
@@ -138,6 +141,10 @@ def test_several_cores():
     assert all(np.array_equal(out[0], o) for o in out[1:])
     t = tm.System("tiny", cores=4, topology="torus2d")
     assert t.topology == "torus2d 2x2"
+    p3 = tm.assemble("programs/torus3d.s", config="tiny", defines={"X": 3, "Y": 2, "Z": 2})
+    s3, rep3 = tm.run(p3, "tiny", cores=12, topology="torus3d", grid=(3, 2, 2), threads=2)
+    assert rep3["topology"] == "torus3d 3x2x2" and rep3["result"] == "bit-exact"
+    assert tm.System("tiny", cores=12, topology="torus3d").topology == "torus3d 3x2x2"
 
 
 class _SigintAfter:

@@ -20,7 +20,7 @@ def _runs():
     """(name, source, tpu-as options, defines, cores) of each run, as the RTL
     suite picks them (sim/rtl/run_tests.sh): pointwise once per operation,
     a program that sends over ICI (its own dma.ici or an .include's) on a
-    ring, of K = 4 when it takes K."""
+    ring, of K = 4 when it takes K (torus3d.s as 2x1x1 on the ring of two)."""
     runs = []
     for src in sorted(glob.glob("programs/*.s")):
         text = open(src).read()
@@ -40,6 +40,8 @@ def _runs():
                 cores, defines = 4, ["K=4"]
             else:
                 cores = 2
+        if name == "torus3d":           # a 2x1x1 torus3d is a ring of two: ports 0/1 only
+            defines = ["X=2", "Y=1", "Z=1"]
         if name == "pointwise":
             for op in range(3):
                 runs.append(("%s-op%d" % (name, op), src, config, ["OP=%d" % op], cores))

@@ -216,20 +216,25 @@ def _np_dtype(dtype):
 class System:
     """k cores on one clock, as tpu-sim builds them: a config (preset,
     .cfg file or Config; None: the program's preset, as tpu-sim picks it),
-    set overrides, cores, topology (single, ring, torus2d, mesh2d), grid
-    (rows, cols), host threads (None: the CPUs, as tpu-sim).  With a
+    set overrides, cores, topology (single, ring, torus2d, mesh2d, torus3d),
+    grid (rows, cols; a torus3d's (X, Y, Z)), host threads (None: the CPUs,
+    as tpu-sim).  With a
     program, it is loaded at once."""
 
     def __init__(self, config=None, *, program=None, set=None, cores=1, topology=None,
                  grid=None, threads=None):
         self.config = _config(config, set, program)
-        rows, cols = grid if grid else (0, 0)
+        depth = 0
+        if grid and len(grid) == 3:
+            cols, rows, depth = grid            # X, Y, Z
+        else:
+            rows, cols = grid if grid else (0, 0)
         if threads is None:
             threads = os.cpu_count() or 1
         err = _lib.errbuf()
         self._h = lib.tpy_system_new(self.config._h, int(cores or 0),
                                      topology.encode() if topology else None, int(rows),
-                                     int(cols), int(threads), err, len(err))
+                                     int(cols), int(depth), int(threads), err, len(err))
         if not self._h:
             _lib.raise_err(err)
         self.topology = lib.tpy_system_topology(self._h).decode()

@@ -77,7 +77,7 @@ _PROTOS = {
     "tpy_obj_nexpects": (sz, [vp]),
     "tpy_obj_add_data": (ci, [vp, ci, u64, vp, u64]),
     "tpy_obj_add_expect_matmul": (ci, [vp, u64, u64, u64, u64, u64, u64]),
-    "tpy_system_new": (vp, [vp, cu, cs, cu, cu, cu, cs, sz]),
+    "tpy_system_new": (vp, [vp, cu, cs, cu, cu, cu, cu, cs, sz]),
     "tpy_system_free": (None, [vp]),
     "tpy_system_topology": (cs, [vp]),
     "tpy_system_ncores": (cu, [vp]),

@@ -324,10 +324,10 @@ void test_trace_decode(void **)
     f.set(TracePort::dma_vmem_we, 8 + 7, 1, 1);
     f.set(TracePort::dma_vmem_addr, 15 * 64, 64, 0x41);
     f.set(TracePort::dma_vmem_data, 15 * 8, 8, 0xc3);
-    f.set(TracePort::ici_we, 4 + 2, 1, 1);
-    f.set(TracePort::ici_len, 6 * 16, 16, 3);
-    f.set(TracePort::ici_addr, 6 * 64, 64, 0x80);
-    f.set(TracePort::ici_data, 6 * 64, 64, 0x030201);
+    f.set(TracePort::ici_we, 6 + 2, 1, 1);          // core 1, port 2 (6 ports)
+    f.set(TracePort::ici_len, 8 * 16, 16, 3);
+    f.set(TracePort::ici_addr, 8 * 64, 64, 0x80);
+    f.set(TracePort::ici_data, 8 * 64, 64, 0x030201);
     f.set(TracePort::dma_done, 2 + 1, 1, 1);
     f.set(TracePort::dma_done_bytes, 3 * 64, 64, 99);
 

@@ -527,7 +527,8 @@ static void seq_decode(FILE *f)
             "//   imm_ops      bit i: operand i of a queued instruction is the IMM field,\n"
             "//                sign-extended when imm_sext (kind simm), else zero-extended\n"
             "//   op_sregw     field A is a scalar register written: cid is out of range\n"
-            "//   op_num4      field A is an MXU or a port number: 0..3\n"
+            "//   op_mxu       field A is an MXU number: 0..3\n"
+            "//   op_port      field A is an ICI port number: 0..NUM_PORTS-1\n"
             "//   op_shamt     IMM is a shift amount: 0..63\n"
             "//   op_units     IMM is a unit set: 1..UNITS_ALL\n"
             "\n"
@@ -537,7 +538,7 @@ static void seq_decode(FILE *f)
             "logic [CLASS_BITS-1:0] cls;\n"
             "logic [NUM_FLAGS-1:0]  flags;\n"
             "logic [6:0]            sreg_fields, imm_ops;\n"
-            "logic                  imm_sext, op_sregw, op_num4, op_shamt, op_units;\n"
+            "logic                  imm_sext, op_sregw, op_mxu, op_port, op_shamt, op_units;\n"
             "\n"
             "always_comb begin\n"
             "  known       = 1'b1;\n"
@@ -549,7 +550,8 @@ static void seq_decode(FILE *f)
             "  imm_ops     = 7'b0000000;\n"
             "  imm_sext    = 1'b0;\n"
             "  op_sregw    = 1'b0;\n"
-            "  op_num4     = 1'b0;\n"
+            "  op_mxu      = 1'b0;\n"
+            "  op_port     = 1'b0;\n"
             "  op_shamt    = 1'b0;\n"
             "  op_units    = 1'b0;\n"
             "  case (opcode)\n");
@@ -575,8 +577,10 @@ static void seq_decode(FILE *f)
         }
         if (operand_mask(d, TPU_K_SREGW))
             fprintf(f, " op_sregw = 1'b1;");
-        if (operand_mask(d, TPU_K_MXU) || operand_mask(d, TPU_K_PORT))
-            fprintf(f, " op_num4 = 1'b1;");
+        if (operand_mask(d, TPU_K_MXU))
+            fprintf(f, " op_mxu = 1'b1;");
+        if (operand_mask(d, TPU_K_PORT))
+            fprintf(f, " op_port = 1'b1;");
         if (operand_mask(d, TPU_K_SHAMT))
             fprintf(f, " op_shamt = 1'b1;");
         if (operand_mask(d, TPU_K_UNITS))

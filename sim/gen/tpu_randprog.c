@@ -763,8 +763,9 @@ static void gen_error(gen *g)
     case 8:
         what = g->cores > 1 ? "ICI on a port without a neighbour" : "ICI on a single core";
         li(g, 1, 0);
-        insn(g, "dma.ici %u, s1, s1, s1, 0, 0", g->cores > 1 ? 2 + (unsigned)below(g, 2)
-                                                              : (unsigned)below(g, 4));
+        /* ports 2..5 (a ring wires 0 and 1), any of the six on one core */
+        insn(g, "dma.ici %u, s1, s1, s1, 0, 0", g->cores > 1 ? 2 + (unsigned)below(g, 4)
+                                                              : (unsigned)below(g, 6));
         break;
     case 9:
         if (g->cores == 1) {

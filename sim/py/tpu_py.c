@@ -304,18 +304,20 @@ typedef struct tpy_system {
     char topo[64];
 } tpy_system;
 
-/* A system of `cores` cores on cfg: topology "single", "ring", "torus2d" or
- * "mesh2d" (NULL: single for one core, else ring); rows x cols for the 2-D
- * ones (0: the most square factorisation), as tpu-sim's options. */
+/* A system of `cores` cores on cfg: topology "single", "ring", "torus2d",
+ * "mesh2d" or "torus3d" (NULL: single for one core, else ring); rows x cols
+ * for the 2-D ones (0: the most square factorisation), as tpu-sim's
+ * options; a torus3d's X x Y x Z is cols x rows x depth (all three, or none:
+ * the most cubic factorisation). */
 tpy_system *tpy_system_new(const tpu_config *cfg, unsigned cores, const char *topology,
-                           unsigned rows, unsigned cols, unsigned threads, char *err,
-                           size_t errlen)
+                           unsigned rows, unsigned cols, unsigned depth, unsigned threads,
+                           char *err, size_t errlen)
 {
     tpu_system_opts so;
     memset(&so, 0, sizeof so);
     unsigned k = cores;
     if (rows && cols && !k)
-        k = rows * cols;
+        k = rows * cols * (depth ? depth : 1);
     if (!k)
         k = 1;
     so.cores = k;
@@ -325,8 +327,15 @@ tpy_system *tpy_system_new(const tpu_config *cfg, unsigned cores, const char *to
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    if ((rows || cols) && strcmp(t, "torus2d") && strcmp(t, "mesh2d")) {
-        snprintf(err, errlen, "a grid needs topology torus2d or mesh2d (topology is %s)", t);
+    if ((rows || cols) && strcmp(t, "torus2d") && strcmp(t, "mesh2d") && strcmp(t, "torus3d")) {
+        snprintf(err, errlen, "a grid needs topology torus2d or mesh2d (or torus3d with three "
+                 "numbers; topology is %s)", t);
+        free(y);
+        return NULL;
+    }
+    if ((depth != 0) != !strcmp(t, "torus3d") && (rows || cols || depth)) {
+        snprintf(err, errlen, "%s", depth ? "a grid of three numbers needs topology torus3d"
+                                          : "a torus3d's grid has three numbers (X, Y, Z)");
         free(y);
         return NULL;
     }
@@ -360,8 +369,33 @@ tpy_system *tpy_system_new(const tpu_config *cfg, unsigned cores, const char *to
             so.cols = k / r;
         }
         snprintf(y->topo, sizeof y->topo, "%s %ux%u", t, so.rows, so.cols);
+    } else if (!strcmp(t, "torus3d")) {
+        so.topology = TPU_TOPO_TORUS3D;
+        if (rows || cols || depth) {
+            if (!rows || !cols || !depth || (uint64_t)rows * cols * depth != k) {
+                snprintf(err, errlen, "grid %ux%ux%u does not match %u cores", cols, rows, depth,
+                         k);
+                free(y);
+                return NULL;
+            }
+            so.rows = rows;
+            so.cols = cols;
+            so.depth = depth;
+        } else {                /* the most cubic: as tpu-sim */
+            unsigned z = 1, r = 1;
+            for (unsigned d = 1; (uint64_t)d * d * d <= k; d++)
+                if (k % d == 0)
+                    z = d;
+            for (unsigned d = 1; (uint64_t)d * d <= k / z; d++)
+                if ((k / z) % d == 0)
+                    r = d;
+            so.depth = z;
+            so.rows = r;
+            so.cols = k / z / r;
+        }
+        snprintf(y->topo, sizeof y->topo, "torus3d %ux%ux%u", so.cols, so.rows, so.depth);
     } else {
-        snprintf(err, errlen, "topology is single, ring, torus2d or mesh2d, not '%s'", t);
+        snprintf(err, errlen, "topology is single, ring, torus2d, mesh2d or torus3d, not '%s'", t);
         free(y);
         return NULL;
     }

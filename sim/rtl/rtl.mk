@@ -2,16 +2,23 @@
 # and synthesis.  Included by the main Makefile (docs/rtl.md).
 #
 #   make rtl-lint     verilator --lint-only -Wall on rtl/core.v and
-#                     rtl/system.v (2 and 4 cores) with the tiny config
+#                     rtl/system.v (2 and 4 cores in a ring, 2 as a 1x1x2
+#                     torus3d: every port wired) with the tiny config
 #   make rtl-build    the Verilated core and its bench, build/rtl/CFG/rtl-bench,
 #                     and the system of two cores in a ring with the same
 #                     bench, build/rtl/CFG/rtl-bench2 (RTL_CONFIG=tiny by
 #                     default; RTL_CONFIG=mid for the second build); rebuilt
 #                     only when rtl/*.v or the config changed; and
 #                     build/rtl/CFG/rtl-bench4, four cores in a ring, for
-#                     the collectives
+#                     the collectives (build/rtl/CFG/rtl-bench8, eight as a
+#                     2x2x2 torus3d for the 3-D collectives: make
+#                     rtl-test-torus3d)
 #   make rtl-test     every program (programs/*.s and sim/rtl/progs/*.s) on
 #                     the RTL against the C model, record by record
+#   make rtl-test-torus3d  programs/torus3d.s (AllGather, ReduceScatter,
+#                     AllReduce) on rtl-bench8, eight cores as a 2x2x2
+#                     torus3d, and rtl-bench2z, two as 1x1x2, in lockstep
+#                     (not in make test)
 #   make synth        Yosys on the tiny config: cells per unit, no latches
 #
 # The parameters of a build come from the config through tpu-rtlcfg
@@ -77,7 +84,7 @@ RTL_PCH_MK       := $(abspath sim/rtl/verilated_pch.mk)
 RTL_CORE_TOP     := +define+TPU_INLINE_CORE
 RTL_LINT_FLAGS   := --lint-only -Wall $(RTL_UNROLL) -Irtl -y rtl $(RTL_WAIVERS)
 
-.PHONY: rtl-lint rtl-build rtl-test synth rtl-cfg-force rtl-lint-wide rtl-test-wide
+.PHONY: rtl-lint rtl-build rtl-test rtl-test-torus3d synth rtl-cfg-force rtl-lint-wide rtl-test-wide
 rtl-cfg-force: ;
 
 # The config header: tpu-rtlcfg rewrites it only when its text changes, so
@@ -100,7 +107,8 @@ rtl-lint: $(RTL_LINT_DIR)/tpu_cfg.vh
 	$(VERILATOR) $(RTL_LINT_FLAGS) -I$(RTL_LINT_DIR) --top-module core rtl/core.v
 	$(VERILATOR) $(RTL_LINT_FLAGS) -I$(RTL_LINT_DIR) --top-module system rtl/system.v
 	$(VERILATOR) $(RTL_LINT_FLAGS) -I$(RTL_LINT_DIR) --top-module system -GNCores=4 rtl/system.v
-	@echo "rtl-lint: core and system of 2 and 4 ($(RTL_LINT_DIR)): verilator -Wall clean"
+	$(VERILATOR) $(RTL_LINT_FLAGS) -I$(RTL_LINT_DIR) --top-module system -GNCores=2 -GTopo=3 -GDx=1 -GDy=1 -GDz=2 rtl/system.v
+	@echo "rtl-lint: core, system of 2 and 4 (ring) and 2 (torus3d 1x1x2) ($(RTL_LINT_DIR)): verilator -Wall clean"
 
 # The Verilated core and the bench (C++), linked with the C model:
 # build/rtl/CFG/rtl-bench for the core, build/rtl/CFG/rtl-bench2 for
@@ -112,10 +120,10 @@ rtl-lint: $(RTL_LINT_DIR)/tpu_cfg.vh
 # executable is removed first so that new libraries ($(LIB)), which that
 # makefile does not track, are always linked in.
 #
-# $(call rtl_bench_recipe,TOP,OBJ_DIR,CFG_DIR,VERILATOR_FLAGS,CORES): verilate
+# $(call rtl_bench_recipe,TOP,OBJ_DIR,CFG_DIR,VERILATOR_FLAGS,CORES,CFLAGS): verilate
 # rtl/TOP.v with the tpu_cfg.vh of CFG_DIR into OBJ_DIR and build $@ (a
 # file beside OBJ_DIR) from it and sim/rtl/rtl_bench.cpp; CORES is the
-# system's NCores (TOP system).  The '+' marks the
+# system's NCores (TOP system), CFLAGS more of the bench's defines.  The '+' marks the
 # sub-make as recursive (make sees no $(MAKE) in a $(call)), so it gets the
 # job slots instead of running -j1.
 define rtl_bench_recipe
@@ -124,7 +132,7 @@ define rtl_bench_recipe
 	$(VERILATOR) $(RTL_VFLAGS) $(4) $(if $(5),-GNCores=$(5)) $(if $(filter core,$(1)),$(RTL_CORE_TOP)) \
 	  -I$(3) --top-module $(1) --prefix V$(1) \
 	  --Mdir $(2) -o ../$(notdir $@) \
-	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(3))$(if $(5), -DRTL_SYSTEM -DRTL_CORES=$(5))" \
+	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(3))$(if $(5), -DRTL_SYSTEM -DRTL_CORES=$(5))$(if $(6), $(6))" \
 	  -LDFLAGS "$(abspath $(LIB)) -lm" \
 	  $(RTL_WAIVERS) rtl/$(1).v $(abspath $(RTL_BENCH_CPP)) $(abspath $(RTL_SPARSE_CPP))
 	+$(MAKE) --no-print-directory -C $(2) -f $(RTL_PCH_MK) VM_MK=V$(1).mk $(RTL_MKFLAGS)
@@ -145,6 +153,16 @@ build/rtl/%/rtl-bench2: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
 build/rtl/%/rtl-bench4: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
 	$(call rtl_bench_recipe,system,build/rtl/$*/obj4,build/rtl/$*,,4)
 
+# Eight cores as a 2 x 2 x 2 torus3d (all six ports wired), for the 3-D
+# collectives (programs/torus3d.s); and two as a 1 x 1 x 2 torus3d (every
+# port wired, x and y to the core itself, z to the other), the same RTL at
+# the cost of rtl-bench2 (eight cores are four times its C++).
+build/rtl/%/rtl-bench8: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
+	$(call rtl_bench_recipe,system,build/rtl/$*/obj8,build/rtl/$*,-GTopo=3 -GDx=2 -GDy=2 -GDz=2,8,-DRTL_TORUS3D -DRTL_DX=2 -DRTL_DY=2 -DRTL_DZ=2)
+
+build/rtl/%/rtl-bench2z: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
+	$(call rtl_bench_recipe,system,build/rtl/$*/obj2z,build/rtl/$*,-GTopo=3 -GDx=1 -GDy=1 -GDz=2,2,-DRTL_TORUS3D -DRTL_DX=1 -DRTL_DY=1 -DRTL_DZ=2)
+
 # The wide config (sim/rtl/wide.cfg: a VPU of 8 x 32 lanes and 2 GiB of
 # sparse HBM; docs/rtl.md, "Large arrays"): make test lints it
 # (rtl-lint-wide, about a minute and 2 GB); rtl-test-wide, not part of make
@@ -161,6 +179,13 @@ rtl-build: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(RTL_DIR)/rtl-bench4
 
 rtl-test: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(RTL_DIR)/rtl-bench4 $(BIN)/tpu-as $(BIN)/tpu-dis
 	@bash sim/rtl/run_tests.sh $(BIN) $(RTL_DIR) $(RTL_CONFIG)
+
+# The 3-D collectives on eight cores as a 2x2x2 torus3d (rtl-bench8), in
+# lockstep: its own target, not in make test (the eight-core Verilator
+# build takes long); rtl-test runs them too once rtl-bench8 is built and
+# says skip otherwise.
+rtl-test-torus3d: $(RTL_DIR)/rtl-bench2z $(RTL_DIR)/rtl-bench8 $(BIN)/tpu-as $(BIN)/tpu-dis
+	@TORUS3D_ONLY=1 bash sim/rtl/run_tests.sh $(BIN) $(RTL_DIR) $(RTL_CONFIG)
 
 # Synthesis of the tiny config with a 4 KiB VMEM and HBM (their size only
 # changes address widths; the storage is a macro / the simulation's).

@@ -61,11 +61,21 @@ typedef Vsystem Top;
 #define RTL_STR2(x) #x
 #define RTL_STR(x) RTL_STR2(x)
 #define RTL_NAME "rtl-bench" RTL_STR(RTL_CORES)
+#ifdef RTL_TORUS3D
+#define RTL_TOPO_TEXT "cores as a torus3d " RTL_STR(RTL_DX) "x" RTL_STR(RTL_DY) "x" RTL_STR(RTL_DZ) ", rtl/system.v"
+#elif RTL_CORES == 2
+#define RTL_TOPO_TEXT "two cores in a ring, rtl/system.v"
+#elif RTL_CORES == 4
+#define RTL_TOPO_TEXT "four cores in a ring, rtl/system.v"
+#else
+#define RTL_TOPO_TEXT "cores in a ring, rtl/system.v"
+#endif
 #else
 #include "Vcore.h"
 typedef Vcore Top;
 #define RTL_CORES 1
 #define RTL_NAME "rtl-bench"
+#define RTL_TOPO_TEXT "one core, rtl/core.v"
 #endif
 
 extern "C" {
@@ -516,7 +526,7 @@ void usage(FILE *f)
             "exit status: 0 both sides match, 1 a mismatch, 2 bad usage or input,\n"
             "3 (with --program-status) both match but the program did not halt,\n"
             "130 interrupted (Ctrl-C: the run stops at the next cycle)\n",
-            RTL_CORES == 1 ? "one core, rtl/core.v" : RTL_CORES == 2 ? "two cores in a ring, rtl/system.v" : RTL_CORES == 4 ? "four cores in a ring, rtl/system.v" : "cores in a ring, rtl/system.v",
+            RTL_TOPO_TEXT,
             RTL_CONFIG);
 }
 
@@ -595,7 +605,15 @@ int setup_model(const Options &o, Model &m, tpu_object &obj)
         fprintf(stderr, "%s: error: %s\n", o.prog, err);
         return 2;
     }
-    tpu_system_opts opts = { RTL_CORES, RTL_CORES == 1 ? TPU_TOPO_SINGLE : TPU_TOPO_RING, 0, 0 };
+    tpu_system_opts opts = {};
+    opts.cores = RTL_CORES;
+    opts.topology = RTL_CORES == 1 ? TPU_TOPO_SINGLE : TPU_TOPO_RING;
+#ifdef RTL_TORUS3D                      // rtl/system.v with Topo 3 (rtl.mk: rtl-bench8)
+    opts.topology = TPU_TOPO_TORUS3D;
+    opts.cols = RTL_DX;
+    opts.rows = RTL_DY;
+    opts.depth = RTL_DZ;
+#endif
     m.sys = tpu_system_create(&m.cfg, &opts, err, sizeof err);
     if (!m.sys || tpu_system_load(m.sys, &obj, err, sizeof err) < 0) {
         fprintf(stderr, "%s: error: %s\n", o.prog, err);

@@ -4,7 +4,10 @@
 # assembled for CONFIG, run by RTL_DIR/rtl-bench --lockstep (programs whose
 # object has a dma.ici, their own or an .include's, by RTL_DIR/rtl-bench2,
 # two cores in a ring, when it exists, with -D K=2 when they take a ring
-# size K; with ONE_CORE=1 they are skipped).
+# size K; programs/torus3d.s by RTL_DIR/rtl-bench8, eight cores as a 2x2x2
+# torus3d, and RTL_DIR/rtl-bench2z, two as 1x1x2, as AllGather,
+# ReduceScatter and AllReduce, when those are built (make rtl-test-torus3d);
+# with ONE_CORE=1 they are skipped).
 # programs/pointwise.s runs once per operation (-D OP=0, 1, 2).
 # The programs are assembled with --config CONFIG whatever their first line
 # says (every one fits tiny and mid).  JOBS (default 2) run at once.  Prints
@@ -23,6 +26,8 @@ runs=()
 for src in programs/*.s sim/rtl/progs/*.s; do
   if [ "$(basename "$src")" = pointwise.s ]; then
     runs+=("$src -D OP=0" "$src -D OP=1" "$src -D OP=2")
+  elif [ "$(basename "$src")" = torus3d.s ]; then
+    :                                   # eight cores only: below
   else
     runs+=("$src")
   fi
@@ -33,6 +38,19 @@ if [ "${ONE_CORE:-0}" != 1 ]; then
   runs+=("programs/allgather.s -D K=4" "programs/allreduce.s -D K=4"
          "programs/reducescatter.s -D K=4" "programs/alltoall.s -D K=4"
          "programs/matmul_collective.s -D K=4")
+  # AllGather, ReduceScatter, AllReduce over the three axes of a 2x2x2
+  # torus3d (RTL_DIR/rtl-bench8: all six ports of every core wired)
+  runs+=("programs/torus3d.s -D OP=0" "programs/torus3d.s -D OP=1"
+         "programs/torus3d.s -D OP=2")
+  # the same on two cores as a 1x1x2 torus3d (RTL_DIR/rtl-bench2z)
+  runs+=("programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=0" "programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=1"
+         "programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=2")
+fi
+# TORUS3D_ONLY=1 (make rtl-test-torus3d): those three runs only
+if [ "${TORUS3D_ONLY:-0}" = 1 ]; then
+  runs=("programs/torus3d.s -D OP=0" "programs/torus3d.s -D OP=1" "programs/torus3d.s -D OP=2"
+        "programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=0" "programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=1"
+        "programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=2")
 fi
 # one RUN: assemble and run it; the first line of its report starts with
 # ok, FAIL or skip (the lines below it are the log).
@@ -50,6 +68,11 @@ one() {
   if "$bin/tpu-as" --config "$cfg" "${optv[@]}" -o "$obj" "$src" >"$log" 2>&1 &&
      "$bin/tpu-dis" "$obj" 2>/dev/null | grep 'dma\.ici' >/dev/null; then
     bench="$dir/rtl-bench2"
+    case "$src ${opts:-} " in
+      *"/torus3d.s -D X=1 -D Y=1 -D Z=2 "*) bench="$dir/rtl-bench2z" ;;  # a 1x1x2 torus3d
+      */torus3d.s*) bench="$dir/rtl-bench8" ;;        # a 2x2x2 torus3d
+    esac
+    [ "$bench" = "$dir/rtl-bench8" ] || [ "$bench" = "$dir/rtl-bench2z" ] ||
     case " ${opts:-} " in
       *" K=4 "*) bench="$dir/rtl-bench4" ;;           # a ring of four
       *) grep -q '^ *\.equ *K,' "$src" && optv+=(-D K=2) ;;

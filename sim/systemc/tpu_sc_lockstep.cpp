@@ -198,14 +198,14 @@ struct Lockstep : sc_core::sc_module {
 
     // The ring's wires (rtl/system.v): what arrives at port 1 of core c is
     // what core c - 1 sends on its port 0, what arrives at port 0 is what
-    // core c + 1 sends on its port 1; ports 2 and 3 are not connected.
+    // core c + 1 sends on its port 1; ports 2 to 5 are not connected.
     void wire_links()
     {
         for (unsigned c = 0; c < ncores; c++) {
             auto in = pins[c]->ici_link_i.read();
             const auto &next = pins[(c + 1) % ncores]->ici_link_o.read();
             const auto &prev = pins[(c + ncores - 1) % ncores]->ici_link_o.read();
-            const int lw = in.length() / 4;     // one port's bits
+            const int lw = in.length() / 6;     // one port's bits (six ports: core.v NumPorts)
             in = 0;
             in.range(2 * lw - 1, lw) = prev.range(lw - 1, 0);
             in.range(lw - 1, 0) = next.range(2 * lw - 1, lw);

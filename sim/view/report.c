@@ -127,7 +127,7 @@ void tpu_roofline_core(const tpu_config *cfg, const tpu_stats *st, tpu_roofline 
     r->t_memory = ratio((double)hbm, r->hbm_bw_per_cycle);
     r->ici_bw_per_cycle = ratio(cfg->ici_bw, cfg->clock_hz);
     uint64_t link = 0;
-    for (int p = 0; p < 4; p++)
+    for (int p = 0; p < 6; p++)
         if (st->ici_port_bytes[p] > link)
             link = st->ici_port_bytes[p];
     r->t_ici = ratio((double)link, r->ici_bw_per_cycle);
@@ -197,7 +197,7 @@ void tpu_report_total(const tpu_stats *core, unsigned ncores, uint64_t cycles, t
         t->vmem_read_bytes += c->vmem_read_bytes;
         t->vmem_write_bytes += c->vmem_write_bytes;
         t->ici_bytes += c->ici_bytes;
-        for (int p = 0; p < 4; p++)
+        for (int p = 0; p < 6; p++)
             t->ici_port_bytes[p] += c->ici_port_bytes[p];
         for (int u = 0; u < TPU_U_COUNT; u++) {
             t->unit[u].busy_cycles += c->unit[u].busy_cycles;
@@ -405,7 +405,14 @@ static void text_section(FILE *out, const tpu_report *r, const tpu_stats *st,
     fprintf(out, "vmem bytes    %llu  (read %llu, write %llu)\n",
             (unsigned long long)(st->vmem_read_bytes + st->vmem_write_bytes),
             (unsigned long long)st->vmem_read_bytes, (unsigned long long)st->vmem_write_bytes);
-    if (st->ici_bytes)
+    if (st->ici_bytes && (st->ici_port_bytes[4] || st->ici_port_bytes[5]))
+        fprintf(out, "ici bytes     %llu  (sent; ports 0-5: %llu, %llu, %llu, %llu, %llu, %llu; "
+                "busiest link %.1f%% of %.2f B/cycle)\n", (unsigned long long)st->ici_bytes,
+                (unsigned long long)st->ici_port_bytes[0], (unsigned long long)st->ici_port_bytes[1],
+                (unsigned long long)st->ici_port_bytes[2], (unsigned long long)st->ici_port_bytes[3],
+                (unsigned long long)st->ici_port_bytes[4], (unsigned long long)st->ici_port_bytes[5],
+                pct(rl->t_ici, (double)st->cycles), rl->ici_bw_per_cycle);
+    else if (st->ici_bytes)
         fprintf(out, "ici bytes     %llu  (sent; ports 0-3: %llu, %llu, %llu, %llu; busiest link "
                 "%.1f%% of %.2f B/cycle)\n", (unsigned long long)st->ici_bytes,
                 (unsigned long long)st->ici_port_bytes[0], (unsigned long long)st->ici_port_bytes[1],
@@ -602,6 +609,8 @@ static void json_section(json *j, const tpu_report *r, const tpu_stats *st,
     json_u64(j, "ici_port1_bytes", st->ici_port_bytes[1]);
     json_u64(j, "ici_port2_bytes", st->ici_port_bytes[2]);
     json_u64(j, "ici_port3_bytes", st->ici_port_bytes[3]);
+    json_u64(j, "ici_port4_bytes", st->ici_port_bytes[4]);
+    json_u64(j, "ici_port5_bytes", st->ici_port_bytes[5]);
     json_f64(j, "ici_link_busiest_pct", pct(rl->t_ici, (double)st->cycles));
     json_f64(j, "roofline_cycles", rl->roofline_cycles);
     json_f64(j, "roofline_pct", rl->roofline_cycles > 0 ? rl->pct : NAN);

@@ -297,7 +297,7 @@ static void stp_print_links(tpu_stepper *st)
     stp_out(st, "ICI links in cycle %" PRIu64 " (a link: core.port -> core.port):\n",
             tpu_system_cycle(st->sys) ? tpu_system_cycle(st->sys) - 1 : 0);
     for (unsigned c = 0; c < n; c++)
-        for (unsigned p = 0; p < 4; p++) {
+        for (unsigned p = 0; p < 6; p++) {       /* TPU_NUM_PORTS */
             tpu_link_view v;
             if (tpu_system_link_view(st->sys, c, p, &v) || v.to < 0)
                 continue;

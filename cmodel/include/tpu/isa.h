@@ -16,7 +16,7 @@
 enum tpu_opcode {
     TPU_OP_ILLEGAL = 0x00,
 #define INSN(id, mn, opc, unit, sum, sem, ...) TPU_OP_##id = (opc),
-#include "isa.def"
+#include "../../isa.def"           /* cmodel/isa.def */
 #undef INSN
 };
 

@@ -369,6 +369,12 @@ test: test-build
 roundtrip: all
 	@bash tests/roundtrip.sh $(BIN) $(BUILD)/roundtrip
 
+# The compiler and flags of a tool and of the model's own files, for
+# tests/boundary.sh (one VAR=value a line).
+.PHONY: print-cflags
+print-cflags:
+	@printf '%s\n' 'CC=$(CC)' 'CFLAGS=$(CFLAGS)' 'MODEL_CFLAGS=$(MODEL_CFLAGS)'
+
 # 200 random GEMM shapes 1..4096 on v5e from tpu-gen, each run bit-exact
 kernels-soak: all
 	@bash tests/kernels.sh $(BIN) $(BUILD)/kernels-soak --soak

@@ -43,10 +43,8 @@ bin=${1:?usage: collectives.sh BIN_DIR WORK_DIR}
 work=${2:?usage: collectives.sh BIN_DIR WORK_DIR}
 mkdir -p "$work"
 cd "$(dirname "$0")/.." || exit 1
-pass=0; fail=0
+source "$(dirname "$0")/checks.sh"   # ok, bad, skip, finish: TAP (tests/README.md)
 
-ok()  { echo "ok    $1"; pass=$((pass+1)); }
-bad() { echo "FAIL  $1"; fail=$((fail+1)); }
 
 json_field() {  # json_field KEY FILE: the value of a top-level "KEY": in one-line JSON
   grep -o "\"$1\": [^,}]*" "$2" | head -n 1 | sed 's/^[^:]*: //; s/"//g'
@@ -510,5 +508,4 @@ if [ $rc = 0 ] && [ "$(grep -c '^allgather,' "$work/tc/collectives-tiny.csv")" -
   ok "tpu-collectives small sweep: CSV and summary"
 else bad "tpu-collectives small sweep: exit $rc $(tail -n 2 "$work/tc.out")"; fi
 
-echo "collectives: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish collectives

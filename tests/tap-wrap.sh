@@ -33,9 +33,9 @@ fi
   /^1\.\.[0-9]+/ { print "# " $0; next }
   /^#/ { print; next }
   # the make targets reports: "ok    ...", "FAIL  ...", "skip  ..."
-  /^ok[ \t]/   { print "# " $0; sub(/^ok[ \t]*/, "");   print "ok " ++n " - " $0; next }
-  /^FAIL/      { print "# " $0; sub(/^FAIL:?[ \t]*/, ""); print "not ok " ++n " - " $0; next }
-  /^skip[ \t]/ { print "# " $0; sub(/^skip[ \t]*/, ""); gsub(/#/, ""); print "ok " ++n " - " $0 " # SKIP"; next }
+  /^ok[ \t]/   { sub(/^ok[ \t]*/, "");   print "ok " ++n " - " $0; next }
+  /^FAIL/      { sub(/^FAIL:?[ \t]*/, ""); print "not ok " ++n " - " $0; next }
+  /^skip[ \t]/ { sub(/^skip[ \t]*/, ""); gsub(/#/, ""); print "ok " ++n " - " $0 " # SKIP"; next }
   { print "# " $0 }
   END {
     n++

@@ -21,7 +21,7 @@
 // timing; this module only the values.
 
 module fp32_tr #(
-  parameter integer Steps = 10                     // TPU_TR_STEPS in cmodel/fp.h
+  parameter integer Steps = 10                     // TPU_TR_STEPS in cmodel/include/tpu/fp.h
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,

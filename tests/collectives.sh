@@ -53,10 +53,8 @@ bin=${1:?usage: collectives.sh BIN_DIR WORK_DIR}
 work=${2:?usage: collectives.sh BIN_DIR WORK_DIR}
 mkdir -p "$work"
 cd "$(dirname "$0")/.." || exit 1
-pass=0; fail=0
+source "$(dirname "$0")/checks.sh"   # ok, bad, skip, finish: TAP (tests/README.md)
 
-ok()  { echo "ok    $1"; pass=$((pass+1)); }
-bad() { echo "FAIL  $1"; fail=$((fail+1)); }
 
 json_field() {  # json_field KEY FILE: the value of a top-level "KEY": in one-line JSON
   grep -o "\"$1\": [^,}]*" "$2" | head -n 1 | sed 's/^[^:]*: //; s/"//g'
@@ -600,6 +598,4 @@ else bad "tpu-collectives --axes 4: exit $rc $(head -n 1 "$work/tc3b.err")"; fi
 "$bin/tpu-collectives" --config tiny --topologies torus3d2x2x3x1 >/dev/null 2>"$work/tc3c.err"; rc=$?
 if [ $rc = 2 ] && grep -q "unknown topology 'torus3d2x2x3x1'" "$work/tc3c.err"; then ok "tpu-collectives bad torus3d: exit 2"
 else bad "tpu-collectives bad torus3d: exit $rc $(head -n 1 "$work/tc3c.err")"; fi
-
-echo "collectives: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish collectives

@@ -25,7 +25,8 @@
 #      failing cycle;
 #   5. MUTANT_BENCH passes random programs (the bug is rare: random data
 #      never makes that operand pair), so only a directed program finds it.
-# Prints "cosim mutation: ..." and exits 0 when all hold.
+# Prints a TAP point per check (tests/checks.sh), stopping at the first
+# failure, then "cosim mutation: ..." and exits 0 when all hold.
 set -uo pipefail
 usage="usage: cosim_mutation.sh BIN_DIR GOOD_BENCH MUTANT_BENCH"
 bin=${1:?$usage}
@@ -34,19 +35,23 @@ mutant=${3:?$usage}
 src=sim/cosim/mutation.s
 work=$(mktemp -d "${TMPDIR:-/tmp}/cosim_mutation.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
-fail() { echo "cosim mutation: FAIL: $*"; exit 1; }
+source "$(dirname "$0")/checks.sh"   # ok, bad, diag, finish: TAP (tests/README.md)
+# fail WHAT: a failed point; the checks after it need this one, so stop
+fail() { bad "$*"; finish cosim-mutation; }
 
 "$bin/tpu-as" --config tiny -o "$work/m.bin" --list "$src" >"$work/list" \
   || fail "tpu-as failed on $src"
 # Y's address and N from the listing and the config: row 2 is at Y + 2*4N.
 yaddr=$(awk '/Y:/ && $1 == "vmem" {print $2}' "$work/list")
 [ -n "$yaddr" ] || fail "no Y in the listing of $src"
+ok "tpu-as $src: Y at $yaddr"
 n=8
 row2=$(printf '0x%x' $((yaddr + 2 * 4 * n)))
 
 # 1. the unmutated RTL passes
 "$good" --lockstep "$work/m.bin" >"$work/good.log" 2>&1 \
-  || { cat "$work/good.log"; fail "the unmutated RTL does not pass $src"; }
+  || { diag "$(cat "$work/good.log")"; fail "the unmutated RTL does not pass $src"; }
+ok "the unmutated RTL passes $src in lockstep"
 
 # 2. the cycle of result row 2: T24 says s + 2 + 2N; the stream issues in
 #    cycle 7 and starts in 8 (T21: it does not wait for its weights, the
@@ -57,19 +62,23 @@ cycle=$(awk -v a="$row2" '$5 == "write" && $6 == "mxu0" && $7 == a {sub(":", "",
 expect=$((8 + 2 + 2 * n))
 [ "$cycle" = "$expect" ] \
   || fail "result row 2 ($row2) written in cycle '${cycle}', T24 says $expect"
+ok "result row 2 ($row2) written in cycle $cycle, as T24 says"
 
 # 3. the mutant fails at that cycle, on mxu0's write of row 2
 if "$mutant" --lockstep "$work/m.bin" >"$work/mut.log" 2>&1; then
-  cat "$work/mut.log"; fail "lockstep did not catch the mutant"
+  diag "$(cat "$work/mut.log")"; fail "lockstep did not catch the mutant"
 fi
+ok "lockstep catches the mutant"
 grep -q "cycle $cycle: core 0: records differ" "$work/mut.log" \
-  || { cat "$work/mut.log"; fail "the mismatch is not reported at cycle $cycle"; }
+  || { diag "$(cat "$work/mut.log")"; fail "the mismatch is not reported at cycle $cycle"; }
+ok "the mismatch is reported at cycle $cycle"
 grep -q "^  RTL only:     vmem write mxu0 $row2 " "$work/mut.log" \
-  || { cat "$work/mut.log"; fail "the RTL side does not name mxu0's write at $row2"; }
+  || { diag "$(cat "$work/mut.log")"; fail "the RTL side does not name mxu0's write at $row2"; }
 grep -q "^  C model only: vmem write mxu0 $row2 " "$work/mut.log" \
-  || { cat "$work/mut.log"; fail "the C model side does not name mxu0's write at $row2"; }
+  || { diag "$(cat "$work/mut.log")"; fail "the C model side does not name mxu0's write at $row2"; }
 [ "$(grep -c '^  ' "$work/mut.log")" -eq 2 ] \
-  || { cat "$work/mut.log"; fail "more than the one differing record reported"; }
+  || { diag "$(cat "$work/mut.log")"; fail "more than the one differing record reported"; }
+ok "the report names mxu0's write at $row2 on both sides, and no other record"
 # the first line: unit, field, expected and actual, the instruction in flight
 mmline=$(awk '$1 == "text" && $4 == "mxu.mm"' "$work/list")
 mmpc=$(( $(awk '{print $2}' <<<"$mmline") ))
@@ -80,7 +89,8 @@ want="cycle $cycle: core 0: records differ: mxu0 vmem write $row2: word 5 ($word
 want+=" expected 0x41940000 (18.5), actual 0x41a40000 (20.5);"
 want+=" in flight: pc $mmpc 0x$mmword mxu.mm 0, s3, s4, s5, s2, s6, 1"
 grep -qF "$want" "$work/mut.log" \
-  || { cat "$work/mut.log"; fail "the report does not say: $want"; }
+  || { diag "$(cat "$work/mut.log")"; fail "the report does not say: $want"; }
+ok "the report names the word, both values and the mxu.mm in flight"
 
 # 4. the waveform of the cycles before the mismatch.
 # fst_times FILE: "START END" from the FST header block (type 0, 329
@@ -94,20 +104,23 @@ fst_times() {
 cp "$work/m.bin" "$work/prog.bin"
 "$bin/tpu-cosim" --bench "$mutant" "$work/prog.bin" >"$work/cosim.log" 2>&1
 rc=$?
-[ "$rc" = 1 ] || { cat "$work/cosim.log"; fail "tpu-cosim on the mutant exited $rc, not 1"; }
-[ -s "$work/prog.fail.fst" ] || { cat "$work/cosim.log"; fail "tpu-cosim wrote no prog.fail.fst"; }
+[ "$rc" = 1 ] || { diag "$(cat "$work/cosim.log")"; fail "tpu-cosim on the mutant exited $rc, not 1"; }
+[ -s "$work/prog.fail.fst" ] || { diag "$(cat "$work/cosim.log")"; fail "tpu-cosim wrote no prog.fail.fst"; }
 grep -q "waveform of cycles 0..$cycle in $work/prog.fail.fst" "$work/cosim.log" \
-  || { cat "$work/cosim.log"; fail "tpu-cosim does not name the waveform"; }
+  || { diag "$(cat "$work/cosim.log")"; fail "tpu-cosim does not name the waveform"; }
+ok "tpu-cosim on the mutant: exit 1, prog.fail.fst written and named"
 end=$((10 * (cycle + 1) + 5))
 times=$(fst_times "$work/prog.fail.fst")
 [ "$times" = "0 $end" ] \
   || fail "prog.fail.fst: header times '$times', expected '0 $end' (cycles 0..$cycle)"
+ok "prog.fail.fst holds cycles 0..$cycle"
 "$mutant" --lockstep --wave-on-fail "$work/w10.fst" --wave-cycles 10 "$work/m.bin" \
   >"$work/w10.log" 2>&1
 times=$(fst_times "$work/w10.fst")
 from=$((cycle - 9))
 [ "$times" = "$((10 * from)) $end" ] \
-  || { cat "$work/w10.log"; fail "--wave-cycles 10: header times '$times', expected '$((10 * from)) $end'"; }
+  || { diag "$(cat "$work/w10.log")"; fail "--wave-cycles 10: header times '$times', expected '$((10 * from)) $end'"; }
+ok "--wave-cycles 10: the FST holds cycles $from..$cycle"
 # fst2vcd (GTKWave's, installed by make deps) reads it back: the scope,
 # and at time 10 x cycle the wrong word on tr_mxu_data_o (column 5 of the
 # row: 20.5 = 0x41a40000 where the C model has 18.5).
@@ -129,11 +142,14 @@ word=$(awk -v t=$((10 * cycle)) -v w=5 '
   }' "$work/w.vcd")
 [ "$word" = 0x41a40000 ] \
   || fail "prog.fail.fst (fst2vcd): tr_mxu_data_o word 5 at time $((10 * cycle)) is '$word', not the mutant's 0x41a40000"
+ok "prog.fail.fst read back with fst2vcd: the mutant's word at cycle $cycle"
 readback=", read back with fst2vcd (tr_mxu_data_o word 5 = 0x41a40000 at time $((10 * cycle)))"
 
 # 5. random programs do not find it
 bash tests/cosim_random.sh "$bin" "$mutant" 4 1 >"$work/rand.log" 2>&1 \
-  || { cat "$work/rand.log"; fail "the mutant fails random programs (the bug should be rare)"; }
+  || { diag "$(cat "$work/rand.log")"; fail "the mutant fails random programs (the bug should be rare)"; }
+ok "the mutant passes 4 random programs (the bug is rare)"
 
 echo "cosim mutation: caught at cycle $cycle, unit mxu0 (row $row2, word 5), mxu.mm at pc $mmpc" \
      "in flight; waveform of cycles 0..$cycle$readback; the unmutated RTL and 4 random programs pass"
+finish cosim-mutation

@@ -19,8 +19,8 @@
 # sim/cosim/cosim_minimize.sh (SEED.min.s, its waveform SEED.min.fail.fst).
 # The summary ends with the lockstep cycles run and the cycles and
 # programs per hour.
-# JOBS (default 2) programs run at once.  Prints one line per failure with
-# the seed, saves the failing program as build/cosim-fail/SEED.s (and the
+# JOBS (default 2) programs run at once.  Prints a TAP point per seed
+# (tests/checks.sh; a failure's names the seed and what differed), saves the failing program as build/cosim-fail/SEED.s (and the
 # bench's output as SEED.log), and ends with
 # "cosim random: P passed, F failed (CONFIG, seeds A..B, T two-core)";
 # exits 1 if any failed.
@@ -134,7 +134,8 @@ progress() {
     "$done" "$count" "$fail" "$el" "$left" >&2
 }
 
-pass=0 fail=0 two=0 skip=0 cycles=0
+source "$(dirname "$0")/checks.sh"   # ok, bad, skip: TAP (tests/README.md)
+two=0 cycles=0
 start=$SECONDS
 next=$first
 last=$((first + count - 1))
@@ -146,18 +147,17 @@ while [ "$next" -le "$last" ] && [ "$stop" = 0 ]; do
   end=$((next + batch - 1))
   [ "$end" -gt "$last" ] && end=$last
   while read -r word rest; do
+    [ "$show" = 1 ] && [ "$word" != int ] && printf '\r\033[K' >&2
     if [ "$word" = ok ]; then
-      pass=$((pass + 1)) cycles=$((cycles + ${rest#* }))
+      cycles=$((cycles + ${rest#* })); ok "seed ${rest% *}: ${rest#* } cycles in lockstep"
     elif [ "$word" = ok2 ]; then
-      pass=$((pass + 1)) two=$((two + 1)) cycles=$((cycles + ${rest#* }))
+      two=$((two + 1)) cycles=$((cycles + ${rest#* })); ok "seed ${rest% *} (two cores): ${rest#* } cycles in lockstep"
     elif [ "$word" = skip ]; then
-      skip=$((skip + 1))
+      skip "seed $rest (two cores)" "no $(dirname "$bench")/rtl-bench2"
     elif [ "$word" = int ]; then
       stop=1
     else
-      fail=$((fail + 1))
-      [ "$show" = 1 ] && printf '\r\033[K' >&2
-      echo "$word $rest"
+      bad "${rest}"
     fi
     progress
   done < <(seq "$next" "$end" | xargs -P "$jobs" -I{} bash -c 'one {}')
@@ -170,7 +170,7 @@ while [ "$next" -le "$last" ] && [ "$stop" = 0 ]; do
 done
 [ "$show" = 1 ] && printf '\r\033[K' >&2
 extra=", $two two-core"
-[ "$skip" -gt 0 ] && extra="$extra, $skip two-core skipped: no $(dirname "$bench")/rtl-bench2"
+[ "$skipped" -gt 0 ] && extra="$extra, $skipped two-core skipped: no $(dirname "$bench")/rtl-bench2"
 if [ "$stop" = 1 ]; then
   echo "cosim random: interrupted after $((pass + fail)) seeds: $pass passed, $fail failed" \
        "($cfg, from seed $first$extra)"

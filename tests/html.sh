@@ -24,7 +24,8 @@
 #   - every page is self-contained (no address outside the file) and logs
 #     nothing on the browser's console; a page with a script error injected
 #     must be caught, so that the console check is known to work.
-# Prints "html: N passed, M failed" and exits non-zero on any failure.
+# Prints a TAP point per check (tests/checks.sh), then "html: N passed, M
+# failed"; exits non-zero on any failure.
 # WORK_DIR (default: a temporary folder, removed) keeps the screenshots and
 # the page of the random-data run.
 set -uo pipefail
@@ -35,16 +36,13 @@ trap 'rm -rf "$tmp"' EXIT
 work=${2:-$tmp/work}
 rm -rf "$work" && mkdir -p "$work" || exit 1
 work=$(cd "$work" && pwd)
-pass=0; fail=0
-ok()  { echo "ok    $*"; pass=$((pass+1)); }
-bad() { echo "FAIL  $*"; fail=$((fail+1)); }
+source "$(dirname "$0")/checks.sh"   # ok, bad, skip, finish: TAP (tests/README.md)
 
 chromium=$(command -v chromium || true)
 if [ -z "$chromium" ]; then
   bad "chromium is not installed: run 'bash sim/scripts/install-deps.sh' as root" \
       "(apt-get update && apt-get install -y --no-install-recommends chromium)"
-  echo "html: $pass passed, $fail failed"
-  exit 1
+  finish html
 fi
 
 # open_page URL DOM LOG: load the page headless; its DOM after the scripts
@@ -139,12 +137,10 @@ for cell in cells:
            "" if title == m.group(0) else ": %r, want %r" % (title, m.group(0))))
 EOF
 }
-# run_check PAGE N CELL...: check_cycle, its lines printed and counted.
-run_check() {
+# cycle_check PAGE N CELL...: check_cycle, its verdicts as points (relay).
+cycle_check() {
   last_check=$(check_cycle "$@")
-  echo "$last_check"
-  pass=$((pass + $(grep -c '^ok' <<<"$last_check")))
-  fail=$((fail + $(grep -c '^FAIL' <<<"$last_check")))
+  relay <<<"$last_check" || bad "$1#cycle=$2: no check ran"
 }
 
 # ---- the tutorial's run, at a few cycles ---------------------------------------------------
@@ -162,16 +158,16 @@ self_contained "tut4.html" "$tmp/tut4.html"
 # Cycle 39: the weights' wavefront is in the array (the cells on k + c = 2
 # receive theirs); 45 and 48: partial sums in most cells; 56: the last cycle.
 sim=(--config "$cfg" "$tmp/tut4.bin")
-run_check "$tmp/tut4.html" 39 "0 0 2" "0 1 1" "0 2 0" "0 0 3" "0 3 3"
+cycle_check "$tmp/tut4.html" 39 "0 0 2" "0 1 1" "0 2 0" "0 0 3" "0 3 3"
 grep -q 'mxu0 cell (1, 1): w 0 s 21 l 21 ' <<<"$last_check" \
   && ok "cycle 39: cell (1, 1) receives its weight 21, in the middle of the weight load" \
   || bad "cycle 39: cell (1, 1) does not show the weight 21 arriving"
-run_check "$tmp/tut4.html" 45 "0 0 0" "0 1 1" "0 3 0" "0 2 3"
+cycle_check "$tmp/tut4.html" 45 "0 0 0" "0 1 1" "0 3 0" "0 2 3"
 grep -q 'mxu0 cell (1, 1): .* y 64$' <<<"$last_check" \
   && ok "cycle 45: cell (1, 1) makes the partial sum 64 (not zero)" \
   || bad "cycle 45: cell (1, 1) does not show the partial sum 64"
-run_check "$tmp/tut4.html" 48 "0 3 3" "0 3 0" "0 2 2"
-run_check "$tmp/tut4.html" 56 "0 3 3"
+cycle_check "$tmp/tut4.html" 48 "0 3 3" "0 3 0" "0 2 2"
+cycle_check "$tmp/tut4.html" 56 "0 3 3"
 
 # ---- every cycle, driven through the page's buttons ------------------------------------------
 # drive_check PAGE N FIRST LAST: a script added at the end of a copy of
@@ -255,8 +251,7 @@ for way, how in (("fwd", "+1 from the first cycle"), ("back", "-1 from the last 
     ok = not bad and cycles == list(range(first, last + 1)) and len(want) >= size - (last - first + 1)
     print(("ok    " + what) if ok else "FAIL  %s: %d differ, e.g. %s" % (what, len(bad), bad[:2]))
 EOF
-  cat "$tmp/drive.out"
-  pass=$((pass + $(grep -c '^ok' "$tmp/drive.out"))); fail=$((fail + $(grep -c '^FAIL' "$tmp/drive.out")))
+  relay <"$tmp/drive.out" || bad "$name, $how: the driven page's check did not run"
 }
 drive_check "$tmp/tut4.html" 4 0 56
 
@@ -431,8 +426,7 @@ layout_check() {
   console_clean "$name driven for the layout, listing and VMEM checks" "$tmp/layout.log"
   python3 "$tmp/layout.py" "$name" "$tmp/layout.dom" "$first" "$last" "$min" \
     "$bin/tpu-sim" --step "${sim[@]}" >"$tmp/layout.out" 2>&1
-  cat "$tmp/layout.out"
-  pass=$((pass + $(grep -c '^ok' "$tmp/layout.out"))); fail=$((fail + $(grep -c '^FAIL' "$tmp/layout.out")))
+  relay <"$tmp/layout.out" || bad "$name: the layout check did not run"
 }
 # screenshot PAGE#CYCLE PNG: what a browser draws, kept in $work.
 screenshot() {
@@ -499,9 +493,7 @@ print(("ok    " if ok else "FAIL  ") + "VMEM budget spent at cycle 50: at cycle 
       "greyed, says so, and its values are the stepper's at 49%s" % ("" if ok else ": %r, %r, %r" % (
       note and note.group(1), got, want)))
 EOF
-cat "$tmp/stale.out"
-pass=$((pass + $(grep -c '^ok' "$tmp/stale.out"))); fail=$((fail + $(grep -c '^FAIL' "$tmp/stale.out")))
-grep -q '^ok\|^FAIL' "$tmp/stale.out" || bad "the stale VMEM check did not run: $(tail -2 "$tmp/stale.out")"
+relay <"$tmp/stale.out" || bad "the stale VMEM check did not run: $(tail -2 "$tmp/stale.out")"
 sed 's/"stop":null}/"stop":0}/' "$work/tut-random.html" >"$tmp/novmem.html"
 open_page "file://$tmp/novmem.html#cycle=52" "$tmp/novmem.dom" "$tmp/novmem.log"
 grep -q '<div id="vmem-note">VMEM was not recorded' "$tmp/novmem.dom" &&
@@ -556,9 +548,7 @@ ok = len(got) == len(want) and not bad
 print(("ok    " if ok else "FAIL  ") + "the VMEM view's numbers (fmtF32) are C's %%.5g for %d fp32 bit patterns%s"
       % (len(want), "" if ok else ": %d of %d differ, e.g. %s" % (len(bad), len(got), bad[:3])))
 EOF
-cat "$tmp/fmt.out"
-pass=$((pass + $(grep -c '^ok' "$tmp/fmt.out"))); fail=$((fail + $(grep -c '^FAIL' "$tmp/fmt.out")))
-grep -q '^ok\|^FAIL' "$tmp/fmt.out" || bad "the fmtF32 check did not run: $(tail -2 "$tmp/fmt.out")"
+relay <"$tmp/fmt.out" || bad "the fmtF32 check did not run: $(tail -2 "$tmp/fmt.out")"
 
 # ---- the console check can fail --------------------------------------------------------------
 sed -e 's#^<script>var F = \[\], E = \[\], V0 = \[\], VW = \[\];</script>$#&<script>notDefinedAnywhere();</script>#' \
@@ -581,7 +571,7 @@ if "$bin/tpu-sim" --quiet --html "$tmp/mm.html" --html-cycles 8200:8300 "$tmp/mm
 else
   bad "tpu-sim --html-cycles 8200:8300 failed"
 fi
-run_check "$tmp/mm.html" 8250 "0 0 0" "0 6 0" "0 7 7" "0 3 5"
+cycle_check "$tmp/mm.html" 8250 "0 0 0" "0 6 0" "0 7 7" "0 3 5"
 grep -q 'mxu0 cell (6, 0): w \S* s \S* l [^-]' <<<"$last_check" \
   && ok "cycle 8250: cell (6, 0) shows a weight arriving" || bad "cycle 8250: cell (6, 0) shows no weight arriving"
 drive_check "$tmp/mm.html" 8 8200 8299
@@ -603,7 +593,7 @@ if [ "$size" -gt 1000000 ] && [ "$size" -lt 12000000 ]; then
 else
   bad "a 10,000-cycle window of matmul on tiny: $size bytes (expected 1 to 12 MB)"
 fi
-run_check "$tmp/mm10k.html" 109999 "0 7 0" "0 4 4"
+cycle_check "$tmp/mm10k.html" 109999 "0 7 0" "0 4 4"
 
 # ---- Ctrl-C while the page records ---------------------------------------------------------------
 . "$(dirname "$0")/signals.sh"      # run_signalled, set -m
@@ -627,5 +617,4 @@ else
   bad "Ctrl-C: no 'interrupted at cycle N' on stderr: $(head -3 "$tmp/long.err")"
 fi
 
-echo "html: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish html

@@ -36,8 +36,7 @@ set -uo pipefail
 bin=${1:?usage: int8.sh BIN_DIR WORK_DIR}
 work=${2:?usage: int8.sh BIN_DIR WORK_DIR}
 mkdir -p "$work"
-pass=0; fail=0
-. "$(dirname "$0")/checks.sh"      # ok, bad, key, check, near
+source "$(dirname "$0")/checks.sh"   # ok, bad, skip, finish: TAP (tests/README.md)
 
 # ---- 1. programs ---------------------------------------------------------------
 # prog NAME CONFIG SOURCE "asm options" [GREP]: assembles, runs bit-exact, and
@@ -245,5 +244,4 @@ if "$bin/tpu-roofline" --config tpuv1 --mode bf16 >/dev/null 2>&1; [ $? -eq 2 ];
 if "$bin/tpu-roofline" --config "$work/noint8.cfg" --mode int8 >/dev/null 2>&1; [ $? -eq 2 ]; then ok "--mode int8 without int8: exit 2"; else bad "--mode int8 without int8: not exit 2"; fi
 if "$bin/tpu-roofline" --mode int4 >/dev/null 2>&1; [ $? -eq 2 ]; then ok "--mode int4: exit 2"; else bad "--mode int4: not exit 2"; fi
 
-echo "int8: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish int8

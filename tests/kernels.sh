@@ -21,9 +21,7 @@ bin=${1:?usage: kernels.sh BIN_DIR WORK_DIR [--soak]}
 work=${2:?usage: kernels.sh BIN_DIR WORK_DIR [--soak]}
 soak=${3:-}
 mkdir -p "$work"
-pass=0; fail=0
-ok()  { echo "ok    $*"; pass=$((pass+1)); }
-bad() { echo "FAIL  $*"; fail=$((fail+1)); }
+source "$(dirname "$0")/checks.sh"   # ok, bad, skip, finish: TAP (tests/README.md)
 
 # gemm CFG M N K [OPTIONS...]: generate, assemble, run; bit-exact and exit 0
 gemm() {
@@ -120,9 +118,7 @@ if [ "$soak" = "--soak-all" ]; then
       gemm $cfg $m $n $k --dtype $dt
     done
   done
-  echo "kernels: $pass passed, $fail failed"
-  [ $fail -eq 0 ]
-  exit
+  finish kernels
 fi
 
 if [ "$soak" = "--soak" ]; then
@@ -164,9 +160,7 @@ if [ "$soak" = "--soak" ]; then
     "1 7 7 960 960 3 3 1 1 960 --relu"    "1 7 7 960 160 1 1 1 0 1"
     "1 7 7 960 320 1 1 1 0 1"             "1 7 7 320 1280 1 1 1 0 1 --relu")
   for l in "${mobilenet[@]}"; do conv v5e $l --bias; done
-  echo "kernels: $pass passed, $fail failed"
-  [ $fail -eq 0 ]
-  exit
+  finish kernels
 fi
 
 for i in $(seq 1 32); do
@@ -370,5 +364,4 @@ else
   bad "--help"
 fi
 
-echo "kernels: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish kernels

@@ -11,9 +11,7 @@ work=${2:?usage: labs.sh BIN_DIR WORK_DIR}
 mkdir -p "$work"
 # many gradings of the answer labs in a row: no slow-down (lab_delay.c)
 export TPU_LAB_DELAY=0
-pass=0; fail=0
-ok()  { echo "ok    $*"; pass=$((pass+1)); }
-bad() { echo "FAIL  $*"; fail=$((fail+1)); }
+source "$(dirname "$0")/checks.sh"   # ok, bad, skip, finish: TAP (tests/README.md)
 
 # reference LAB FILE
 reference() {
@@ -203,7 +201,7 @@ else
       && ok "lab 8: alice's variant ($defs) on the mutant: cycle, pc and address $got as graded" \
       || { bad "lab 8: alice's variant on the mutant: '$got', graded '$want'"; sed 's/^/      /' "$vdir/cosim.txt"; }
   else
-    echo "skip  lab 8: alice's variant on the mutant ($bench not built: make lab8-mutant)"
+    skip "lab 8: alice's variant on the mutant" "$bench not built: make lab8-mutant"
   fi
 fi
 # lab 8's patch applies to rtl/dma.v and changes the line of the reference answers
@@ -217,5 +215,4 @@ else
   bad "lab 8: programs/labs/solutions/08-mutant.patch does not apply to rtl/dma.v: $(head -n 1 "$work/lab8-rtl/patch.out")"
 fi
 
-echo "labs: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish labs

@@ -18,9 +18,7 @@ repo=$(pwd)
 rm -rf "$work" && mkdir -p "$work"
 work=$(cd "$work" && pwd)
 export TPU_LAB_DELAY=0 TPU_LAB_STATE_DIR="$work/state"
-pass=0; fail=0
-ok()  { echo "ok    $*"; pass=$((pass+1)); }
-bad() { echo "FAIL  $*"; fail=$((fail+1)); }
+source "$(dirname "$0")/checks.sh"   # ok, bad, skip, finish: TAP (tests/README.md)
 S=$repo/programs/labs/solutions
 lab() { timeout -k 5 60 "$bin/tpu-lab" "$@"; }
 
@@ -230,5 +228,4 @@ head -n 1 "$P/tutorial_4x4.s" | grep -qx '# tpu-as: --config programs/tut4.cfg' 
   && ok "tutorial_4x4.s's first line names tut4.cfg, as the tutorial runs it" \
   || bad "tutorial_4x4.s's first line: $(head -n 1 "$P/tutorial_4x4.s")"
 
-echo "labs-attacks: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish labs-attacks

@@ -9,13 +9,13 @@ bin=${1:?usage: mpi.sh BIN_DIR WORK_DIR}
 work=${2:?usage: mpi.sh BIN_DIR WORK_DIR}
 mkdir -p "$work"
 cd "$(dirname "$0")/.." || exit 1
-pass=0; fail=0
+source tests/checks.sh   # ok, bad, skip, finish: TAP (tests/README.md)
 # Open MPI refuses root unless told twice; a test machine may well be root.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none   # containers lack CMA
 if ! command -v mpirun >/dev/null 2>&1 || [ ! -x "$bin/tpu-sim-mpi" ]; then
-  echo "FAIL  mpirun or $bin/tpu-sim-mpi missing: apt-get install -y libopenmpi-dev openmpi-bin (make deps), then make mpi"
-  echo "mpi: 0 passed, 1 failed"; exit 1
+  bad "mpirun or $bin/tpu-sim-mpi missing: apt-get install -y libopenmpi-dev openmpi-bin (make deps), then make mpi"
+  finish mpi
 fi
 
 # same NAME NP "asm options" PROGRAM "sim options": tpu-sim and mpirun -np NP
@@ -24,7 +24,7 @@ same() {
   local name=$1 np=$2 asopts=$3 prog=$4 simopts=$5
   # shellcheck disable=SC2086
   "$bin/tpu-as" $asopts -o "$work/$name.bin" "$prog" 2>"$work/$name.as.err" || {
-    echo "FAIL  $name: tpu-as: $(head -n 1 "$work/$name.as.err")"; fail=$((fail+1)); return; }
+    bad "$name: tpu-as: $(head -n 1 "$work/$name.as.err")"; return; }
   # shellcheck disable=SC2086
   "$bin/tpu-sim" $simopts --json "$work/$name.bin" >"$work/$name.one.json" 2>"$work/$name.one.err"
   local want=$?
@@ -33,12 +33,11 @@ same() {
     >"$work/$name.mpi.json" 2>"$work/$name.mpi.err"
   local got=$?
   if [ "$got" != "$want" ]; then
-    echo "FAIL  $name: -np $np exit $got, tpu-sim $want $(grep -v '^$' "$work/$name.mpi.err" | head -n 2)"
-    fail=$((fail+1))
+    bad "$name: -np $np exit $got, tpu-sim $want $(grep -v '^$' "$work/$name.mpi.err" | head -n 2)"
   elif ! cmp -s "$work/$name.one.json" "$work/$name.mpi.json"; then
-    echo "FAIL  $name: -np $np report differs from tpu-sim's"; fail=$((fail+1))
+    bad "$name: -np $np report differs from tpu-sim's"
   else
-    echo "ok    $name: -np $np, exit $got, the same report"; pass=$((pass+1))
+    ok "$name: -np $np, exit $got, the same report"
   fi
 }
 
@@ -61,16 +60,15 @@ TPU_MPI_STATS=1 mpirun --oversubscribe -np 2 "$bin/tpu-sim-mpi" --cores 5 --quie
   "$work/allreduce-ring5.bin" >/dev/null 2>"$work/stats.err"
 if grep -qE "rank 0 stepped 3 cores from core 0 in [1-9][0-9]* windows" "$work/stats.err" &&
    grep -qE "rank 1 stepped 2 cores from core 3 in [1-9][0-9]* windows" "$work/stats.err"; then
-  echo "ok    the ranks split the cores and ran windows"; pass=$((pass+1))
-else echo "FAIL  the ranks did not split the work: $(head -n 2 "$work/stats.err")"; fail=$((fail+1)); fi
+  ok "the ranks split the cores and ran windows"
+else bad "the ranks did not split the work: $(head -n 2 "$work/stats.err")"; fi
 mpirun --oversubscribe -np 2 "$bin/tpu-sim-mpi" --cores 4 --timeline "$work/t.json" "$work/deadlock.bin" >/dev/null 2>"$work/tl.err"
 rc=$?
-if [ $rc = 2 ] && grep -q "run on one rank" "$work/tl.err"; then echo "ok    --timeline under MPI: exit 2"; pass=$((pass+1))
-else echo "FAIL  --timeline under MPI: exit $rc $(head -n 1 "$work/tl.err")"; fail=$((fail+1)); fi
+if [ $rc = 2 ] && grep -q "run on one rank" "$work/tl.err"; then ok "--timeline under MPI: exit 2"
+else bad "--timeline under MPI: exit $rc $(head -n 1 "$work/tl.err")"; fi
 mpirun --oversubscribe -np 3 "$bin/tpu-sim-mpi" --cores 2 "$work/matmul-2chip.bin" >/dev/null 2>"$work/np.err"
 rc=$?
-if [ $rc = 2 ] && grep -q "every rank needs a core" "$work/np.err"; then echo "ok    3 ranks for 2 cores: exit 2"; pass=$((pass+1))
-else echo "FAIL  3 ranks for 2 cores: exit $rc $(head -n 1 "$work/np.err")"; fail=$((fail+1)); fi
+if [ $rc = 2 ] && grep -q "every rank needs a core" "$work/np.err"; then ok "3 ranks for 2 cores: exit 2"
+else bad "3 ranks for 2 cores: exit $rc $(head -n 1 "$work/np.err")"; fi
 
-echo "mpi: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish mpi

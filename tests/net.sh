@@ -14,9 +14,7 @@ set -uo pipefail
 bin=${1:?usage: net.sh BIN_DIR WORK_DIR}
 work=${2:?usage: net.sh BIN_DIR WORK_DIR}
 rm -rf "$work" && mkdir -p "$work"
-pass=0; fail=0
-ok()  { echo "ok    $*"; pass=$((pass+1)); }
-bad() { echo "FAIL  $*"; fail=$((fail+1)); }
+source "$(dirname "$0")/checks.sh"   # ok, bad, skip, finish: TAP (tests/README.md)
 NETS=programs/networks
 net=$bin/tpu-net
 have_gnuplot=0; command -v gnuplot >/dev/null 2>&1 && have_gnuplot=1
@@ -110,11 +108,13 @@ assert x[-1]["ts"] + x[-1]["dur"] == j["total_cycles"], "end"
 EOF
   then ok "layers.json (21 layers, the total) and timeline.json (a slice per layer, one after another) load"
   else bad "layers.json or timeline.json"; fi
+else skip "layers.json and timeline.json load" "no python3"
 fi
 if [ $have_gnuplot = 1 ]; then
   if [ -s "$d/roofline.png" ] && [ -s "$d/roofline.svg" ] && [ -s "$d/roofline.gp" ]; then
     ok "the roofline plot: roofline.gp, .png, .svg"
   else bad "no roofline plot in $d"; fi
+else skip "the roofline plot" "no gnuplot"
 fi
 if ! ls "$d"/*.tmp >/dev/null 2>&1; then ok "no temporary files left"; else bad "temporary files left"; fi
 if grep -q '^where the time goes' "$d/summary.txt" && grep -q '^bound: .* compute-bound' "$d/summary.txt"; then
@@ -270,6 +270,7 @@ else bad "sweep: no per-design reports"; fi
 if [ $have_gnuplot = 1 ]; then
   if [ -s "$d/sweep.png" ] && [ -s "$d/sweep.svg" ]; then ok "sweep: sweep.png and .svg"
   else bad "sweep: no plot"; fi
+else skip "sweep: sweep.png and .svg" "no gnuplot"
 fi
 printf 'Layer, M, N, K,\nfc1, 8, 8, 8,\nwide, 8, 8, 20000,\n' >"$work/wide.csv"
 if "$net" "$work/wide.csv" --config tiny --sweep vmem_bytes=32Ki,256Ki --out "$work/sweep2" \
@@ -279,5 +280,4 @@ if "$net" "$work/wide.csv" --config tiny --sweep vmem_bytes=32Ki,256Ki --out "$w
   ok "sweep: a design no tiling fits (K = 20000 in 32 KiB of VMEM) is marked infeasible, the other runs"
 else bad "sweep: infeasible design: $(head -n 2 "$work/sweep2.err")"; fi
 
-echo "net: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish net

@@ -16,9 +16,7 @@ bin=${1:?usage: npy.sh BIN_DIR WORK_DIR}
 work=${2:?usage: npy.sh BIN_DIR WORK_DIR}
 rm -rf "$work"
 mkdir -p "$work"
-pass=0; fail=0
-ok()  { echo "ok    $*"; pass=$((pass+1)); }
-bad() { echo "FAIL  $*"; fail=$((fail+1)); }
+source "$(dirname "$0")/checks.sh"   # ok, bad, skip, finish: TAP (tests/README.md)
 
 # npy VERSION DICT [HEX] > FILE: a .npy file as numpy writes it (the header
 # padded with spaces and a newline to a multiple of 64 bytes), the data
@@ -309,5 +307,4 @@ gen_reject "--dtype int8 with float32 X" "expected a 2-D array \[M, K\] of int8"
 gen_reject "a 1-D --w" "expected a 2-D array \[K, N\]" --w "$work/b.npy" -M 2 -K 4
 gen_reject "a broken --x" "bad.npy: error: .*--x" --x "$work/bad.npy" -N 3 -K 4
 
-echo "npy: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish npy

@@ -10,35 +10,35 @@ set -uo pipefail
 bin=${1:?usage: programs.sh BIN_DIR WORK_DIR}
 work=${2:?usage: programs.sh BIN_DIR WORK_DIR}
 mkdir -p "$work"
-pass=0; fail=0
+source "$(dirname "$0")/checks.sh"   # ok, bad, finish: TAP (tests/README.md)
 
 json_field() {  # json_field KEY FILE: the value of a top-level "KEY": in one-line JSON
   grep -o "\"$1\": [^,}]*" "$2" | head -n 1 | sed 's/^[^:]*: //; s/"//g'
 }
 
-# check NAME CONFIG PROGRAM "asm options" "sim options" BOUND MAX_PCT
+# check NAME CONFIG PROGRAM "asm options" "sim options" BOUND MAX_PCT (one
+# point; this check replaces checks.sh's)
 check() {
   local name=$1 config=$2 prog=$3 asopts=$4 simopts=$5 bound=$6 maxpct=$7
   local obj="$work/$name.bin" js="$work/$name.json"
   # shellcheck disable=SC2086
   if ! "$bin/tpu-as" --config "$config" $asopts -o "$obj" "$prog" 2>"$work/$name.err"; then
-    echo "FAIL  $name: tpu-as: $(head -n 1 "$work/$name.err")"; fail=$((fail+1)); return
+    bad "$name: tpu-as: $(head -n 1 "$work/$name.err")"; return
   fi
   # shellcheck disable=SC2086
   "$bin/tpu-sim" --config "$config" $simopts --json "$obj" >"$js" 2>"$work/$name.err"
   local rc=$? result got pct
   result=$(json_field result "$js"); got=$(json_field bound "$js"); pct=$(json_field roofline_pct "$js")
   if [ $rc -ne 0 ] || [ "$result" != "bit-exact" ]; then
-    echo "FAIL  $name: exit $rc, result '$result' $(head -n 1 "$work/$name.err")"; fail=$((fail+1)); return
+    bad "$name: exit $rc, result '$result' $(head -n 1 "$work/$name.err")"; return
   fi
   if [ "$bound" != "-" ] && [ "$got" != "$bound" ]; then
-    echo "FAIL  $name: bound '$got', expected '$bound'"; fail=$((fail+1)); return
+    bad "$name: bound '$got', expected '$bound'"; return
   fi
   if [ "$maxpct" != "-" ] && ! awk -v p="$pct" -v m="$maxpct" 'BEGIN { exit !(p + 0 <= m + 0) }'; then
-    echo "FAIL  $name: took ${pct}% of its roofline bound, more than ${maxpct}%"; fail=$((fail+1)); return
+    bad "$name: took ${pct}% of its roofline bound, more than ${maxpct}%"; return
   fi
-  echo "ok    $name: $result, ${got}, ${pct}% of the roofline bound"
-  pass=$((pass+1))
+  ok "$name: $result, ${got}, ${pct}% of the roofline bound"
 }
 
 check matmul_tile-tiny  tiny programs/matmul_tile.s  ""                            ""          -             -
@@ -56,5 +56,4 @@ check matmul-v5e-b64    v5e  programs/matmul.s       "-D B=64 -D D=4096 -D F=409
 check matmul-v5e-b1024  v5e  programs/matmul.s       "-D B=1024 -D D=4096 -D F=4096" ""        compute-bound 105
 check add-v5e           v5e  programs/pointwise.s    "-D OP=0 -D NCHUNK=16"        ""          memory-bound  110
 check relu-v5e          v5e  programs/pointwise.s    "-D OP=2 -D NCHUNK=16"        ""          memory-bound  110
-echo "programs: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish programs

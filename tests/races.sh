@@ -16,9 +16,7 @@ set -uo pipefail
 bin=${1:?usage: races.sh BIN_DIR WORK_DIR}
 work=${2:?usage: races.sh BIN_DIR WORK_DIR}
 mkdir -p "$work"
-pass=0; fail=0
-ok()  { echo "ok    $*"; pass=$((pass+1)); }
-bad() { echo "FAIL  $*"; fail=$((fail+1)); }
+source "$(dirname "$0")/checks.sh"   # ok, bad, skip, finish: TAP (tests/README.md)
 
 # clean NAME CONFIG PROGRAM "asm options" "sim options": no race, exit 0
 clean() {
@@ -196,5 +194,4 @@ if [ $rc -eq 0 ] && ! grep -q '^race' "$work/step_mm.out" && grep -q 'result: bi
   ok "stepper: races on over matmul.s: no race, runs to halt, exit 0"
 else bad "stepper matmul: exit $rc; $(tail -n 3 "$work/step_mm.out")"; fi
 
-echo "races: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish races

@@ -36,9 +36,8 @@ set -uo pipefail
 bin=${1:?usage: roofline.sh BIN_DIR WORK_DIR}
 work=${2:?usage: roofline.sh BIN_DIR WORK_DIR}
 mkdir -p "$work"
-pass=0; fail=0
+source "$(dirname "$0")/checks.sh"   # ok, bad, skip, finish: TAP (tests/README.md)
 
-. "$(dirname "$0")/checks.sh"      # ok, bad, key, check, near
 
 # run NAME ARGS...: tpu-roofline into WORK/NAME
 run() {
@@ -294,5 +293,4 @@ if "$bin/tpu-roofline" --set num_mxu=1 --set vmem_bw=3200 >/dev/null 2>&1; [ $? 
 if "$bin/tpu-roofline" --d 100 >/dev/null 2>&1; [ $? -eq 2 ]; then ok "--d not a multiple of mxu_n: exit 2"; else bad "--d 100: not exit 2"; fi
 if "$bin/tpu-roofline" --help | grep -q '^usage: tpu-roofline'; then ok "--help"; else bad "--help"; fi
 
-echo "roofline: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish roofline

@@ -4,8 +4,9 @@
 # two objects to be byte for byte the same (docs/assembler.md promises it).
 #
 # A program's first line may give tpu-as options ("# tpu-as: --config tiny");
-# both assemblies use them.  Prints one line per program, then
-# "roundtrip: N passed, M failed"; exits 1 if any failed.
+# both assemblies use them.  Prints a TAP point per program
+# (tests/checks.sh), then "roundtrip: N passed, M failed"; exits 1 if any
+# failed.
 set -uo pipefail
 bin=${1:?usage: roundtrip.sh BIN_DIR WORK_DIR}
 work=${2:?usage: roundtrip.sh BIN_DIR WORK_DIR}
@@ -16,7 +17,7 @@ mkdir -p "$work" || exit 1
 bin=$(cd "$bin" && pwd) && work=$(cd "$work" && pwd) || exit 1
 cd "$(dirname "$0")/.." || exit 1
 
-pass=0; fail=0
+source tests/checks.sh   # ok, bad, finish: TAP (tests/README.md)
 shopt -s nullglob
 for src in programs/*.s; do
   name=$(basename "$src" .s)
@@ -34,13 +35,10 @@ for src in programs/*.s; do
   elif ! cmp "$first" "$second" >>"$log" 2>&1; then
     why="objects differ: $first $second"
   else
-    echo "ok    $src (${opts:-no options})"
-    pass=$((pass + 1))
+    ok "$src (${opts:-no options})"
     continue
   fi
-  echo "FAIL  $src: $why"
-  sed 's/^/      /' "$log" | head -n 20
-  fail=$((fail + 1))
+  bad "$src: $why"
+  diag "$(head -n 20 "$log")"
 done
-echo "roundtrip: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish roundtrip

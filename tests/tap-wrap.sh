@@ -2,15 +2,16 @@
 # tap-wrap.sh NAME COMMAND... - run one test of `make test` as a TAP
 # producer for prove (tests/suite/*.t call it).
 #
-# A cmocka binary speaks TAP itself (CMOCKA_MESSAGE_OUTPUT=TAP); the test
-# scripts print their own lines ("ok    ...", "FAIL ..." and a summary
-# "NAME: P passed, F failed").  Here every line of the command's output
-# becomes a TAP diagnostic, a line that starts with "ok" also a passed TAP
-# test and one with "FAIL" a failed one, and the command's exit status the
-# last TAP test; so prove counts a script's checks one by one (those it
-# names) and never misses a non-zero exit.  The
-# TAP goes to standard output and, with TAP_DIR set, to TAP_DIR/NAME.tap
-# (the machine-readable report of the run).
+# The test scripts speak TAP through tests/checks.sh (tests/README.md): a
+# line "ok N - ...", "not ok N - ..." or "ok N - ... # SKIP why" is a test
+# point, passed on with the numbers of one stream (a script may run
+# another; their plans "1..N" are dropped).  The make targets' own reports
+# (sim/rtl/run_tests.sh, sim/systemc/tests/) still print
+# "ok    ...", "FAIL  ..." and "skip  ..."; those become passed, failed
+# and skipped points.  Every other line is a TAP comment, and the
+# command's exit status the last point, so prove never misses a non-zero
+# exit.  The TAP goes to standard output and, with TAP_DIR set, to
+# TAP_DIR/NAME.tap (the machine-readable report of the run).
 set -uo pipefail
 name=${1:?usage: tap-wrap.sh NAME COMMAND...}
 shift
@@ -23,9 +24,19 @@ fi
   echo "tap-wrap-status $?"
 } | awk -v name="$name" '
   /^tap-wrap-status / { status = $2; next }
+  # the dialect: a TAP point, renumbered
+  /^(not )?ok [0-9]+( |$)/ {
+    word = "ok"; if ($0 ~ /^not /) word = "not ok"
+    rest = $0; sub(/^(not )?ok [0-9]+ ?/, "", rest)
+    print word " " ++n (rest == "" ? "" : " " rest); next
+  }
+  /^1\.\.[0-9]+/ { print "# " $0; next }
+  /^#/ { print; next }
+  # the make targets reports: "ok    ...", "FAIL  ...", "skip  ..."
+  /^ok[ \t]/   { sub(/^ok[ \t]*/, "");   print "ok " ++n " - " $0; next }
+  /^FAIL/      { sub(/^FAIL:?[ \t]*/, ""); print "not ok " ++n " - " $0; next }
+  /^skip[ \t]/ { sub(/^skip[ \t]*/, ""); gsub(/#/, ""); print "ok " ++n " - " $0 " # SKIP"; next }
   { print "# " $0 }
-  /^ok[ \t]/ { n++; sub(/^ok[ \t]*/, ""); print "ok " n " - " $0 }
-  /^FAIL/ { n++; sub(/^FAIL[ \t]*/, ""); print "not ok " n " - " $0 }
   END {
     n++
     if (status == 0) print "ok " n " - " name " (exit 0)"

@@ -57,7 +57,7 @@ static void test_defaults_are_config_def(void **state)
 #define CHECK_F64(n, def) assert_true(c.n == (double)(def));
 #define CHECK_STR(n, def) assert_string_equal(c.n, def);
 #define KEY(n, type, def, lo, hi, doc) CHECK_##type(n, def)
-#include "config.def"
+#include "../cmodel/config.def"
 #undef KEY
     char err[ERRLEN];
     assert_int_equal(tpu_config_validate(&c, err, sizeof err), 0);
@@ -837,7 +837,7 @@ static void test_docs_match_config_def(void **state)
         fail_msg("docs/config.md not found: run the test from the repository root");
     static const struct { const char *name, *type, *doc; } defs[] = {
 #define KEY(n, type, def, lo, hi, doc) { #n, #type, doc },
-#include "config.def"
+#include "../cmodel/config.def"
 #undef KEY
     };
     size_t ndefs = sizeof defs / sizeof defs[0];
@@ -878,11 +878,11 @@ static void test_docs_match_config_def(void **state)
 #define SET_F64(n, v) t.n = (double)(v);
 #define SET_STR(n, v) (void)(v);
 #define KEY(n, type, dflt, l, h, doc) if (strcmp(key, #n) == 0) { SET_##type(n, l) }
-#include "config.def"
+#include "../cmodel/config.def"
 #undef KEY
             printed_value(&t, key, lo, sizeof lo);
 #define KEY(n, type, dflt, l, h, doc) if (strcmp(key, #n) == 0) { SET_##type(n, h) }
-#include "config.def"
+#include "../cmodel/config.def"
 #undef KEY
             printed_value(&t, key, hi, sizeof hi);
             snprintf(want, sizeof want, "%.130s .. %.130s", lo, hi);

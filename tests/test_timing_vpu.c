@@ -3,7 +3,7 @@
  * each asserting exact cycle numbers (timing_helpers.h).
  */
 #include "timing_helpers.h"
-#include "vpu.h"              /* TPU_TR_STEPS */
+#include "fp.h"               /* TPU_TR_STEPS */
 
 /* ---- section 5: VPU ---------------------------------------------------------------- */
 

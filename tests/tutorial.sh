@@ -63,7 +63,7 @@ awk -v dir="$work/items" '
   END { if (bad) exit 1 }
 ' "$doc" || { echo "tutorial: cannot parse $doc"; exit 1; }
 
-pass=0; fail=0
+source "$root/tests/checks.sh"   # ok, bad, finish: TAP (tests/README.md)
 for c in $(ls "$work/items" | sed -n 's/\.cmd$//p' | sort -n); do
   item="$work/items/$c"
   cmd=$(cat "$item.cmd")
@@ -78,13 +78,11 @@ for c in $(ls "$work/items" | sed -n 's/\.cmd$//p' | sort -n); do
   (cd "$work" && PATH="$bin:$PATH" bash -c "$run" <"$input" >"$item.out" 2>"$item.err")
   cat "$item.err" >>"$item.out"
   if diff -u "$item.exp" "$item.out" >"$item.diff"; then
-    echo "ok    \$ $shown"
-    pass=$((pass + 1))
+    ok "\$ $shown"
   else
-    echo "FAIL  \$ $shown: the output differs from the transcript (- recorded, + now):"
-    sed 's/^/      /' "$item.diff" | head -n 60
-    fail=$((fail + 1))
+    bad "\$ $shown: the output differs from the transcript (- recorded, + now):"
+    diag "$(head -n 60 "$item.diff")"
   fi
 done
-echo "tutorial: $pass passed, $fail failed"
-[ $fail -eq 0 ] && [ $pass -gt 0 ]
+[ $pass -gt 0 ] || bad "no command of $doc was run"
+finish tutorial

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run.sh BIN_DIR WORK_DIR - the Python package's tests (tests/suite/python.t,
-# from the checkout's root): pytest over python/tests/ (one "ok"/"FAIL" line
-# per test), then docs/notebooks/*.ipynb executed headless
+# from the checkout's root): pytest over python/tests/ (a TAP point per
+# test, tests/checks.sh), then docs/notebooks/*.ipynb executed headless
 # (run_notebook.py: nbclient and ipykernel, else the code cells with plain
 # python3).  Needs build/lib/libtpu.so (make pylib) and BIN_DIR's tpu-as,
 # tpu-sim and tpu-gen.  Debian's python3 (/usr/bin/python3, or PYTHON) with
@@ -16,33 +16,31 @@ case $bin in /*) ;; *) bin=$PWD/$bin ;; esac
 py=${PYTHON:-/usr/bin/python3}
 [ -x "$py" ] || py=python3
 export PYTHONDONTWRITEBYTECODE=1 TPU_BIN=$bin TPU_WORK=$work/pytest MPLBACKEND=Agg
-pass=0; fail=0
+source tests/checks.sh   # ok, bad, relay, finish: TAP (tests/README.md)
 if [ ! -f build/lib/libtpu.so ]; then
-  echo "FAIL  build/lib/libtpu.so is missing: make pylib"
-  exit 1
+  bad "build/lib/libtpu.so is missing: make pylib"
+  finish python
 fi
 start=$(date +%s.%N)
-# pytest -v: "FILE::TEST PASSED [ 5%]" becomes "ok    FILE::TEST"
+# pytest -v: "FILE::TEST PASSED [ 5%]" becomes a passed point "FILE::TEST"
 "$py" -m pytest -v -rN -p no:cacheprovider python/tests 2>&1 | awk '
   / PASSED( +\[ *[0-9]+%\])?$/ { sub(/ PASSED.*/, ""); print "ok    " $0; next }
   / (FAILED|ERROR)( +\[ *[0-9]+%\])?$/ { sub(/ (FAILED|ERROR).*/, ""); print "FAIL  " $0; next }
-  { print "      " $0 }'
+  { print "#     " $0 }' >"$work/pytest.out"
 rc=${PIPESTATUS[0]}
-if [ "$rc" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL  pytest: exit $rc"; fi
-echo "      pytest took $(echo "$(date +%s.%N) - $start" | bc | cut -c1-5) s"
+relay <"$work/pytest.out" || bad "pytest ran no test"
+if [ "$rc" -eq 0 ]; then ok "pytest: exit 0"; else bad "pytest: exit $rc"; fi
+echo "#     pytest took $(echo "$(date +%s.%N) - $start" | bc | cut -c1-5) s"
 
 for nbk in docs/notebooks/*.ipynb; do
   name=$(basename "$nbk" .ipynb)
   start=$(date +%s.%N)
   if ROOFLINE_PNG=$work/$name.png "$py" -Xfrozen_modules=off python/tests/run_notebook.py "$nbk" \
        "$work/$name.ipynb" >"$work/$name.log" 2>&1; then
-    echo "ok    notebook $nbk executed ($(echo "$(date +%s.%N) - $start" | bc | cut -c1-5) s): $(tail -n 1 "$work/$name.log")"
-    pass=$((pass + 1))
+    ok "notebook $nbk executed ($(echo "$(date +%s.%N) - $start" | bc | cut -c1-5) s): $(tail -n 1 "$work/$name.log")"
   else
-    echo "FAIL  notebook $nbk"
-    sed 's/^/      /' "$work/$name.log" | tail -n 30
-    fail=$((fail + 1))
+    bad "notebook $nbk"
+    diag "$(tail -n 30 "$work/$name.log")"
   fi
 done
-echo "python: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish python

@@ -1,5 +1,5 @@
 """The kernel generator (sim/kernels/, docs/workloads.md) from Python, and
-the model's own reference arithmetic (cmodel/ref.h, cmodel/fp.h)."""
+the model's own reference arithmetic (cmodel/include/tpu/ref.h, cmodel/include/tpu/fp.h)."""
 import ctypes
 
 import numpy as np

@@ -2,7 +2,7 @@
  * asm.h - the assembler library behind tpu-as.
  *
  * tpu_asm_assemble() turns one source buffer (the syntax is docs/assembler.md)
- * into a tpu_object (cmodel/objfile.h).  It keeps no global state, never
+ * into a tpu_object (cmodel/include/tpu/objfile.h).  It keeps no global state, never
  * exits, and never trusts its input: any byte string gets either an object
  * or a list of gcc-style messages "FILE:LINE:COL: error: MESSAGE", and the
  * work and memory it takes are bounded (see the limits below).  The fuzzer

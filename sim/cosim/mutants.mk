@@ -54,7 +54,7 @@ define mutant_bench_recipe
 	rm -f $@
 	$(VERILATOR) $(filter-out -Irtl -y rtl,$(RTL_VFLAGS)) $(if $(4),-GNCores=$(4)) $(if $(filter core,$(1)),$(RTL_CORE_TOP)) -I$(MUT_SRC) -y $(MUT_SRC) -I$(3) \
 	  --top-module $(1) --prefix V$(1) --Mdir $(2) -o ../$(notdir $@) \
-	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(3))$(if $(4), -DRTL_SYSTEM -DRTL_CORES=$(4))" \
+	  -CFLAGS "-I$(abspath cmodel/include/tpu) -I$(abspath sim) -I$(abspath $(3))$(if $(4), -DRTL_SYSTEM -DRTL_CORES=$(4))" \
 	  -LDFLAGS "$(abspath $(LIB)) -lm" \
 	  $(MUT_SRC)/lint_waivers.vlt $(MUT_SRC)/$(1).v $(abspath $(RTL_BENCH_CPP)) $(abspath $(RTL_SPARSE_CPP))
 	+$(MAKE) --no-print-directory -C $(2) -f $(RTL_PCH_MK) VM_MK=V$(1).mk $(RTL_MKFLAGS)
@@ -73,7 +73,7 @@ $(MUT_DIR)/rtl-fp-test: $(MUT_SRC)/.stamp $(RTL_FP_TOP) $(RTL_FP_CPP) $(RTL_FP_D
 	@mkdir -p $(MUT_DIR)/rtl_fp
 	rm -f $@
 	$(VERILATOR) $(filter-out -Irtl,$(RTL_FP_VFLAGS)) -I$(MUT_SRC) --Mdir $(MUT_DIR)/rtl_fp \
-	  -o ../rtl-fp-test -CFLAGS -I$(abspath cmodel) \
+	  -o ../rtl-fp-test -CFLAGS -I$(abspath cmodel/include/tpu) \
 	  $(MUT_SRC)/lint_waivers.vlt $(RTL_FP_TOP) $(abspath $(RTL_FP_CPP)) $(abspath $(RTL_FP_DIR)/fp.o)
 	+$(MAKE) --no-print-directory -C $(MUT_DIR)/rtl_fp -f Vrtl_fp_top.mk $(RTL_FP_MKFLAGS)
 

@@ -132,7 +132,7 @@ define rtl_bench_recipe
 	$(VERILATOR) $(RTL_VFLAGS) $(4) $(if $(5),-GNCores=$(5)) $(if $(filter core,$(1)),$(RTL_CORE_TOP)) \
 	  -I$(3) --top-module $(1) --prefix V$(1) \
 	  --Mdir $(2) -o ../$(notdir $@) \
-	  -CFLAGS "-I$(abspath cmodel) -I$(abspath sim) -I$(abspath $(3))$(if $(5), -DRTL_SYSTEM -DRTL_CORES=$(5))$(if $(6), $(6))" \
+	  -CFLAGS "-I$(abspath cmodel/include/tpu) -I$(abspath sim) -I$(abspath $(3))$(if $(5), -DRTL_SYSTEM -DRTL_CORES=$(5))$(if $(6), $(6))" \
 	  -LDFLAGS "$(abspath $(LIB)) -lm" \
 	  $(RTL_WAIVERS) rtl/$(1).v $(abspath $(RTL_BENCH_CPP)) $(abspath $(RTL_SPARSE_CPP))
 	+$(MAKE) --no-print-directory -C $(2) -f $(RTL_PCH_MK) VM_MK=V$(1).mk $(RTL_MKFLAGS)

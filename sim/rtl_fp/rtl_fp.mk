@@ -43,9 +43,9 @@ rtl-lint-fp:
 	@echo "rtl-lint-fp: $(RTL_FP_MODULES) rtl_fp_top: verilator -Wall clean"
 
 # The C model's fp routines, compiled as C and linked into the harness.
-$(RTL_FP_DIR)/fp.o: cmodel/fp.c cmodel/fp.h
+$(RTL_FP_DIR)/fp.o: cmodel/fp.c cmodel/include/tpu/fp.h
 	@mkdir -p $(dir $@)
-	$(RTL_FP_OBJCACHE) $(CC) -std=c11 -Wall -Wextra -Werror -O2 -Icmodel -c $< -o $@
+	$(RTL_FP_OBJCACHE) $(CC) -std=c11 -Wall -Wextra -Werror -O2 -Icmodel -Icmodel/include/tpu -c $< -o $@
 
 # Verilate (Verilator skips the step itself when its inputs are unchanged),
 # then build with Verilator's generated makefile, which recompiles only the
@@ -56,7 +56,7 @@ $(RTL_FP_BIN): $(RTL_FP_SRCS) $(RTL_FP_HDRS) $(RTL_FP_WAIVERS) $(RTL_FP_TOP) $(R
 	@mkdir -p $(RTL_FP_DIR)/obj
 	rm -f $@
 	$(VERILATOR) $(RTL_FP_VFLAGS) --Mdir $(RTL_FP_DIR)/obj -o ../rtl-fp-test \
-	  -CFLAGS -I$(abspath cmodel) \
+	  -CFLAGS -I$(abspath cmodel/include/tpu) \
 	  $(RTL_FP_WAIVERS) $(RTL_FP_TOP) $(abspath $(RTL_FP_CPP)) $(abspath $(RTL_FP_DIR)/fp.o)
 	$(MAKE) --no-print-directory -C $(RTL_FP_DIR)/obj -f Vrtl_fp_top.mk $(RTL_FP_MKFLAGS)
 

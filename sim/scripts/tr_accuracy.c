@@ -5,7 +5,7 @@
  * docs/numerics.md section 11.5.  Not part of `make test` (it takes
  * minutes); run it by hand after changing a sequence:
  *
- *   cc -std=c11 -O2 -pthread -Icmodel sim/scripts/tr_accuracy.c cmodel/fp.c \
+ *   cc -std=c11 -O2 -pthread -Icmodel -Icmodel/include/tpu sim/scripts/tr_accuracy.c cmodel/fp.c \
  *      cmodel/cmutant.c -lm -o build/tr-accuracy
  *   build/tr-accuracy [THREADS] [STEP]       # STEP > 1: every STEP-th input only
  *

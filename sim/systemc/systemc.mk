@@ -8,7 +8,7 @@
 #                        programs (results and cycle counts against tpu-sim)
 #                        and the lockstep top on the program regression
 #
-# The C model stays C: libtpumodel.a, through its public header cmodel/tpu.h
+# The C model stays C: libtpumodel.a, through its public header cmodel/include/tpu/tpu.h
 # (DMI pointers too: tpu_mem_ptr).  C++ compiles go through ccache when it is
 # installed; nothing is rebuilt that has not changed (-MMD dependencies,
 # picked up by the main Makefile's include of $(BUILD)/**/*.d).

@@ -1,6 +1,6 @@
 // tpu_core_tlm.h - one TPU core of the C model as a SystemC/TLM-2.0 module.
 //
-// The module owns a tpu_system of one core (cmodel/tpu.h; the model stays
+// The module owns a tpu_system of one core (cmodel/include/tpu/tpu.h; the model stays
 // plain C) and exposes it to a virtual platform:
 //   socket  TLM-2.0 target: b_transport for the registers and the memory
 //           windows, get_direct_mem_ptr (DMI) for the memory windows only,

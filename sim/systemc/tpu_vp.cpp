@@ -8,7 +8,7 @@
 // grants it with --dmi), enables the done interrupt, starts the core and
 // waits for the interrupt; then it reads the status and the results back
 // over TLM and checks them against the object's .expect records
-// (cmodel/expect.h, with a reader that goes over TLM).  It prints what it
+// (cmodel/include/tpu/expect.h, with a reader that goes over TLM).  It prints what it
 // did, the result and the simulation rate (simulated cycles per host
 // second).  Exit status as tpu-sim: 0 halted and bit-exact (or no
 // .expect), 1 a result differs or cannot be checked, 2 bad command line or

@@ -2,7 +2,7 @@
  * mxu_view.h - draw one MXU's cells as they were in the last cycle the
  * model computed: the stepper's `show mxu` and the --animate frames.
  *
- * Everything comes from tpu_core_mxu_cell() (cmodel/tpu.h).  Two parts:
+ * Everything comes from tpu_core_mxu_cell() (cmodel/include/tpu/tpu.h).  Two parts:
  * a map of the LHS row in each cell (the wavefront: rows enter skewed, so
  * row b sits on the anti-diagonal k + c = t - s - b - 1, docs/timing.md
  * T22), then each cell's weight, shadow weight (only while a shadow

@@ -7,7 +7,7 @@
  * any FILE* and prints to any FILE*, so a test can drive it with a script
  * and check every line it prints.  It steps the model one cycle at a time
  * with tpu_system_step() and learns what happened from the event stream
- * and the views of cmodel/tpu.h; it never looks inside the model.
+ * and the views of cmodel/include/tpu/tpu.h; it never looks inside the model.
  *
  * "The current cycle" is the last cycle the model computed: after
  * `step 1` from reset it is cycle 0, and `show mxu` shows the cells as

@@ -3,13 +3,14 @@
 # target, then fuzz each for SECONDS from its seeds (tests/fuzz/seeds/TARGET/,
 # in git, plus the example programs and configs).  A crash is saved under
 # tests/fuzz/regress/TARGET/ (commit it: it becomes a regression input) and
-# fails the run; so does finding no target at all.
+# fails the run; so does finding no target at all.  A TAP point per target
+# (tests/checks.sh).
 set -uo pipefail
 build=${1:?usage: run.sh BUILD_DIR SECONDS}
 secs=${2:?usage: run.sh BUILD_DIR SECONDS}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-pass=0; fail=0
+source "$root/tests/checks.sh"   # ok, bad, finish: TAP (tests/README.md)
 for bin in "$build"/fuzz_*; do
   [ -x "$bin" ] || continue
   name=$(basename "$bin"); name=${name#fuzz_}
@@ -30,8 +31,8 @@ for bin in "$build"/fuzz_*; do
   fi
   if compgen -G "$regress/*" >/dev/null; then
     if ! "$bin" -runs=0 "$regress"/* >"$build/$name.regress.log" 2>&1; then
-      echo "FAIL  fuzz $name: a kept regression input fails again (see $build/$name.regress.log)"
-      fail=$((fail+1)); continue
+      bad "fuzz $name: a kept regression input fails again (see $build/$name.regress.log)"
+      continue
     fi
   fi
   log="$build/$name.log"
@@ -39,17 +40,13 @@ for bin in "$build"/fuzz_*; do
        -artifact_prefix="$regress/" -print_final_stats=1 "$corpus" >"$log" 2>&1; then
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
     nkept=$(find "$regress" -type f ! -name .gitkeep | wc -l)
-    echo "ok    fuzz $name: $nkept kept inputs replayed, ${secs}s, ${runs:-?} inputs, no crash"
-    pass=$((pass+1))
+    ok "fuzz $name: $nkept kept inputs replayed, ${secs}s, ${runs:-?} inputs, no crash"
   else
-    echo "FAIL  fuzz $name: CRASH - input saved in $regress/ ; log: $log"
-    tail -n 30 "$log"
-    fail=$((fail+1))
+    bad "fuzz $name: CRASH - input saved in $regress/ ; log: $log"
+    diag "$(tail -n 30 "$log")"
   fi
 done
 if [ $((pass + fail)) -eq 0 ]; then
-  echo "FAIL  fuzz: no fuzz target in $build (build them: make fuzz-smoke)"
-  fail=1
+  bad "fuzz: no fuzz target in $build (build them: make fuzz-smoke)"
 fi
-echo "fuzz: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish fuzz

@@ -16,32 +16,32 @@
 enum tpu_opcode {
     TPU_OP_ILLEGAL = 0x00,
 #define INSN(id, mn, opc, ...) TPU_OP_##id = (opc),
-#include "isa.def"
+#include "../../isa.def"           /* cmodel/isa.def */
 };
 
 /* The unit that executes an instruction (isa.def's UNIT rows, in order). */
 enum tpu_unit {
 #define UNIT(id, name, what) TPU_UNIT_##id,
-#include "isa.def"
+#include "../../isa.def"           /* cmodel/isa.def */
     TPU_UNIT_COUNT
 };
 
 /* What an instruction does (isa.def's CLASS rows). */
 enum tpu_class {
 #define CLASS(id, name, what) TPU_CLASS_##id,
-#include "isa.def"
+#include "../../isa.def"           /* cmodel/isa.def */
     TPU_CLASS_COUNT
 };
 
 /* Its attributes, bits of tpu_insn_desc.flags (isa.def's FLAG rows). */
 enum tpu_flag_bit {
 #define FLAG(id, name, what) TPU_FLB_##id,
-#include "isa.def"
+#include "../../isa.def"           /* cmodel/isa.def */
     TPU_FLB_COUNT
 };
 enum tpu_flag {
 #define FLAG(id, name, what) TPU_FL_##id = 1u << TPU_FLB_##id,
-#include "isa.def"
+#include "../../isa.def"           /* cmodel/isa.def */
     TPU_FL_NONE = 0
 };
 

@@ -17,7 +17,7 @@ typedef struct tpu_config {
 #define KEY_F64(n) double n;
 #define KEY_STR(n) char n[32];
 #define KEY(n, type, def, lo, hi, doc) KEY_##type(n)
-#include "config.def"
+#include "../../config.def"        /* cmodel/config.def */
 #undef KEY
 #undef KEY_U64
 #undef KEY_F64

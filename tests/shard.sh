@@ -22,9 +22,8 @@ bin=${1:?usage: shard.sh BIN_DIR WORK_DIR}
 work=${2:?usage: shard.sh BIN_DIR WORK_DIR}
 lib="$(cd "$(dirname "$0")/../programs" && pwd)"
 mkdir -p "$work"
-pass=0; fail=0
-ok()  { echo "ok    $*"; pass=$((pass+1)); }
-bad() { echo "FAIL  $*"; fail=$((fail+1)); }
+# shellcheck source=checks.sh
+source "$(dirname "$0")/checks.sh"
 
 # run NAME CFG CORES DUMP TOPO_ARGS -- GEN_ARGS...: generate with --ref,
 # assemble, run on CORES cores, dump label DUMP of core 0: bit-exact and
@@ -207,5 +206,4 @@ badcmd "an even number of vectors" --config tiny -T 64 -D 12 -F 32 --mesh 4 --sh
 badcmd "unknown option" "${G[@]}" -T 64 --mesh 4 --shard tp --heads 2
 if "$bin/tpu-gen" ffn-shard --help | grep -q "usage: tpu-gen ffn-shard"; then ok "--help"; else bad "--help"; fi
 
-echo "shard: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish shard

@@ -18,9 +18,8 @@ set -uo pipefail
 bin=${1:?usage: transformer.sh BIN_DIR WORK_DIR}
 work=${2:?usage: transformer.sh BIN_DIR WORK_DIR}
 mkdir -p "$work"
-pass=0; fail=0
-ok()  { echo "ok    $*"; pass=$((pass+1)); }
-bad() { echo "FAIL  $*"; fail=$((fail+1)); }
+# shellcheck source=checks.sh
+source "$(dirname "$0")/checks.sh"
 
 # run KERNEL CFG MAXERR [OPTIONS...]: generate, assemble, run: bit-exact,
 # and the printed max abs error against float64 below MAXERR (ffn and
@@ -175,5 +174,4 @@ for k in softmax layernorm rmsnorm gelu silu ffn attention; do
   fi
 done
 
-echo "transformer: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish transformer

@@ -43,7 +43,7 @@ const char *tpu_kind_name(enum tpu_operand_kind k)
 
 const char *tpu_unit_name(enum tpu_unit u)
 {
-    static const char *names[TPU_UNIT_COUNT] = { "seq", "dma", "mxu", "vpu", "ici" };
+    static const char *names[TPU_UNIT_COUNT] = { "seq", "dma", "mxu", "vpu", "ici", "xlu" };
     return u < TPU_UNIT_COUNT ? names[u] : "?";
 }
 

@@ -22,7 +22,7 @@ enum tpu_opcode {
 
 /* The unit that executes an instruction. */
 enum tpu_unit { TPU_UNIT_SEQ, TPU_UNIT_DMA, TPU_UNIT_MXU, TPU_UNIT_VPU, TPU_UNIT_ICI,
-                TPU_UNIT_COUNT };
+                TPU_UNIT_XLU, TPU_UNIT_COUNT };
 
 /* Encoding fields (bit positions in the 64-bit word). */
 enum tpu_field { TPU_F_NONE, TPU_F_A, TPU_F_B, TPU_F_C, TPU_F_D, TPU_F_E, TPU_F_F, TPU_F_G,

@@ -73,9 +73,12 @@ static const struct {
       "        vmul     v2, v2, v3\n"
       "        vst      v2, s1, 0\n"
       "```\n\n"
-      "`xlu.tr` transposes a register in B x B blocks (B = min(S, L)): with S = L it is the "
-      "whole transpose, and a larger tile (as the MXU needs K^T) is transposed block by block, "
-      "each block moved to its transposed place by the program's addresses." },
+      "`xlu.tr` transposes a register in B x B blocks (B = min(S, L)).  With S = L = N (as on "
+      "tiny: 8 x 8, N = 8) `vld.bf16`, `xlu.tr`, `vst.bf16` transpose a whole N x N bf16 tile, "
+      "so a kernel can load K^T as MXU weights.  Where L > S (v5e: 8 x 128) each 8 x 8 block "
+      "comes out transposed in place and must still be moved to its mirrored block (rows of "
+      "16 bytes at a stride: a 2-D DMA through HBM does it); a VMEM-to-VMEM tile transpose is "
+      "not in the instruction set yet." },
     { 0x90, 0xff, "Other", "" },
 };
 

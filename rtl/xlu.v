@@ -187,9 +187,9 @@ module xlu #(
     end else if (lane_lvl) begin
       for (int s = 0; s < Sub; s++) begin
         for (int i = 0; 2 * i < Lanes; i++) begin
-          if (2 * i + 1 < int'(nl_q)) begin
+          if (32'(2 * i + 1) < 32'(nl_q)) begin
             work_d[s*Lanes+i] = lres[s*LP+i];
-          end else if (2 * i < int'(nl_q)) begin
+          end else if (32'(2 * i) < 32'(nl_q)) begin
             work_d[s*Lanes+i] = work_q[s*Lanes+2*i];
           end
         end
@@ -197,9 +197,9 @@ module xlu #(
     end else if (sub_lvl) begin
       for (int i = 0; 2 * i < Sub; i++) begin
         for (int l = 0; l < Lanes; l++) begin
-          if (2 * i + 1 < int'(ns_q)) begin
+          if (32'(2 * i + 1) < 32'(ns_q)) begin
             work_d[i*Lanes+l] = sres[i*Lanes+l];
-          end else if (2 * i < int'(ns_q)) begin
+          end else if (32'(2 * i) < 32'(ns_q)) begin
             work_d[i*Lanes+l] = work_q[2*i*Lanes+l];
           end
         end

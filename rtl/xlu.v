@@ -103,15 +103,10 @@ module xlu #(
       localparam integer TL = L0 + (s - S0);
       localparam integer TI = (TS < Sub && TL < Lanes) ? TS * Lanes + TL : s * Lanes + l;
       logic [31:0] rs, rl, pv;
+      // the source sublane of srot, (s - ks) mod S, and lane of lrot
+      assign rs = (32'(s) >= ks) ? 32'(s) - ks : 32'(s) + 32'(Sub) - ks;
+      assign rl = (32'(l) >= kl) ? 32'(l) - kl : 32'(l) + 32'(Lanes) - kl;
       always_comb begin
-        rs = 32'(s) + 32'(Sub) - ks;                  // source sublane of srot
-        if (rs >= 32'(Sub)) begin
-          rs = rs - 32'(Sub);
-        end
-        rl = 32'(l) + 32'(Lanes) - kl;                // source lane of lrot
-        if (rl >= 32'(Lanes)) begin
-          rl = rl - 32'(Lanes);
-        end
         case (hop)
           OP_XLU_SROT: pv = rdata_i[32*(rs*32'(Lanes) + 32'(l)) +: 32];
           OP_XLU_LROT: pv = rdata_i[32*(32'(s*Lanes) + rl) +: 32];

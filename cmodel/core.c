@@ -40,7 +40,9 @@ tpu_core *tpu_core_create(const tpu_config *cfg, unsigned id, const uint64_t *cy
            || tpu_vmem_init(&c->vmem, cfg->vmem_bytes, cfg->vmem_bw) < 0
            || tpu_hbm_init(&c->hbm, cfg->hbm_bytes) < 0
            || tpu_vpu_init(&c->vpu, (unsigned)cfg->vpu_sublanes, (unsigned)cfg->vpu_lanes,
-                           cfg->vpu_latency, q, &c->vmem, &c->ev) < 0;
+                           cfg->vpu_latency, q, &c->vmem, &c->ev) < 0
+           || tpu_xlu_init(&c->xlu, (unsigned)cfg->vpu_sublanes, (unsigned)cfg->vpu_lanes, q,
+                           &c->vpu, &c->ev) < 0;
     for (unsigned m = 0; m < c->nmxu && !bad; m++)
         bad = tpu_mxu_init(&c->mxu[m], m, (unsigned)cfg->mxu_n, (unsigned)cfg->mxu_wloads, q,
                            &c->vmem, &c->sems, &c->ev) < 0;
@@ -54,7 +56,7 @@ tpu_core *tpu_core_create(const tpu_config *cfg, unsigned id, const uint64_t *cy
     tpu_ici_init(&c->ici, q, inum, iden, cfg->ici_latency, &c->vmem, &c->sems, &c->ev);
 
     c->env = (tpu_seq_env){
-        .q_dma = &c->dma.q, .q_ici = &c->ici.q, .q_vpu = &c->vpu.q, .num_mxu = c->nmxu,
+        .q_dma = &c->dma.q, .q_ici = &c->ici.q, .q_vpu = &c->vpu.q, .q_xlu = &c->xlu.q, .num_mxu = c->nmxu,
         .mxu_n = (unsigned)cfg->mxu_n, .vmem_bytes = c->vmem.size, .hbm_bytes = c->hbm.size,
         .vpu_elems = c->vpu.elems, .mxu_int8 = (unsigned)cfg->mxu_int8,
     };
@@ -79,6 +81,7 @@ void tpu_core_destroy(tpu_core *c)
     tpu_vmem_free(&c->vmem);
     tpu_hbm_free(&c->hbm);
     tpu_vpu_free(&c->vpu);
+    tpu_xlu_free(&c->xlu);
     for (unsigned m = 0; m < TPU_MAX_MXUS; m++)
         tpu_mxu_free(&c->mxu[m]);
     free(c);
@@ -121,6 +124,7 @@ static const unsigned stall_counts[TPU_U_COUNT] = {
     [TPU_U_MXU0] = TPU_MXU_STALL_COUNT, [TPU_U_MXU1] = TPU_MXU_STALL_COUNT,
     [TPU_U_MXU2] = TPU_MXU_STALL_COUNT, [TPU_U_MXU3] = TPU_MXU_STALL_COUNT,
     [TPU_U_VPU] = TPU_VPU_STALL_COUNT, [TPU_U_ICI] = TPU_ICI_STALL_COUNT,
+    [TPU_U_XLU] = TPU_XLU_STALL_COUNT,
 };
 
 /* Count a stall and tell the subscribers. */
@@ -155,6 +159,8 @@ static uint32_t busy_units(const tpu_core *c, uint64_t t)
         b |= 1u << TPU_U_VPU;
     if (tpu_ici_busy(&c->ici))
         b |= 1u << TPU_U_ICI;
+    if (tpu_xlu_busy(&c->xlu))
+        b |= 1u << TPU_U_XLU;
     return b;
 }
 
@@ -165,7 +171,7 @@ static uint32_t idle_mask(uint32_t busy)
     for (unsigned m = 0; m < TPU_MAX_MXUS; m++)
         if (busy & (1u << (TPU_U_MXU0 + m)))
             idle &= ~(TPU_UNITS_MXU0 << m);
-    if (busy & (1u << TPU_U_VPU))
+    if (busy & ((1u << TPU_U_VPU) | (1u << TPU_U_XLU)))   /* `vpu` names the XLU too (T35) */
         idle &= ~TPU_UNITS_VPU;
     if (busy & (1u << TPU_U_DMA))
         idle &= ~TPU_UNITS_DMA;
@@ -199,6 +205,7 @@ void tpu_core_compute(tpu_core *c)
     /* The sequencer first: it sees only registers (start of the cycle). */
     c->env.t = t;
     c->env.idle = idle_mask(busy);
+    c->env.vpu_idle = !(busy & (1u << TPU_U_VPU));
     tpu_seq_step(&c->seq, &c->env);
     if (c->seq.error)           /* the failing instruction stays at pc */
         tpu_core_fail(c, c->seq.errmsg);
@@ -212,7 +219,9 @@ void tpu_core_compute(tpu_core *c)
     tpu_ici_receive(&c->ici, t);
     for (unsigned m = 0; m < c->nmxu; m++)
         note_stall(c, (enum tpu_unit_id)(TPU_U_MXU0 + m), tpu_mxu_step(&c->mxu[m], t), NULL);
+    c->vpu.xlu_mask = tpu_xlu_vmask(&c->xlu);          /* T35, at the start of t */
     note_stall(c, TPU_U_VPU, tpu_vpu_step(&c->vpu, t), NULL);
+    note_stall(c, TPU_U_XLU, tpu_xlu_step(&c->xlu, t), NULL);
     note_stall(c, TPU_U_DMA, tpu_dma_step(&c->dma, t), NULL);
     note_stall(c, TPU_U_ICI, tpu_ici_send(&c->ici, t), NULL);
 }
@@ -223,6 +232,7 @@ void tpu_core_commit(tpu_core *c)
     tpu_vmem_commit(&c->vmem, &c->ev);
     tpu_hbm_commit(&c->hbm, &c->ev);
     tpu_vpu_commit(&c->vpu, t);
+    tpu_xlu_commit(&c->xlu, t);
 
     tpu_seq_commit(&c->seq, &c->sems);              /* T4, T6, T9 */
     if (c->seq.halted && !c->halted) {              /* T8 */
@@ -351,17 +361,18 @@ int tpu_core_vreg(const tpu_core *c, unsigned r, uint32_t *dst)
 const char *tpu_unit_id_name(enum tpu_unit_id u)
 {
     static const char *names[TPU_U_COUNT] = { "seq", "dma", "mxu0", "mxu1", "mxu2", "mxu3",
-                                              "vpu", "ici" };
+                                              "vpu", "ici", "xlu" };
     return (unsigned)u < TPU_U_COUNT ? names[u] : "?";
 }
 
 const char *tpu_stall_reason_name(enum tpu_unit_id u, unsigned i)
 {
-    static const char *seq[] = { "queue full", "sem.wait", "sync", "halt" };
+    static const char *seq[] = { "queue full", "sem.wait", "sync", "halt", "vpu busy" };
     static const char *dma[] = { "no idle engine", "vmem busy" };
     static const char *mxu[] = { "loads in flight", "stream busy" };
     static const char *vpu[] = { "vreg hazard", "vmem busy" };
     static const char *ici[] = { "link busy", "vmem busy" };
+    static const char *xlu[] = { "unit busy" };
     switch (u) {
     case TPU_U_SEQ: return i < TPU_SEQ_STALL_COUNT ? seq[i] : NULL;
     case TPU_U_DMA: return i < TPU_DMA_STALL_COUNT ? dma[i] : NULL;
@@ -369,6 +380,7 @@ const char *tpu_stall_reason_name(enum tpu_unit_id u, unsigned i)
         return i < TPU_MXU_STALL_COUNT ? mxu[i] : NULL;
     case TPU_U_VPU: return i < TPU_VPU_STALL_COUNT ? vpu[i] : NULL;
     case TPU_U_ICI: return i < TPU_ICI_STALL_COUNT ? ici[i] : NULL;
+    case TPU_U_XLU: return i < TPU_XLU_STALL_COUNT ? xlu[i] : NULL;
     default: return NULL;
     }
 }

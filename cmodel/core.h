@@ -27,6 +27,7 @@
 #include "tpu.h"
 #include "vmem.h"
 #include "vpu.h"
+#include "xlu.h"
 
 struct tpu_core {
     unsigned id;
@@ -43,6 +44,7 @@ struct tpu_core {
     tpu_mxu  mxu[TPU_MAX_MXUS];
     unsigned nmxu;
     tpu_vpu  vpu;
+    tpu_xlu  xlu;
     tpu_ici  ici;
     tpu_sem_inc sems;       /* increments of the current cycle (T9) */
     tpu_seq_env env;        /* what the sequencer sees; t and idle change per cycle */

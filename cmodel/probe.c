@@ -58,6 +58,9 @@ void tpu_probe_core(const tpu_core *c, uint64_t cycle, tpu_probe *p)
     if (p->vpu_busy)
         p->unit_busy |= 1u << 4;
 
+    p->q_xlu = c->xlu.q.count;
+    p->xlu_busy = (uint8_t)c->xlu.running;
+
     p->q_ici = c->ici.q.count;
     for (unsigned k = 0; k < TPU_NUM_PORTS; k++) {
         const tpu_ici_port *x = &c->ici.port[k];

@@ -293,6 +293,13 @@ static void dispatch(tpu_seq *s, const tpu_seq_env *env, const tpu_insn *in)
     case TPU_UNIT_DMA: q = env->q_dma; u = TPU_U_DMA; qname = "dma"; break;
     case TPU_UNIT_ICI: q = env->q_ici; u = TPU_U_ICI; qname = "ici"; break;
     case TPU_UNIT_VPU: q = env->q_vpu; u = TPU_U_VPU; qname = "vpu"; break;
+    case TPU_UNIT_XLU:                      /* T35: the VPU's work lands first */
+        if (!env->vpu_idle) {
+            stall(s, TPU_SEQ_STALL_VPU, "vpu busy (an xlu instruction waits)", NULL, 0);
+            return;
+        }
+        q = env->q_xlu; u = TPU_U_XLU; qname = "xlu";
+        break;
     default: {
         int64_t m = in->val[0];
         if ((uint64_t)m >= env->num_mxu) {
@@ -324,6 +331,7 @@ static void dispatch(tpu_seq *s, const tpu_seq_env *env, const tpu_insn *in)
     case TPU_UNIT_DMA: bad = check_dma(s, env, e); break;
     case TPU_UNIT_ICI: bad = check_ici(s, env, e); break;
     case TPU_UNIT_VPU: bad = check_vpu(s, env, e); break;
+    case TPU_UNIT_XLU: bad = 0; break;
     default:           bad = check_mxu(s, env, e); break;
     }
     if (bad)

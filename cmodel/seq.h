@@ -22,13 +22,14 @@
 
 /* Stall reasons (tpu_stall_reason_name). */
 enum { TPU_SEQ_STALL_QUEUE, TPU_SEQ_STALL_SEM, TPU_SEQ_STALL_SYNC, TPU_SEQ_STALL_HALT,
-       TPU_SEQ_STALL_COUNT };
+       TPU_SEQ_STALL_VPU, TPU_SEQ_STALL_COUNT };
 
 /* What the sequencer may look at in this cycle. */
 typedef struct tpu_seq_env {
     uint64_t t;
     uint32_t idle;          /* TPU_UNITS_* bits of idle units (T7); absent MXUs are idle */
-    tpu_queue *q_dma, *q_ici, *q_vpu, *q_mxu[TPU_MAX_MXUS];
+    tpu_queue *q_dma, *q_ici, *q_vpu, *q_xlu, *q_mxu[TPU_MAX_MXUS];
+    int vpu_idle;           /* the VPU alone is idle (T35: an XLU instruction waits for it) */
     unsigned num_mxu, mxu_n;
     uint64_t vmem_bytes, hbm_bytes;
     uint64_t vpu_elems;     /* S * Lanes */

@@ -142,6 +142,13 @@ int tpu_vpu_step(tpu_vpu *v, uint64_t t)
     for (unsigned i = 0; i < ns; i++)                   /* T27 */
         if (v->ready[src[i]] > t)
             return TPU_VPU_STALL_HAZARD;
+    if (v->xlu_mask) {                                  /* T35: the XLU's registers */
+        uint32_t named = 1u << (e->v[0] & 31);          /* vd, or vst's source */
+        for (unsigned i = 0; i < ns; i++)
+            named |= 1u << (src[i] & 31);
+        if (v->xlu_mask & named)
+            return TPU_VPU_STALL_HAZARD;
+    }
     /* T27a: an instruction that writes a register and is not a
      * transcendental waits while the result pipeline's entry is taken, or
      * while a transcendental still on its way writes the same register

@@ -47,6 +47,8 @@ typedef struct tpu_vpu {
     uint64_t ready[TPU_NUM_VREGS];
     uint32_t *stage_data;   /* vl * elems */
     tpu_vpu_stage stage[TPU_VPU_MAX_LATENCY];
+    uint32_t xlu_mask;      /* T35: registers an XLU instruction queued or running names
+                               (the XLU's registers at the start of the cycle, set by the core) */
     uint64_t busy_end;      /* T29: a result is on its way in cycles < busy_end */
     tpu_vpu_stage tr[TPU_TR_STEPS];  /* T27a: `due` is the cycle it leaves (issue + TPU_TR_STEPS) */
     uint32_t *tr_data;      /* TPU_TR_STEPS * elems */

@@ -114,6 +114,9 @@ module core (
   logic [NumInc-1:0]         sem_inc;
   logic [NumInc*5-1:0]       sem_inc_idx;
   logic                      waiting_sem, dma_busy, vpu_busy, vpu_pop, ici_busy, ici_pop;
+  logic [EW-1:0]             xlu_head;
+  logic                      xlu_valid, xlu_pop, xlu_push, xlu_busy;
+  logic [9:0]                xlu_push_regs;
 
   seq #(
     .NumMxu     (CFG_NUM_MXU),
@@ -144,6 +147,12 @@ module core (
     .vpu_head_o    (vpu_head),
     .vpu_valid_o   (vpu_valid),
     .vpu_pop_i     (vpu_pop),
+    .xlu_head_o    (xlu_head),
+    .xlu_valid_o   (xlu_valid),
+    .xlu_pop_i     (xlu_pop),
+    .xlu_push_o    (xlu_push),
+    .xlu_push_regs_o (xlu_push_regs),
+    .xlu_busy_i    (xlu_busy),
     .mxu_head_o    (mxu_head),
     .mxu_valid_o   (mxu_valid),
     .mxu_pop_i     (mxu_pop),
@@ -170,7 +179,7 @@ module core (
 
   // T10: stalled on sem.wait while every unit is idle.
   assign stuck_o = waiting_sem && unit_busy == 7'd0 && !dma_valid && !ici_valid && !vpu_valid
-                && mxu_valid == '0;
+                && mxu_valid == '0 && !xlu_busy && !xlu_valid;
 
   // ---- VMEM and its arbiter ----------------------------------------------------------
   logic                    vpu_grant;
@@ -321,8 +330,44 @@ module core (
     .whalf_o      (vpu_whalf),
     .waddr_o      (vpu_waddr),
     .wdata_o      (vpu_wdata),
+    .xlu_ra_i     (xlu_ra),
+    .xlu_rdata_o  (xlu_rdata),
+    .xlu_we_i     (xlu_we),
+    .xlu_rd_i     (xlu_rd),
+    .xlu_wdata_i  (xlu_wdata),
+    .xlu_vmask_i  (xlu_vmask),
     .busy_o       (vpu_busy)
   );
+
+  // ---- XLU: the cross-lane unit, on the VPU's registers ----------------------------------
+  logic [4:0]                          xlu_ra, xlu_rd;
+  logic [32*CFG_SUBLANES*CFG_LANES-1:0] xlu_rdata, xlu_wdata;
+  logic                                xlu_we;
+  logic [31:0]                         xlu_vmask;
+  xlu #(
+    .Sub        (CFG_SUBLANES),
+    .Lanes      (CFG_LANES),
+    .QueueDepth (CFG_QUEUE_DEPTH)
+  ) u_xlu (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .head_i       (xlu_head),
+    .head_valid_i (xlu_valid),
+    .pop_o        (xlu_pop),
+    .push_i       (xlu_push),
+    .push_rd_i    (xlu_push_regs[4:0]),
+    .push_ra_i    (xlu_push_regs[9:5]),
+    .ra_o         (xlu_ra),
+    .rdata_i      (xlu_rdata),
+    .we_o         (xlu_we),
+    .wrd_o        (xlu_rd),
+    .wdata_o      (xlu_wdata),
+    .vmask_o      (xlu_vmask),
+    .busy_o       (xlu_busy)
+  );
+  assign tr_xlu_we_o   = xlu_we;
+  assign tr_xlu_rd_o   = xlu_rd;
+  assign tr_xlu_data_o = xlu_wdata;
   assign tr_vpu_we_o   = vpu_we;
   assign tr_vpu_half_o = vpu_whalf;
   assign tr_vpu_addr_o = 64'(vpu_waddr);

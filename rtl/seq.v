@@ -52,6 +52,12 @@ module seq #(
   output logic [`TPU_QE_BITS-1:0] vpu_head_o,
   output logic                     vpu_valid_o,
   input  logic                     vpu_pop_i,
+  output logic [`TPU_QE_BITS-1:0] xlu_head_o,
+  output logic                     xlu_valid_o,
+  input  logic                     xlu_pop_i,
+  output logic                     xlu_push_o,      // T35: an entry enters the XLU queue,
+  output logic [9:0]               xlu_push_regs_o, // naming {va, vd}
+  input  logic                     xlu_busy_i,      // the XLU runs an instruction
   output logic [NumMxu*`TPU_QE_BITS-1:0] mxu_head_o,
   output logic [NumMxu-1:0]        mxu_valid_o,
   input  logic [NumMxu-1:0]        mxu_pop_i,
@@ -96,6 +102,7 @@ module seq #(
   localparam logic [2:0] StallSem   = 3'd2;
   localparam logic [2:0] StallSync  = 3'd3;
   localparam logic [2:0] StallHalt  = 3'd4;
+  localparam logic [2:0] StallVpu   = 3'd5;   // T35: an XLU instruction waits for the VPU
 
   // ---- registers --------------------------------------------------------
   (* tpu_macro *) logic [63:0] imem_q [ImemWords];   // a memory macro in synthesis
@@ -313,6 +320,7 @@ module seq #(
 
   // ---- units: idle (T7) and queue state ---------------------------------
   logic        dma_full, ici_full, vpu_full, dma_empty, ici_empty, vpu_empty;
+  logic        xlu_full, xlu_empty, vpu_idle;
   logic [3:0]  mxu_full, mxu_empty;
   logic [6:0]  idle;
   always_comb begin
@@ -322,14 +330,16 @@ module seq #(
         idle[m] = 1'b0;
       end
     end
-    idle[4] = !(unit_busy_i[4] || !vpu_empty);
+    idle[4] = !(unit_busy_i[4] || !vpu_empty || xlu_busy_i || !xlu_empty);  // `vpu`: and the XLU
     idle[5] = !(unit_busy_i[5] || !dma_empty);
     idle[6] = !(unit_busy_i[6] || !ici_empty);
   end
 
+  assign vpu_idle = !(unit_busy_i[4] || !vpu_empty);    // the VPU alone (T35)
+
   // ---- issue ------------------------------------------------------------
   logic        issue, q_full, wants_sreg;
-  logic        push_dma, push_ici, push_vpu;
+  logic        push_dma, push_ici, push_vpu, push_xlu;
   logic [3:0]  push_mxu;
   logic [2:0]  stall;
   logic        waiting_sem;
@@ -424,6 +434,7 @@ module seq #(
     push_dma     = 1'b0;
     push_ici     = 1'b0;
     push_vpu     = 1'b0;
+    push_xlu     = 1'b0;
     push_mxu     = 4'b0000;
     q_full       = 1'b0;
     for (int i = 0; i < 32; i++) begin
@@ -441,11 +452,14 @@ module seq #(
           UNIT_DMA: q_full = dma_full;
           UNIT_ICI: q_full = ici_full;
           UNIT_VPU: q_full = vpu_full;
+          UNIT_XLU: q_full = xlu_full;
           default:  q_full = mxu_full[mxu_sel];
         endcase
         if (unit == UNIT_MXU && {30'd0, mxu_sel} >= NumMxu) begin
           error_d = 1'b1;
           error_code_d = ErrNoMxu;
+        end else if (unit == UNIT_XLU && !vpu_idle) begin      // T35
+          stall = StallVpu;
         end else if (q_full) begin
           stall = StallQueue;
         end else if (unit == UNIT_ICI && !ici_ports_q[fld[0][2:0]]) begin
@@ -464,6 +478,7 @@ module seq #(
             UNIT_DMA: push_dma = 1'b1;
             UNIT_ICI: push_ici = 1'b1;
             UNIT_VPU: push_vpu = 1'b1;
+            UNIT_XLU: push_xlu = 1'b1;
             default:  push_mxu[mxu_sel] = 1'b1;
           endcase
         end
@@ -578,6 +593,13 @@ module seq #(
     .clk_i, .rst_ni, .push_i(push_ici), .data_i(entry), .pop_i(ici_pop_i),
     .head_o(ici_head_o), .empty_o(ici_empty), .full_o(ici_full)
   );
+  queue #(.Width(EW), .Depth(QueueDepth)) u_q_xlu (
+    .clk_i, .rst_ni, .push_i(push_xlu), .data_i(entry), .pop_i(xlu_pop_i),
+    .head_o(xlu_head_o), .empty_o(xlu_empty), .full_o(xlu_full)
+  );
+  assign xlu_valid_o     = !xlu_empty;
+  assign xlu_push_o      = push_xlu;
+  assign xlu_push_regs_o = {fld[1], fld[0]};
   queue #(.Width(EW), .Depth(QueueDepth)) u_q_vpu (
     .clk_i, .rst_ni, .push_i(push_vpu), .data_i(entry), .pop_i(vpu_pop_i),
     .head_o(vpu_head_o), .empty_o(vpu_empty), .full_o(vpu_full)

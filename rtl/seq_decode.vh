@@ -102,6 +102,15 @@ always_comb begin
     OP_VEXP:       begin used = USED_VEXP; unit = UNIT_VPU; cls = CLASS_TRANS; end
     OP_VRCP:       begin used = USED_VRCP; unit = UNIT_VPU; cls = CLASS_TRANS; end
     OP_VRSQRT:     begin used = USED_VRSQRT; unit = UNIT_VPU; cls = CLASS_TRANS; end
+    OP_XLU_LSUM:   begin used = USED_XLU_LSUM; unit = UNIT_XLU; cls = CLASS_XLANE; end
+    OP_XLU_LMAX:   begin used = USED_XLU_LMAX; unit = UNIT_XLU; cls = CLASS_XLANE; end
+    OP_XLU_SSUM:   begin used = USED_XLU_SSUM; unit = UNIT_XLU; cls = CLASS_XLANE; end
+    OP_XLU_SMAX:   begin used = USED_XLU_SMAX; unit = UNIT_XLU; cls = CLASS_XLANE; end
+    OP_XLU_ASUM:   begin used = USED_XLU_ASUM; unit = UNIT_XLU; cls = CLASS_XLANE; end
+    OP_XLU_AMAX:   begin used = USED_XLU_AMAX; unit = UNIT_XLU; cls = CLASS_XLANE; end
+    OP_XLU_SROT:   begin used = USED_XLU_SROT; unit = UNIT_XLU; cls = CLASS_XLANE; imm_ops = 7'b0000100; end
+    OP_XLU_LROT:   begin used = USED_XLU_LROT; unit = UNIT_XLU; cls = CLASS_XLANE; imm_ops = 7'b0000100; end
+    OP_XLU_TR:     begin used = USED_XLU_TR; unit = UNIT_XLU; cls = CLASS_XLANE; end
     OP_SEM_WAIT:   begin used = USED_SEM_WAIT; unit = UNIT_SEQ; cls = CLASS_SYNC; end
     OP_SYNC:       begin used = USED_SYNC; unit = UNIT_SEQ; cls = CLASS_SYNC; op_units = 1'b1; end
     default: known = 1'b0;

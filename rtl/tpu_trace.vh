@@ -4,7 +4,7 @@
 // change rtl/trace_ports.def and run `make generate`.  docs/rtl.md, "Trace
 // port", says what the records mean.
 //
-//   `TPU_TRACE_PORTS        the 33 port names, for a module's port list
+//   `TPU_TRACE_PORTS        the 36 port names, for a module's port list
 //   `TPU_TRACE_DECLS(K)     their output declarations, K cores wide
 //   `TPU_TRACE_CONNECT(C)   the connections of core C to its slices
 //
@@ -38,6 +38,9 @@
 // tr_vpu_half_o [1]: only its first half
 // tr_vpu_addr_o [64]: the VMEM address
 // tr_vpu_data_o [VecB*8]: the bytes
+// tr_xlu_we_o [1]: the XLU writes a vector register
+// tr_xlu_rd_o [5]: which one
+// tr_xlu_data_o [VecB*8]: its S x L fp32 elements
 // tr_ici_we_o [6]: ports whose incoming bytes land in VMEM
 // tr_ici_addr_o [6*64]: their VMEM addresses
 // tr_ici_len_o [6*16]: how many bytes
@@ -73,6 +76,9 @@
   tr_vpu_half_o, \
   tr_vpu_addr_o, \
   tr_vpu_data_o, \
+  tr_xlu_we_o, \
+  tr_xlu_rd_o, \
+  tr_xlu_data_o, \
   tr_ici_we_o, \
   tr_ici_addr_o, \
   tr_ici_len_o, \
@@ -108,6 +114,9 @@
   output logic [(K)*(1)-1:0] tr_vpu_half_o; \
   output logic [(K)*(64)-1:0] tr_vpu_addr_o; \
   output logic [(K)*(VecB*8)-1:0] tr_vpu_data_o; \
+  output logic [(K)*(1)-1:0] tr_xlu_we_o; \
+  output logic [(K)*(5)-1:0] tr_xlu_rd_o; \
+  output logic [(K)*(VecB*8)-1:0] tr_xlu_data_o; \
   output logic [(K)*(6)-1:0] tr_ici_we_o; \
   output logic [(K)*(6*64)-1:0] tr_ici_addr_o; \
   output logic [(K)*(6*16)-1:0] tr_ici_len_o; \
@@ -143,6 +152,9 @@
   .tr_vpu_half_o (tr_vpu_half_o[(1)*(C) +: (1)]), \
   .tr_vpu_addr_o (tr_vpu_addr_o[(64)*(C) +: (64)]), \
   .tr_vpu_data_o (tr_vpu_data_o[(VecB*8)*(C) +: (VecB*8)]), \
+  .tr_xlu_we_o (tr_xlu_we_o[(1)*(C) +: (1)]), \
+  .tr_xlu_rd_o (tr_xlu_rd_o[(5)*(C) +: (5)]), \
+  .tr_xlu_data_o (tr_xlu_data_o[(VecB*8)*(C) +: (VecB*8)]), \
   .tr_ici_we_o (tr_ici_we_o[(6)*(C) +: (6)]), \
   .tr_ici_addr_o (tr_ici_addr_o[(6*64)*(C) +: (6*64)]), \
   .tr_ici_len_o (tr_ici_len_o[(6*16)*(C) +: (6*16)]), \

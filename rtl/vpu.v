@@ -22,6 +22,9 @@
 //        transcendental still on its way writes its destination.
 //   T29  busy while a result is in the pipeline (the queue is the
 //        sequencer's).
+//   T35  an instruction that names (reads or writes) a register the XLU
+//        still holds (xlu_vmask_i) does not issue; the XLU reads and
+//        writes the register file through ports of its own.
 `include "tpu_queue.vh"  // the queue entry's layout (rtl/queue_entry.def)
 module vpu #(
   parameter integer Elems   = 64,
@@ -44,6 +47,14 @@ module vpu #(
   output logic                  whalf_o,     // vst.bf16: the first 2*Elems bytes
   output logic [VAW-1:0]        waddr_o,
   output logic [32*Elems-1:0]   wdata_o,
+  // the XLU (rtl/xlu.v): a read port, a write port, and the registers
+  // it still holds (T35)
+  input  logic [4:0]            xlu_ra_i,
+  output logic [32*Elems-1:0]   xlu_rdata_o,
+  input  logic                  xlu_we_i,
+  input  logic [4:0]            xlu_rd_i,
+  input  logic [32*Elems-1:0]   xlu_wdata_i,
+  input  logic [31:0]           xlu_vmask_i,
   // T29
   output logic                  busy_o
 );
@@ -102,6 +113,14 @@ module vpu #(
         if (tv_q[j] && i < nsrc && trd_q[j] == src[i]) begin
           hazard = 1'b1;
         end
+      end
+    end
+    if (xlu_vmask_i[r0]) begin                        // T35: vd, or vst's source
+      hazard = 1'b1;
+    end
+    for (int i = 0; i < 3; i++) begin
+      if (i < nsrc && xlu_vmask_i[src[i]]) begin
+        hazard = 1'b1;
       end
     end
   end
@@ -339,10 +358,16 @@ module vpu #(
       for (int r = 0; r < 32; r++) begin
         vreg_q[r] <= '0;
       end
-    end else if (wb) begin
-      vreg_q[wb_rd] <= wb_data;
+    end else begin
+      if (wb) begin
+        vreg_q[wb_rd] <= wb_data;
+      end
+      if (xlu_we_i) begin                              // T35: never the same register
+        vreg_q[xlu_rd_i] <= xlu_wdata_i;
+      end
     end
   end
+  assign xlu_rdata_o = vreg_q[xlu_ra_i];
 
   /* verilator tracing_off */  // a lint sink: not traced, not computed
   logic unused_vpu;

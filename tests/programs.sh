@@ -51,6 +51,9 @@ check mul-tiny          tiny programs/pointwise.s    "-D OP=1"                  
 check relu-tiny         tiny programs/pointwise.s    "-D OP=2"                     ""          memory-bound  110
 check softmax-tiny      tiny programs/softmax.s      ""                            ""          -             -
 check softmax-mid       mid  programs/softmax.s      "-D NB=3"                     ""          -             -
+check xlu_reduce-tiny   tiny programs/xlu_reduce.s   "" "--check-races"                          -             -
+check xlu_reduce-mid    mid  programs/xlu_reduce.s   ""                            ""          -             -
+check xlu_reduce-v5e    v5e  programs/xlu_reduce.s   ""                            ""          -             -
 check ici-ring          tiny programs/ici_exchange.s ""                            "--cores 2" -             -
 check matmul-v5e-b64    v5e  programs/matmul.s       "-D B=64 -D D=4096 -D F=4096"   ""        memory-bound  105
 check matmul-v5e-b1024  v5e  programs/matmul.s       "-D B=1024 -D D=4096 -D F=4096" ""        compute-bound 105

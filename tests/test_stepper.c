@@ -623,14 +623,15 @@ static void test_dma_done_and_watch(void **state)
     EXPECT(s, "print mem vmem 0x100 8 as f32", "vmem 0x000100:  1  2  3  4  5  6  7  8\n");
     EXPECT(s, "info queues",
            "given to each unit and not finished, oldest first (queues hold 4):\n"
-           "  dma   empty\n  mxu0  empty\n  vpu   empty\n  ici   empty\n");
+           "  dma   empty\n  mxu0  empty\n  vpu   empty\n  ici   empty\n  xlu   empty\n");
     EXPECT(s, "next", "cycle 27: issued pc 5 <copy+1>: sem.wait 3, 1\n");
     EXPECT(s, "next", "cycle 28: issued pc 6 <copy+2>: vld v5, s1, 0\n");
     EXPECT(s, "info queues",
            "given to each unit and not finished, oldest first (queues hold 4):\n"
            "  dma   empty\n  mxu0  empty\n"
            "  vpu   pc 6 vld v5, s1, 0 (issued in cycle 28)\n"
-           "  ici   empty\n");
+           "  ici   empty\n"
+           "  xlu   empty\n");
     EXPECT(s, "continue", "cycle 31: issued pc 8 <end>: halt\n"
                           "the program halted after 32 cycles; result: bit-exact\n");
     /* A vld of 8 x 8 fp32 from 0x100: row 0 is A, the rest zero. */
@@ -694,7 +695,7 @@ static void test_print_formats(void **state)
            "      4  li s4, 32\n");
     EXPECT(s, "show units",
            "units at reset (no cycle has run yet):\n"
-           "  seq   idle\n  dma   idle\n  mxu0  idle\n  vpu   idle\n  ici   idle\n");
+           "  seq   idle\n  dma   idle\n  mxu0  idle\n  vpu   idle\n  ici   idle\n  xlu   idle\n");
     EXPECT(s, "step 9", "cycle 8: stalled at pc 8 <wait>: sem.wait 2, 1 (sem.wait: sem 2)\n");
     EXPECT(s, "info pc",
            "      5  li s5, 6\n"
@@ -711,7 +712,8 @@ static void test_print_formats(void **state)
            "  mxu0  busy    streaming pc 7 mxu.mm 0, s3, s4, s5, s2, s6, 2: 6 rows from cycle 8; "
            "1 more unfinished\n"
            "  vpu   idle\n"
-           "  ici   idle\n");
+           "  ici   idle\n"
+           "  xlu   idle\n");
     EXPECT(s, "continue", "cycle 23: issued pc 9 <done>: halt\n"
                           "the program halted after 24 cycles; result: bit-exact\n");
     /* The y rows written: Y[b][c] = (b+1) * (100 + 4c). */
@@ -749,7 +751,8 @@ static void test_units_stalled(void **state)
            "  mxu0  stalled (stream busy): streaming pc 7 mxu.mm 0, s3, s4, s5, s2, s6, 2: 6 rows "
            "from cycle 8; 2 more unfinished\n"
            "  vpu   idle\n"
-           "  ici   idle\n");
+           "  ici   idle\n"
+           "  xlu   idle\n");
     EXPECT(s, "info queues",
            "given to each unit and not finished, oldest first (queues hold 4):\n"
            "  dma   empty\n"
@@ -757,7 +760,8 @@ static void test_units_stalled(void **state)
            "        pc 7 mxu.mm 0, s3, s4, s5, s2, s6, 2 (issued in cycle 7)\n"
            "        pc 8 mxu.mma 0, s3, s4, s5, s2, s6, 2 (issued in cycle 8)\n"
            "  vpu   empty\n"
-           "  ici   empty\n");
+           "  ici   empty\n"
+           "  xlu   empty\n");
     EXPECT(s, "break mxu-start", "breakpoint 1: mxu-start on any MXU\n");
     EXPECT(s, "continue", "breakpoint 1: mxu0 starts pc 8 (mxu.mma 0, s3, s4, s5, s2, s6, 2): "
                           "6 rows\n"

@@ -27,7 +27,7 @@ MUTANTS      ?=
 mut_comma    := ,
 mut_space    := $(subst ,, )
 
-MUTANTS_SMOKE ?= 3 11 17 21 31 39 46 51 62
+MUTANTS_SMOKE ?= 3 11 17 21 31 39 46 51 62 77
 
 .PHONY: mutants mutants-build mutants-smoke
 

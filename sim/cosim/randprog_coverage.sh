@@ -66,15 +66,16 @@ for ((s = first; s < first + count; s++)); do
 done
 
 # the possible stall reasons of the units this config has
-units="seq dma mxu vpu"
+units="seq dma mxu vpu xlu"
 "$bin/tpu-sim" --config "$cfg" --json "$work/p.bin" 2>/dev/null | grep -q '"ici": {' && units="$units ici"
 for u in $units; do
   case $u in
-    seq) r="queue full|sem.wait|sync|halt" ;;
+    seq) r="queue full|sem.wait|sync|halt|vpu busy" ;;
     dma) r="no idle engine|vmem busy" ;;
     mxu) r="loads in flight|stream busy" ;;
     vpu) r="vreg hazard|vmem busy" ;;
     ici) r="link busy|vmem busy" ;;
+    xlu) r="unit busy" ;;
   esac
   tr '|' '\n' <<<"$r" | sed "s/^/$u: /"
 done | sort > "$work/all_stalls"

@@ -144,6 +144,10 @@ void decode_trace(const Reader &r, const TraceLayout &L, const Shape &s, unsigne
         bytes(P::vpu_data, 0, n, v);
         c.add_write(c.vmem, "vpu", get(P::vpu_addr), v.data(), n);
     }
+    if (get(P::xlu_we)) {
+        bytes(P::xlu_data, 0, s.vec_bytes, v);
+        c.simple.push_back(Rec::xlu_write((unsigned)get(P::xlu_rd), v.data(), v.size()));
+    }
     // DMA: one byte per port, ports in landing order (VMEM has two write
     // ports per HBM byte port: dma.h2v.i8 writes a bf16 for each byte)
     const std::vector<uint64_t> &dma_we = flags(P::dma_vmem_we, dma_we_buf);

@@ -94,7 +94,7 @@ struct Write {
 // as fields: a lockstep run compares them in every cycle and turns them
 // into text only for a report (text()).
 struct Rec {
-    enum Kind : uint8_t { Issue, Sreg, Sem, Halt, Error, DmaDone, IciSend, IciRecv };
+    enum Kind : uint8_t { Issue, Sreg, Sem, Halt, Error, DmaDone, IciSend, IciRecv, XluWrite };
     Kind kind;
     unsigned idx;       // register, semaphore, engine or port
     uint64_t a, b;      // issue: pc and word; sreg, sem, done, send, recv: the value
@@ -107,6 +107,15 @@ struct Rec {
     static Rec dma_done(unsigned e, uint64_t bytes) { return Rec{ DmaDone, e, bytes, 0 }; }
     static Rec ici_send(unsigned p, uint64_t bytes) { return Rec{ IciSend, p, bytes, 0 }; }
     static Rec ici_recv(unsigned p, uint64_t bytes) { return Rec{ IciRecv, p, bytes, 0 }; }
+    // the XLU writes vector register r: its bytes as a 64-bit FNV-1a hash
+    // (the values themselves reach VMEM, and the records, through vst)
+    static Rec xlu_write(unsigned r, const uint8_t *p, size_t n)
+    {
+        uint64_t h = 0xcbf29ce484222325ull;
+        for (size_t i = 0; i < n; i++)
+            h = (h ^ p[i]) * 0x100000001b3ull;
+        return Rec{ XluWrite, r, h, n };
+    }
 
     std::string text() const
     {
@@ -127,6 +136,8 @@ struct Rec {
             return fmt("ici send port %u bytes %" PRIu64, idx, a);
         case IciRecv:
             return fmt("ici recv port %u bytes %" PRIu64, idx, a);
+        case XluWrite:
+            return fmt("xlu v%u = hash 0x%016" PRIx64, idx, a);
         }
         return "?";
     }
@@ -237,6 +248,9 @@ inline void model_event(Cycle &c, const tpu_event *e)
         break;
     case TPU_EV_ICI_RECV:
         c.simple.push_back(Rec::ici_recv(e->index, e->len));
+        break;
+    case TPU_EV_XLU_WRITE:
+        c.simple.push_back(Rec::xlu_write(e->index, e->data, e->len));
         break;
     case TPU_EV_MEM_WRITE:
         c.add_write(e->space == TPU_SPACE_VMEM ? c.vmem : c.hbm, tpu_unit_id_name(e->unit),
@@ -384,6 +398,8 @@ private:
             return TPU_U_VPU;
         case TPU_UNIT_ICI:
             return TPU_U_ICI;
+        case TPU_UNIT_XLU:
+            return TPU_U_XLU;
         case TPU_UNIT_MXU:
             for (unsigned i = 0; i < in.desc->noperands; i++)
                 if (in.desc->op[i].kind == TPU_K_MXU && in.val[i] >= 0
@@ -428,7 +444,8 @@ inline std::vector<Field> fields(const Cycle &c)
         std::string s = r.text();
         Field f;
         size_t eq = s.find(" = "), by = s.find(" bytes ");
-        f.unit = !s.compare(0, 4, "dma ") ? "dma" : !s.compare(0, 4, "ici ") ? "ici" : "seq";
+        f.unit = !s.compare(0, 4, "dma ") ? "dma" : !s.compare(0, 4, "ici ") ? "ici"
+               : !s.compare(0, 4, "xlu ") ? "xlu" : "seq";
         if (eq != std::string::npos) {              // sreg sR = V, sem I = V
             f.key = s.substr(0, eq);
             f.value = s.substr(eq + 3);

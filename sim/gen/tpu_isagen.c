@@ -55,7 +55,33 @@ static const struct {
       "Vector registers hold sublanes x lanes fp32 elements (S x L).  Arithmetic is "
       "elementwise fp32 as docs/numerics.md specifies." },
     { 0x78, 0x7f, "Synchronisation", "Executed by the sequencer." },
-    { 0x80, 0xff, "Other", "" },
+    { 0x80, 0x8f, "Cross-lane unit (XLU)",
+      "Reductions, rotates and transposes of a vector register (S x L fp32, element [s][l]), "
+      "read from and written to the VPU's registers by a unit of its own (docs/timing.md "
+      "section 5a).  Sums and maxima are pairwise trees in index order (docs/numerics.md "
+      "section 13), so they are bit-exact but not the left-to-right sum.  Rotate amounts are "
+      "taken modulo S or L.  `sync vpu` waits for the XLU too.\n\n"
+      "**How to use the XLU from assembly.**  An XLU instruction is dispatched only when the "
+      "VPU is idle, and a VPU instruction that names a register an XLU instruction still "
+      "holds waits for it: program order is kept without any `sync`.  Row-wise softmax of an "
+      "S x L register (a row per sublane):\n\n"
+      "```\n"
+      "        vld      v0, s1, 0       # X\n"
+      "        xlu.lmax v1, v0          # v1[s][*] = max of row s\n"
+      "        vsub     v2, v0, v1      # waits for the XLU (T35)\n"
+      "        vexp     v2, v2\n"
+      "        xlu.lsum v3, v2          # waits until the VPU is idle (T35)\n"
+      "        vrcp     v3, v3\n"
+      "        vmul     v2, v2, v3\n"
+      "        vst      v2, s1, 0\n"
+      "```\n\n"
+      "`xlu.tr` transposes a register in B x B blocks (B = min(S, L)).  With S = L = N (as on "
+      "tiny: 8 x 8, N = 8) `vld.bf16`, `xlu.tr`, `vst.bf16` transpose a whole N x N bf16 tile, "
+      "so a kernel can load K^T as MXU weights.  Where L > S (v5e: 8 x 128) each 8 x 8 block "
+      "comes out transposed in place and must still be moved to its mirrored block (rows of "
+      "16 bytes at a stride: a 2-D DMA through HBM does it); a VMEM-to-VMEM tile transpose is "
+      "not in the instruction set yet." },
+    { 0x90, 0xff, "Other", "" },
 };
 
 static void upper(const char *s, char *out, size_t n)

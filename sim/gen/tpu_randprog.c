@@ -271,7 +271,7 @@ static void gen_alu(gen *g)
     char buf[160];
     int len = snprintf(buf, sizeof buf, "%-8s", d->mnemonic);
     for (unsigned i = 0; i < d->noperands; i++) {
-        const char *sep = i ? ", " : "";
+        const char *sep = i ? ", " : " ";
         unsigned r = (unsigned)range(g, REG_SCRATCH_FIRST, REG_SCRATCH_LAST);
         int64_t v;
         switch (d->op[i].kind) {
@@ -434,7 +434,7 @@ static void gen_mxu(gen *g)
 static void gen_vpu(gen *g)
 {
     const tpu_insn_desc *d = &tpu_isa_table[below(g, tpu_isa_count)];
-    while (d->unit != TPU_UNIT_VPU)
+    while (d->unit != TPU_UNIT_VPU && d->unit != TPU_UNIT_XLU)   /* the XLU: on vregs too */
         d = &tpu_isa_table[below(g, tpu_isa_count)];
     int is_mem = d->cls == TPU_CLASS_LOAD || d->cls == TPU_CLASS_STORE;
     if (is_mem) {
@@ -453,10 +453,13 @@ static void gen_vpu(gen *g)
     char buf[160];
     int len = snprintf(buf, sizeof buf, "%-8s", d->mnemonic);
     for (unsigned i = 0; i < d->noperands; i++) {
-        const char *sep = i ? ", " : "";
+        const char *sep = i ? ", " : " ";
         if (tpu_kind_regfile(d->op[i].kind) == 'v') {
             len += snprintf(buf + len, sizeof buf - (size_t)len, "%sv%u", sep,
                             (unsigned)(one_in(g, 2) ? below(g, 4) : below(g, TPU_NUM_VREGS)));
+        } else if (d->op[i].kind == TPU_K_UIMM) {     /* an XLU rotate: any amount */
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%u", sep,
+                            (unsigned)(one_in(g, 2) ? below(g, 2 * g->elems) : rnd(g)));
         } else if (g->cores > 1 && one_in(g, 4)) {   /* per-core data: 0 or 1 (denormal) */
             len += snprintf(buf + len, sizeof buf - (size_t)len, "%scid", sep);
         } else {   /* a scalar register: a random fp32 pattern, often special */
@@ -646,6 +649,17 @@ static void hazard_special_vpu(gen *g)
         insn(g, "%-8s v7, v%u, v%u", ops[below(g, 6)], 1 + (unsigned)below(g, 3),
              1 + (unsigned)below(g, 3));
     insn(g, "vst     v7, s9, %u", 8 * g->elems);
+    /* the cross-lane unit on the specials (T33-T35): it waits for the VPU,
+     * and a VPU instruction right behind it reads or writes its registers */
+    static const char *const xl[] = {"xlu.lsum", "xlu.lmax", "xlu.ssum", "xlu.smax",
+                                     "xlu.asum", "xlu.amax", "xlu.tr"};
+    insn(g, "%-8s v8, v%u", xl[below(g, 7)], 1 + (unsigned)below(g, 7));
+    if (one_in(g, 2))
+        insn(g, "xlu.srot v9, v8, %u", (unsigned)below(g, 16));
+    if (one_in(g, 2))
+        insn(g, "%-8s v%u, v8, v%u", ops[below(g, 6)], 1 + (unsigned)below(g, 9),
+             1 + (unsigned)below(g, 3));
+    insn(g, "vst     v8, s9, %u", 12 * g->elems);
 }
 
 /* Two cores: a transfer into the weight tile, the activation rows or the

@@ -425,14 +425,14 @@ tpu_html *tpu_html_open(const char *path, tpu_system *s, const tpu_html_opts *o,
     tpu_probe p;
     tpu_probe_core(tpu_system_core(s, 0), tpu_system_cycle(s), &p);
     h->ndma = p.ndma;
-    h->nunits = 4 + h->nmxu;                        /* seq, dma, mxu0.., vpu, ici */
+    h->nunits = 5 + h->nmxu;                        /* seq, dma, mxu0.., vpu, ici, xlu */
 
     h->off_units = (size_t)h->nmxu * h->n * h->n * CELL_FIELDS;
     h->off_status = h->off_units + h->nunits;
     h->off_sreg = h->off_status + 1;
     h->off_sem = h->off_sreg + 2 * TPU_NUM_SREGS;  /* value, and its text when not exact in JS */
     h->off_queue = h->off_sem + TPU_NUM_SEMS;
-    h->off_dma = h->off_queue + 3 + h->nmxu;        /* dma, vpu, ici, mxu0.. */
+    h->off_dma = h->off_queue + 4 + h->nmxu;        /* dma, vpu, ici, mxu0.., xlu */
     h->off_pc = h->off_dma + 3 * (size_t)h->ndma;   /* state, bytes left, bytes in all */
     h->off_ctr = h->off_pc + 1;                     /* the sequencer's pc after the cycle */
     h->nctr = NGLOBAL + 2 * (size_t)h->nunits;
@@ -750,6 +750,7 @@ static void record_state(tpu_html *h, uint64_t cycle)
     h->cur[h->off_queue + 2] = p.q_ici;
     for (unsigned m = 0; m < h->nmxu; m++)
         h->cur[h->off_queue + 3 + m] = m < 4 ? p.q_mxu[m] : 0;
+    h->cur[h->off_queue + 3 + h->nmxu] = p.q_xlu;
     for (unsigned e = 0; e < h->ndma; e++) {
         h->cur[h->off_dma + 3 * e] = p.dma[e].state;
         h->cur[h->off_dma + 3 * e + 1] = (int64_t)p.dma[e].left;
@@ -912,7 +913,7 @@ static void write_meta(tpu_html *h)
     buf_str(&b, "],\"queues\":[\"dma\",\"vpu\",\"ici\"");
     for (unsigned m = 0; m < h->nmxu; m++)
         buf_printf(&b, ",\"mxu%u\"", m);
-    buf_str(&b, "],\"counters\":[");
+    buf_str(&b, ",\"xlu\"],\"counters\":[");
     for (size_t j = 0; j < NGLOBAL; j++)
         buf_printf(&b, "%s\"%s\"", j ? "," : "", global_counters[j]);
     for (unsigned u = 0; u < TPU_U_COUNT; u++) {

@@ -462,6 +462,8 @@ static void text_section(FILE *out, const tpu_report *r, const tpu_stats *st,
         if (!unit_exists(cfg, u))
             continue;
         const tpu_unit_stats *us = &st->unit[u];
+        if (u == TPU_U_XLU && !us->busy_cycles && !us->stall_cycles)
+            continue;                       /* a program that never used the XLU */
         char nb[16], busy[40], stall[40], reasons[256];
         snprintf(busy, sizeof busy, "%llu (%.1f%%)", (unsigned long long)us->busy_cycles,
                  pct((double)us->busy_cycles, unit_cycles));

@@ -168,6 +168,7 @@ static enum tpu_unit_id dispatch_unit(uint64_t word)
     case TPU_UNIT_DMA: return TPU_U_DMA;
     case TPU_UNIT_VPU: return TPU_U_VPU;
     case TPU_UNIT_ICI: return TPU_U_ICI;
+    case TPU_UNIT_XLU: return TPU_U_XLU;
     case TPU_UNIT_MXU:
         return in.val[0] >= 0 && in.val[0] < TPU_MAX_MXUS
                    ? (enum tpu_unit_id)(TPU_U_MXU0 + in.val[0]) : TPU_U_SEQ;

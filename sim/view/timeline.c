@@ -18,6 +18,8 @@
  *   vpu          RETIRE: a vst retires in its issue cycle, anything else
  *                vpu_latency - 1 cycles after it (T27), a vexp, vrcp or vrsqrt
  *                TPU_TR_STEPS more (T27a): one cycle at issue.
+ *   xlu          RETIRE at the write-back cycle w of an XLU instruction: it
+ *                ran in [w + 1 - X, w], X = 2 + its tree levels (T34).
  *   ici port p   ICI_SEND ends a send; its start is sampled like a DMA's.
  *   stall: unit  STALL runs of the other units.
  * Counters come from tpu_core_stats every K cycles.
@@ -32,7 +34,7 @@
 
 #include "isa.h"
 #include "probe.h"
-#include "fp.h"                 /* TPU_TR_STEPS */
+#include "fp.h"                 /* TPU_TR_STEPS, tpu_xlu_levels */
 
 /* Track ids (Chrome "tid") inside a core's process. */
 enum {
@@ -40,6 +42,7 @@ enum {
     TID_DMA = 10,           /* + engine (< 16) */
     TID_MXU = 30,           /* + 2m: weights, + 2m + 1: stream */
     TID_VPU = 40,
+    TID_XLU = 45,
     TID_ICI = 50,           /* + port */
     TID_STALL = 60,         /* + unit (not the sequencer: its stalls are on its track) */
     TID_MXU_SLOT = 1000,    /* + 256m + j: load slot j > 0 of MXU m (slot 0: TID_MXU + 2m) */
@@ -294,6 +297,17 @@ static void on_event(void *ctx, const tpu_event *ev)
             uint64_t at = ev->cycle >= back ? ev->cycle - back : 0;
             const char *name = insn_args(ev->pc, ev->word, args, sizeof args);
             slice(t, core, TID_VPU, name, at, 1, args);
+        } else if (ev->unit == TPU_U_XLU) {
+            unsigned op = opcode_of(ev->word);
+            unsigned S = (unsigned)t->cfg->vpu_sublanes, L = (unsigned)t->cfg->vpu_lanes;
+            int lanes = op == TPU_OP_XLU_LSUM || op == TPU_OP_XLU_LMAX || op == TPU_OP_XLU_ASUM
+                     || op == TPU_OP_XLU_AMAX;
+            int subl = op == TPU_OP_XLU_SSUM || op == TPU_OP_XLU_SMAX || op == TPU_OP_XLU_ASUM
+                    || op == TPU_OP_XLU_AMAX;
+            uint64_t x = 2 + (lanes ? tpu_xlu_levels(L) : 0) + (subl ? tpu_xlu_levels(S) : 0);
+            uint64_t at = ev->cycle + 1 >= x ? ev->cycle + 1 - x : 0;
+            const char *name = insn_args(ev->pc, ev->word, args, sizeof args);
+            slice(t, core, TID_XLU, name, at, x, args);
         }
         break;
     case TPU_EV_MXU_TILE_START: {
@@ -408,7 +422,7 @@ static void name_tracks(tpu_timeline *t)
     static const char *const stall_names[TPU_U_COUNT] = {
         [TPU_U_DMA] = "stall: dma", [TPU_U_MXU0] = "stall: mxu0", [TPU_U_MXU1] = "stall: mxu1",
         [TPU_U_MXU2] = "stall: mxu2", [TPU_U_MXU3] = "stall: mxu3", [TPU_U_VPU] = "stall: vpu",
-        [TPU_U_ICI] = "stall: ici",
+        [TPU_U_ICI] = "stall: ici", [TPU_U_XLU] = "stall: xlu",
     };
     char name[64];
     for (unsigned c = 0; c < t->ncores; c++) {
@@ -434,6 +448,7 @@ static void name_tracks(tpu_timeline *t)
                  (int)(TID_MXU + 2 * m + 1));
         }
         meta(t, "thread_name", c, TID_VPU, "vpu", TID_VPU);
+        meta(t, "thread_name", c, TID_XLU, "xlu", TID_XLU);
         tpu_probe p;
         tpu_probe_core(tpu_system_core(t->sys, c), tpu_system_cycle(t->sys), &p);
         for (unsigned k = 0; k < TPU_NUM_PORTS; k++) {

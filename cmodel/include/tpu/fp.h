@@ -53,6 +53,11 @@ uint32_t tpu_f32_exp(uint32_t x);              /* vexp:   e^x */
 uint32_t tpu_f32_rcp(uint32_t x);              /* vrcp:   1/x */
 uint32_t tpu_f32_rsqrt(uint32_t x);            /* vrsqrt: 1/sqrt(x) */
 
+/* The cross-lane unit's pairwise trees (numerics.md section 13): the
+ * number of tree levels of n elements, ceil(log2 n); one level a cycle
+ * (timing.md section 5a). */
+unsigned tpu_xlu_levels(unsigned n);
+
 /* Host conversions, for printing and for tests. */
 float    tpu_f32_to_float(uint32_t bits);
 uint32_t tpu_f32_from_float(float f);          /* raw bits, no rounding rule applied */

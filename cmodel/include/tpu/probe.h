@@ -56,13 +56,14 @@ typedef struct tpu_probe {
     uint8_t  error;         /* the core has stopped on a run-time error */
     uint8_t  unit_busy;     /* core.v's unit_busy: bit m MXU m, 4 VPU, 5 DMA, 6 ICI */
     uint32_t sem[32];
-    unsigned q_dma, q_ici, q_vpu, q_mxu[4];   /* queue counts (count_q) */
+    unsigned q_dma, q_ici, q_vpu, q_mxu[4], q_xlu;   /* queue counts (count_q) */
     unsigned ndma;
     tpu_probe_dma dma[TPU_PROBE_MAX_DMA];
     unsigned nmxu;
     tpu_probe_mxu mxu[4];
     uint8_t  vpu_busy;      /* a result on its way (not the queue) */
     uint64_t vpu_ops;       /* VPU instructions issued so far */
+    uint8_t  xlu_busy;      /* the XLU runs an instruction (run_q, not the queue) */
     uint8_t  ici_sending;   /* sending_q: bit per port */
     tpu_probe_port port[6];       /* TPU_NUM_PORTS */
 } tpu_probe;

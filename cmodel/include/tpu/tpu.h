@@ -150,7 +150,7 @@ uint64_t tpu_mem_hbm_next_page(const tpu_core *c, uint64_t from);
 /* ---- state views ------------------------------------------------------- */
 enum tpu_unit_id {          /* units of one core, for stats and events */
     TPU_U_SEQ, TPU_U_DMA, TPU_U_MXU0, TPU_U_MXU1, TPU_U_MXU2, TPU_U_MXU3, TPU_U_VPU,
-    TPU_U_ICI, TPU_U_COUNT
+    TPU_U_ICI, TPU_U_XLU, TPU_U_COUNT
 };
 const char *tpu_unit_id_name(enum tpu_unit_id u);   /* "seq", "dma", "mxu0", ... */
 
@@ -225,6 +225,8 @@ enum tpu_event_kind {
     TPU_EV_ERROR,
     TPU_EV_VMEM_ACCESS, /* a unit reads or writes VMEM in this cycle: unit, pc, word, issued,
                            addr, len, index TPU_ACCESS_* (below; docs/tpu-sim.md, races) */
+    TPU_EV_XLU_WRITE,   /* the XLU writes a vector register: index = register, len, data
+                           (S x L fp32), pc, word */
     TPU_EV_KIND_COUNT
 };
 

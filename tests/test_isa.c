@@ -576,9 +576,12 @@ static void test_unit_class_flags(void **state)
             assert_true(sregw == 1 && !target);
         if (d->cls == TPU_CLASS_BRANCH)
             assert_true(target || d->reads);
-        /* in the VPU every instruction but a store writes one register */
+        /* in the VPU every instruction but a store writes one register,
+         * in the XLU every instruction */
         if (d->unit == TPU_UNIT_VPU)
             assert_int_equal(vregw, d->cls != TPU_CLASS_STORE);
+        else if (d->unit == TPU_UNIT_XLU)
+            assert_int_equal(vregw, 1);
         else
             assert_int_equal(vregw, 0);
         /* the int8 forms are spelt .i8, the bf16 VPU forms .bf16 */

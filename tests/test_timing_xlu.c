@@ -74,7 +74,8 @@ static void test_t34_one_at_a_time_and_sync(void **state)
     tpu_stats st;
     tpu_core_stats(h_core(h, 0), &st);
     assert_int_equal(st.unit[TPU_U_XLU].busy_cycles, w3);   /* cycles 1 .. w3 */
-    assert_true(st.unit[TPU_U_XLU].stall_by_reason[TPU_XLU_STALL_BUSY] > 0);
+    assert_string_equal(tpu_stall_reason_name(TPU_U_XLU, 0), "unit busy");   /* its one reason */
+    assert_true(st.unit[TPU_U_XLU].stall_by_reason[0] > 0);
     h_free(h);
 }
 

@@ -10,8 +10,9 @@
 #                     only when rtl/*.v or the config changed; and
 #                     build/rtl/CFG/rtl-bench4, four cores in a ring, for
 #                     the collectives
-#   make rtl-test     every program (programs/*.s and sim/rtl/progs/*.s) on
-#                     the RTL against the C model, record by record
+#   make rtl-test     every program run of RTL_CONFIG in programs/manifest.txt
+#                     on the RTL against the C model, record by record, on
+#                     the bench of its row's cores (sim/rtl/run_tests.sh)
 #   make synth        Yosys on the tiny config: cells per unit, no latches
 #
 # The parameters of a build come from the config through tpu-rtlcfg
@@ -154,12 +155,12 @@ rtl-lint-wide: build/rtl/wide/tpu_cfg.vh
 	$(VERILATOR) $(RTL_LINT_FLAGS) -Ibuild/rtl/wide --top-module core rtl/core.v
 	@echo "rtl-lint-wide: core of sim/rtl/wide.cfg (vpu_lanes 32, sparse HBM): verilator -Wall clean"
 
-rtl-test-wide: build/rtl/wide/rtl-bench $(BIN)/tpu-as $(BIN)/tpu-dis
+rtl-test-wide: build/rtl/wide/rtl-bench $(BIN)/tpu-as
 	@ONE_CORE=1 bash sim/rtl/run_tests.sh $(BIN) build/rtl/wide sim/rtl/wide.cfg
 
 rtl-build: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(RTL_DIR)/rtl-bench4
 
-rtl-test: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(RTL_DIR)/rtl-bench4 $(BIN)/tpu-as $(BIN)/tpu-dis
+rtl-test: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(RTL_DIR)/rtl-bench4 $(BIN)/tpu-as
 	@bash sim/rtl/run_tests.sh $(BIN) $(RTL_DIR) $(RTL_CONFIG)
 
 # Synthesis of the tiny config with a 4 KiB VMEM and HBM (their size only

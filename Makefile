@@ -113,8 +113,6 @@ TOOLS      := $(foreach m,$(TOOL_MAINS),$(BIN)/$(subst _,-,$(basename $(notdir $
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-PROGRAMS   := $(wildcard programs/*.s)
-
 .PHONY: roofline
 # Every preset (PRESETS, below); v4p at D = F = 2048, where W (8 MiB) fits
 # its 16 MiB of VMEM for the W-in-VMEM sweep (docs/roofline.md).

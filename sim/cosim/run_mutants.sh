@@ -74,9 +74,9 @@ shopt -s nullglob
 # add_config DIR: the tests of the config whose benches are in DIR (names
 # get "/CONFIG" after the first config).
 add_config() {
-  local dir=$1 suffix=$2 bench=$1/rtl-bench cfg runs name src defs cores topo end checks b s opt
+  local dir=$1 suffix=$2 bench=$1/rtl-bench bench2=$1/rtl-bench2 cfg runs name src defs cores topo end b s opt
   local -a optv
-  for f in "$bench" "$1/rtl-bench2" "$1/rtl-bench4"; do
+  for f in "$bench" "$bench2" "$1/rtl-bench4"; do
     [ "$f" != "$bench" ] && [ "$one_core" = 1 ] && continue
     [ -x "$f" ] || { echo "run_mutants.sh: error: no '$f' (make mutants-build)" >&2; exit 2; }
   done
@@ -84,7 +84,7 @@ add_config() {
   [ -n "$cfg" ] || { echo "run_mutants.sh: error: no config in $dir/rtl_config.h" >&2; exit 2; }
   mkdir -p "$work/$suffix"
   runs=$(manifest_runs "$(basename "$cfg" .cfg)") || exit 2
-  while IFS=$'\t' read -r name src defs cores topo end checks; do
+  while IFS=$'\t' read -r name src defs cores topo end _; do
     [ "$cores" -gt 1 ] && [ "$one_core" = 1 ] && continue
     b=$(manifest_bench "$dir" "$cores" "$topo")
     [ -n "$b" ] || continue         # no RTL system of that shape (a torus)

@@ -28,8 +28,8 @@ pass=0; fail=0; skip=0
 # one RUN (a line of manifest_runs): assemble and run it; the first line of
 # its report starts with ok, FAIL or skip (the lines below it are the log).
 one() {
-  local name src defs cores topo end checks optv bench obj log st why label
-  IFS=$'\t' read -r name src defs cores topo end checks <<< "$1"
+  local name src defs cores topo end optv bench obj log st why label
+  IFS=$'\t' read -r name src defs cores topo end _ <<< "$1"
   read -r -a optv <<< "$(manifest_asopts "$defs")"
   label="$src${optv[*]:+ ${optv[*]}}"
   [ "$cores" -gt 1 ] && label="$label ($cores cores, $topo)"

@@ -122,7 +122,7 @@ fi
 v() {  # v WANT(0|1) END HOW MSG
   local want=$1; shift
   manifest_verdict "$@" >/dev/null; local got=$?
-  if [ "$got" = "$want" ]; then pass=$((pass+1))
+  if [ "$got" = "$want" ]; then echo "ok    manifest_verdict $1 $2: $got"; pass=$((pass+1))
   else echo "FAIL  manifest_verdict $*: $got, expected $want"; fail=$((fail+1)); fi
 }
 v 0 halt halt ""
@@ -131,5 +131,22 @@ v 0 error:port error "core 0: cycle 94: pc 89 (dma.ici 0, ...): ICI port 0 is no
 v 1 error:deadlock error "core 0: cycle 94: pc 89 (dma.ici 0, ...): ICI port 0 is not connected to a neighbour"
 v 1 error:port halt ""
 v 1 error:port limit "cycle limit"
+# The same on rtl-bench --program-status's exit and last line (its format:
+# sim/rtl/rtl_bench.cpp), as run_tests.sh and run_mutants.sh judge a run.
+bv() {  # bv WANT(0|1) END STATUS LOG
+  local want=$1; shift
+  manifest_bench_verdict "$@" >/dev/null; local got=$?
+  if [ "$got" = "$want" ]; then echo "ok    manifest_bench_verdict $1 $2 (${3:0:60}...): $got"; pass=$((pass+1))
+  else echo "FAIL  manifest_bench_verdict $*: $got, expected $want"; fail=$((fail+1)); fi
+}
+pcl="rtl-bench: w/err_pc.bin: both stopped: core 0: cycle 3: pc 1099511627776 (outside IMEM): pc 1099511627776 is outside IMEM (4096 words) at cycle 4: cycles, records, VMEM and HBM match the C model"
+bv 0 error:pc 3 "$pcl"
+bv 1 error:range 3 "$pcl"
+bv 1 halt 3 "$pcl"
+bv 0 halt 0 "rtl-bench2: w/ici.bin: halt after 389 cycles: cycles, records, VMEM and HBM match the C model"
+bv 1 error:port 0 "rtl-bench2: w/ici.bin: halt after 389 cycles: cycles, records, VMEM and HBM match the C model"
+bv 1 halt 3 "rtl-bench: w/x.bin: both stopped: cycle limit at cycle 2000000: cycles, records, VMEM and HBM match the C model"
+bv 1 halt 1 "rtl-bench: w/x.bin: halt after 9 cycles: MISMATCH"
+bv 1 error:pc 1 "rtl-bench: w/x.bin: error after 9 cycles: MISMATCH"
 echo "programs: $pass passed, $fail failed"
 [ $fail -eq 0 ]

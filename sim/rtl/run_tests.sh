@@ -36,13 +36,13 @@ one() {
   obj="$work/$name.bin" log="$work/$name.log"
   bench=$(manifest_bench "$dir" "$cores" "$topo")
   if [ "$cores" -gt 1 ] && [ "${ONE_CORE:-0}" = 1 ]; then
-    echo "skip  $label (several cores: ONE_CORE=1)"; return
+    echo "skip  $label: several cores and ONE_CORE=1"; return
   fi
   if [ -z "$bench" ]; then
-    echo "skip  $label (the RTL has no bench of $cores cores, $topo)"; return
+    echo "skip  $label: the RTL has no system of that shape"; return
   fi
   if [ ! -x "$bench" ]; then
-    echo "skip  $label ($bench not built)"; return
+    echo "skip  $label: $bench not built"; return
   fi
   if ! "$bin/tpu-as" --config "$cfg" "${optv[@]}" -o "$obj" "$src" >"$log" 2>&1; then
     echo "FAIL  $label: tpu-as failed"

@@ -55,7 +55,7 @@ while IFS=$'\t' read -r name src defs cores topo end checks; do
   fi
   [ "$how" = "cycle limit" ] && how=limit
   if why=$(manifest_verdict "$end" "${how:-unknown}" "$msg"); then
-    echo "ok    $run: $(tail -n 1 "$log" | sed 's/^tpu-sc-lockstep: [^:]*: //')"
+    echo "ok    $run: $(tail -n 1 "$log" | sed 's/^tpu-sc-lockstep: [^:]*: //')${msg:+ ($end)}"
     pass=$((pass + 1))
   else
     echo "FAIL  $run: $why"

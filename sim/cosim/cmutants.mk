@@ -3,8 +3,8 @@
 # Makefile after mutants.mk.
 #
 #   make cmutants        every C-model mutant against the lockstep regression
-#                        (the plain RTL, every program and MUTANT_SEEDS random
-#                        seeds, on tiny and tiny-odd) and the fp code's plain
+#                        (the plain RTL, every run of programs/manifest.txt
+#                        and MUTANT_SEEDS random seeds, on tiny and tiny-odd) and the fp code's plain
 #                        reference (test_fp, test_ref); the table in
 #                        build/cmut/report.txt.  CMUTANTS="101 109" runs some.
 #   make cmutants-smoke  a handful (CMUTANTS_SMOKE) on tiny's one-core

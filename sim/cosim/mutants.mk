@@ -2,8 +2,9 @@
 # Included by the main Makefile.
 #
 #   make mutants          every mutant of sim/cosim/mutants.def against the
-#                         lockstep regression (every program and MUTANT_SEEDS
-#                         random seeds) on tiny, then the survivors' chances
+#                         lockstep regression (every run of
+#                         programs/manifest.txt, the collectives on rings of
+#                         2 and 4, and MUTANT_SEEDS random seeds) on tiny, then the survivors' chances
 #                         on tiny-odd (sim/cosim/tiny-odd.cfg: uneven rates,
 #                         a VMEM budget that binds); the table of killed and
 #                         survived in build/mutants/report.txt.

@@ -24,7 +24,7 @@ here=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=../../cosim/manifest.sh
 . "$here/../../cosim/manifest.sh"
 runs=$(manifest_runs "$cfg") || exit 2
-while IFS=$'\t' read -r name src defs cores topo end checks; do
+while IFS=$'\t' read -r name src defs cores topo end _; do
   read -r -a optv <<< "$(manifest_asopts "$defs")"
   run="$src${optv[*]:+ ${optv[*]}}"
   [ "$cores" -gt 1 ] && run="$run (cores $cores, $topo)"

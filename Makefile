@@ -34,7 +34,8 @@
 # The RTL (sim/rtl/rtl.mk, sim/cosim/*.mk, sim/rtl_fp/rtl_fp.mk):
 #   make rtl-lint       verilator --lint-only -Wall on the core and system
 #   make rtl-build      the Verilated core and two-core top (RTL_CONFIG=tiny)
-#   make rtl-test       every program on the RTL in lockstep (RTL_CONFIG)
+#   make rtl-test       every program on the RTL in lockstep (RTL_CONFIG; the
+#                       runs: programs/manifest.txt)
 #   make cosim-mid      every program in lockstep on the mid config's RTL
 #   make cosim-random   COSIM_SEEDS random programs in lockstep
 #   make soak           random programs in lockstep on tiny and mid for
@@ -116,8 +117,6 @@ TOOLS      := $(foreach m,$(TOOL_MAINS),$(BIN)/$(subst _,-,$(basename $(notdir $
 
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
-
-PROGRAMS   := $(wildcard programs/*.s)
 
 .PHONY: roofline
 # Every preset (PRESETS, below); v4p at D = F = 2048, where W (8 MiB) fits
@@ -321,8 +320,8 @@ bench: all systemc-build
 	@BENCH_BUILD_TIME=$(BENCH_BUILD_TIME) bash sim/scripts/bench.sh $(BIN)
 
 # ---- the second config ---------------------------------------------------
-# Every program (programs/*.s, sim/rtl/progs/*.s) in lockstep on the RTL of
-# the mid config (16 x 16, 2 MXUs; the two-core programs on its system), as
+# Every program run of mid in programs/manifest.txt in lockstep on the RTL of
+# the mid config (16 x 16, 2 MXUs; the two-core runs on its system), as
 # rtl-test does on tiny.  The benches link the plain library (SAN=0).
 # COSIM_MID_TWO=0 (make test) builds and runs the one-core bench only: the
 # two-core top of mid takes about twice as long to build as the core.

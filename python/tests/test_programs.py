@@ -2,7 +2,6 @@
 the object is tpu-as's byte for byte, the report is tpu-sim --json's byte
 for byte, and every data label's memory (each core) is what the stepper
 (tpu-sim --step, `x ... as hex`) shows after the same run."""
-import glob
 import json
 import os
 import re
@@ -17,36 +16,17 @@ ROOT = os.getcwd()
 
 
 def _runs():
-    """(name, source, tpu-as options, defines, cores) of each run, as the RTL
-    suite picks them (sim/rtl/run_tests.sh): pointwise once per operation,
-    a program that sends over ICI (its own dma.ici or an .include's) on a
-    ring, of K = 4 when it takes K (torus3d.s as 2x1x1 on the ring of two)."""
+    """(name, source, config, defines, cores) of each run of programs/ on tiny
+    that halts on one core or a ring, from the program manifest
+    (programs/manifest.txt, through its one reader sim/cosim/manifest.sh)."""
+    out = subprocess.run(["bash", "sim/cosim/manifest.sh", "runs", "tiny"], check=True,
+                         capture_output=True, text=True, timeout=60).stdout
     runs = []
-    for src in sorted(glob.glob("programs/*.s")):
-        text = open(src).read()
-        first = text.splitlines()[0] if text else ""
-        m = re.match(r"#\s*tpu-as:\s*(.*)", first)
-        opts = m.group(1).split() if m else []
-        config = None
-        if "--config" in opts:
-            config = opts[opts.index("--config") + 1]
-        name = os.path.basename(src)[:-2]
-        incs = re.findall(r'^\s*\.include\s+"([^"]+)"', text, re.M)
-        alltext = text + "".join(open(os.path.join("programs", i)).read() for i in incs
-                                 if os.path.exists(os.path.join("programs", i)))
-        cores, defines = 1, []
-        if "dma.ici" in alltext:
-            if re.search(r"^\s*\.equ\s+K,", text, re.M):
-                cores, defines = 4, ["K=4"]
-            else:
-                cores = 2
-        if name == "torus3d":           # a 2x1x1 torus3d is a ring of two: ports 0/1 only
-            defines = ["X=2", "Y=1", "Z=1"]
-        if name == "pointwise":
-            for op in range(3):
-                runs.append(("%s-op%d" % (name, op), src, config, ["OP=%d" % op], cores))
-        else:
-            runs.append((name, src, config, defines, cores))
+    for line in out.splitlines():
+        name, src, defines, cores, topo, end, _checks = line.split("\t")
+        if src.startswith("programs/") and end == "halt" and topo in ("single", "ring"):
+            runs.append((name, src, "tiny", [] if defines == "-" else defines.split(","),
+                         int(cores)))
     return runs
 
 

@@ -3,8 +3,8 @@
 # Makefile after mutants.mk.
 #
 #   make cmutants        every C-model mutant against the lockstep regression
-#                        (the plain RTL, every program and MUTANT_SEEDS random
-#                        seeds, on tiny and tiny-odd) and the fp code's plain
+#                        (the plain RTL, every run of programs/manifest.txt
+#                        and MUTANT_SEEDS random seeds, on tiny and tiny-odd) and the fp code's plain
 #                        reference (test_fp, test_ref); the table in
 #                        build/cmut/report.txt.  CMUTANTS="101 109" runs some.
 #   make cmutants-smoke  a handful (CMUTANTS_SMOKE) on tiny's one-core
@@ -46,13 +46,17 @@ $(CMUT_DIR)/%/rtl-bench2: $(MUT_DIR)/%/rtl-bench2 $(CMUT_LIB) $(TOOLS_LIB)
 	@mkdir -p $(dir $@)
 	$(call cmut_relink,$(MUT_DIR)/$*/obj2,system)
 
+$(CMUT_DIR)/%/rtl-bench4: $(MUT_DIR)/%/rtl-bench4 $(CMUT_LIB) $(TOOLS_LIB)
+	@mkdir -p $(dir $@)
+	$(call cmut_relink,$(MUT_DIR)/$*/obj4,system)
+
 $(CMUT_DIR)/test_%: tests/test_%.c $(CMUT_LIB) $(TOOLS_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(TOOLS_LIB) $(CMUT_LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
 
 -include $(wildcard $(CMUT_DIR)/cmodel/*.d)
 
-cmutants-build: $(foreach c,$(MUT_CONFIGS),$(CMUT_DIR)/$(c)/rtl-bench $(CMUT_DIR)/$(c)/rtl-bench2) \
+cmutants-build: $(foreach c,$(MUT_CONFIGS),$(foreach b,rtl-bench rtl-bench2 rtl-bench4,$(CMUT_DIR)/$(c)/$(b))) \
                 $(CMUT_DIR)/test_fp $(CMUT_DIR)/test_ref
 
 cmutants: all cmutants-build

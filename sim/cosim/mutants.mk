@@ -2,8 +2,9 @@
 # Included by the main Makefile.
 #
 #   make mutants          every mutant of sim/cosim/mutants.def against the
-#                         lockstep regression (every program and MUTANT_SEEDS
-#                         random seeds) on tiny, then the survivors' chances
+#                         lockstep regression (every run of
+#                         programs/manifest.txt, the collectives on rings of
+#                         2 and 4, and MUTANT_SEEDS random seeds) on tiny, then the survivors' chances
 #                         on tiny-odd (sim/cosim/tiny-odd.cfg: uneven rates,
 #                         a VMEM budget that binds); the table of killed and
 #                         survived in build/mutants/report.txt.
@@ -14,8 +15,9 @@
 #
 # One Verilated build per config holds every mutant (tpu-mutate compiles
 # them in as mutant schemata; +mutant=ID selects one at run time), so the
-# catalogue costs one build of the core and one of the two-core system per
-# config, not one per mutant.
+# catalogue costs one build of the core, one of the two-core and one of the
+# four-core system per config (programs/manifest.txt runs the collectives
+# on rings of 2 and 4), not one per mutant.
 
 MUT_DIR      := build/mutants
 MUT_SRC      := $(MUT_DIR)/rtl
@@ -66,6 +68,9 @@ $(MUT_DIR)/%/rtl-bench: $(MUT_SRC)/.stamp $(MUT_DIR)/%/tpu_cfg.vh $(RTL_BENCH_DE
 $(MUT_DIR)/%/rtl-bench2: $(MUT_SRC)/.stamp $(MUT_DIR)/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
 	$(call mutant_bench_recipe,system,$(MUT_DIR)/$*/obj2,$(MUT_DIR)/$*,2)
 
+$(MUT_DIR)/%/rtl-bench4: $(MUT_SRC)/.stamp $(MUT_DIR)/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
+	$(call mutant_bench_recipe,system,$(MUT_DIR)/$*/obj4,$(MUT_DIR)/$*,4)
+
 # The fp units' harness (sim/rtl_fp/) on the mutant sources: the fp
 # mutants also meet the plain reference, operand pairs no program makes.
 $(MUT_DIR)/rtl-fp-test: $(MUT_SRC)/.stamp $(RTL_FP_TOP) $(RTL_FP_CPP) $(RTL_FP_DIR)/fp.o \
@@ -77,7 +82,7 @@ $(MUT_DIR)/rtl-fp-test: $(MUT_SRC)/.stamp $(RTL_FP_TOP) $(RTL_FP_CPP) $(RTL_FP_D
 	  $(MUT_SRC)/lint_waivers.vlt $(RTL_FP_TOP) $(abspath $(RTL_FP_CPP)) $(abspath $(RTL_FP_DIR)/fp.o)
 	+$(MAKE) --no-print-directory -C $(MUT_DIR)/rtl_fp -f Vrtl_fp_top.mk $(RTL_FP_MKFLAGS)
 
-mutants-build: $(foreach c,$(MUT_CONFIGS),$(MUT_DIR)/$(c)/rtl-bench $(MUT_DIR)/$(c)/rtl-bench2) \
+mutants-build: $(foreach c,$(MUT_CONFIGS),$(foreach b,rtl-bench rtl-bench2 rtl-bench4,$(MUT_DIR)/$(c)/$(b))) \
                $(MUT_DIR)/rtl-fp-test
 
 mutants: all mutants-build

@@ -4,11 +4,15 @@
 #
 # Run RTL mutants against the lockstep regression (make mutants;
 # docs/cosim.md, "Mutants").  Each MUT_DIR holds the meta-mutant benches of
-# one config (rtl-bench, rtl-bench2: every mutant of sim/cosim/mutants.def
-# compiled in by tpu-mutate, +mutant=ID selects one; rtl_config.h names the
-# config).  The regression, on each config in turn, in order:
-#   1. every program, as rtl-test runs them (programs/*.s, sim/rtl/progs/*.s,
-#      pointwise.s once per OP; two-core programs on rtl-bench2);
+# one config (rtl-bench, rtl-bench2, rtl-bench4: every mutant of
+# sim/cosim/mutants.def compiled in by tpu-mutate, +mutant=ID selects one;
+# rtl_config.h names the config).  The regression, on each config in turn, in order:
+#   1. every program run of the config in programs/manifest.txt (read by
+#      sim/cosim/manifest.sh), as rtl-test runs them: with their -D values,
+#      on rtl-bench, rtl-bench2 or rtl-bench4 (rings of 2 and 4) as their
+#      row says, and judged by the row's expected end (a run expected to
+#      halt must halt; one expected to stop with a named error must stop
+#      with it); rows of a shape the RTL has no system for are left out;
 #   2. N random programs (seeds 1..N, default 40, made as cosim_random.sh
 #      makes them: every 8th with --errors, every 5th on two cores);
 #   3. at the end, when rtl-fp-test is built beside the MUT_DIRs, the fp
@@ -25,7 +29,8 @@
 # C model built with every CMUTANT compiled in; a mutant is selected with
 # TPU_CMUTANT=ID, and step 3 is test_fp and test_ref (the fp code against
 # the plain reference) built the same way beside the MUT_DIRs.
-# --one-core leaves out the two-core tests (rtl-bench2 need not be built);
+# --one-core leaves out the multi-core tests (rtl-bench2 and rtl-bench4
+# need not be built);
 # --all-killed makes a survivor a failure (make test's handful);
 # writes the same to report.txt and report.tsv beside the first MUT_DIR.  JOBS
 # (default 2) mutants run at once.  Exit status: 0 every mutant run was
@@ -41,7 +46,7 @@ while [ $# -gt 0 ]; do
     --quiet) quiet=1; shift ;;
     --one-core) one_core=1; shift ;;
     --all-killed) all_killed=1; shift ;;
-    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run_mutants.sh: error: unknown option '$1' (try --help)" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -59,37 +64,35 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/mutants.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
 trap 'echo "run_mutants.sh: interrupted" >&2; exit 130' INT TERM
 reg=$work/regression
+# shellcheck source=manifest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/manifest.sh"
 : > "$reg"
 shopt -s nullglob
 
-# ---- the regression: one line per test, "NAME BENCH OBJECT" ----------------------
+# ---- the regression: one line per test, "NAME END COMMAND..." -----------------------
+# (END: the manifest's expected end, or - for random programs and the fp tests)
 # add_config DIR: the tests of the config whose benches are in DIR (names
 # get "/CONFIG" after the first config).
 add_config() {
-  local dir=$1 suffix=$2 bench=$1/rtl-bench bench2=$1/rtl-bench2 cfg src o name b s opt
-  for f in "$bench" "$bench2"; do
-    [ "$f" = "$bench2" ] && [ "$one_core" = 1 ] && continue
+  local dir=$1 suffix=$2 bench=$1/rtl-bench bench2=$1/rtl-bench2 cfg runs name src defs cores topo end b s opt
+  local -a optv
+  for f in "$bench" "$bench2" "$1/rtl-bench4"; do
+    [ "$f" != "$bench" ] && [ "$one_core" = 1 ] && continue
     [ -x "$f" ] || { echo "run_mutants.sh: error: no '$f' (make mutants-build)" >&2; exit 2; }
   done
   cfg=$(sed -n 's/^#define RTL_CONFIG "\(.*\)"$/\1/p' "$dir/rtl_config.h" 2>/dev/null)
   [ -n "$cfg" ] || { echo "run_mutants.sh: error: no config in $dir/rtl_config.h" >&2; exit 2; }
   mkdir -p "$work/$suffix"
-  for src in programs/*.s sim/rtl/progs/*.s; do
-    opts=("")
-    [ "$(basename "$src")" = pointwise.s ] && opts=("-D OP=0" "-D OP=1" "-D OP=2")
-    for o in "${opts[@]}"; do
-      name=$(basename "$src" .s)$(echo "$o" | tr -d ' =-' | sed 's/^D/_/')
-      b=$bench
-      if grep -q '^[^#]*dma\.ici' "$src"; then
-        [ "$one_core" = 1 ] && continue
-        b=$bench2
-      fi
-      # shellcheck disable=SC2086
-      "$bin/tpu-as" --config "$cfg" $o -o "$work/$suffix/$name.bin" "$src" >/dev/null 2>&1 \
-        || { echo "run_mutants.sh: error: tpu-as --config $cfg failed on $src $o" >&2; exit 2; }
-      echo "$name$suffix $b --lockstep --max-cycles 2000000 $work/$suffix/$name.bin" >> "$reg"
-    done
-  done
+  runs=$(manifest_runs "$(basename "$cfg" .cfg)") || exit 2
+  while IFS=$'\t' read -r name src defs cores topo end _; do
+    [ "$cores" -gt 1 ] && [ "$one_core" = 1 ] && continue
+    b=$(manifest_bench "$dir" "$cores" "$topo")
+    [ -n "$b" ] || continue         # no RTL system of that shape (a torus)
+    read -r -a optv <<< "$(manifest_asopts "$defs")"
+    "$bin/tpu-as" --config "$cfg" "${optv[@]}" -o "$work/$suffix/$name.bin" "$src" >/dev/null 2>&1 \
+      || { echo "run_mutants.sh: error: tpu-as --config $cfg failed on $src ${optv[*]}" >&2; exit 2; }
+    echo "$name$suffix $end $b --lockstep --program-status --max-cycles 2000000 $work/$suffix/$name.bin" >> "$reg"
+  done <<< "$runs"
   for ((s = 1; s <= seeds; s++)); do
     opt="" b=$bench
     [ $((s % 8)) -eq 7 ] && opt=--errors
@@ -103,7 +106,7 @@ add_config() {
       && "$bin/tpu-as" --config "$cfg" -o "$work/$suffix/seed$s.bin" "$work/$suffix/seed$s.s" \
         >/dev/null 2>&1 \
       || { echo "run_mutants.sh: error: could not make random program $s for $cfg" >&2; exit 2; }
-    echo "seed$s$suffix $b --lockstep --max-cycles 2000000 $work/$suffix/seed$s.bin" >> "$reg"
+    echo "seed$s$suffix - $b --lockstep --max-cycles 2000000 $work/$suffix/seed$s.bin" >> "$reg"
   done
 }
 for f in "$bin/tpu-as" "$bin/tpu-randprog" "$bin/tpu-mutate"; do
@@ -116,11 +119,11 @@ done
 # the fp units against the plain reference, when the harness is built
 if [ "$cmodel" = 1 ]; then
   for t in test_fp test_ref; do
-    [ -x "$(dirname "$mut")/$t" ] && echo "$t $(dirname "$mut")/$t" >> "$reg"
+    [ -x "$(dirname "$mut")/$t" ] && echo "$t - $(dirname "$mut")/$t" >> "$reg"
   done
 else
   fpt=$(dirname "$mut")/rtl-fp-test
-  [ -x "$fpt" ] && echo "rtl-fp $fpt --count 100000" >> "$reg"
+  [ -x "$fpt" ] && echo "rtl-fp - $fpt --count 100000" >> "$reg"
 fi
 ntests=$(wc -l < "$reg")
 
@@ -128,8 +131,8 @@ ntests=$(wc -l < "$reg")
 # Prints "ID<TAB>killed<TAB>TEST<TAB>CYCLE<TAB>FIRST LINE" or "ID<TAB>survived"
 # (CYCLE "end": the end-of-run comparison of memories; "-": rtl-fp).
 one() {
-  local id=$1 name cmd out st cyc
-  while read -r name cmd; do
+  local id=$1 name end cmd out st cyc why
+  while read -r name end cmd; do
     # shellcheck disable=SC2086
     if [ "$cmodel" = 1 ]; then
       case "$name" in
@@ -141,6 +144,15 @@ one() {
     fi
     st=$?
     [ "$st" -eq 130 ] && exit 130
+    # a program of the manifest: its expected end (halt, or the named
+    # error), judged on the --program-status exit
+    if [ "$end" != - ] && { [ "$st" -eq 0 ] || [ "$st" -eq 3 ]; }; then
+      if why=$(manifest_bench_verdict "$end" "$st" "$out"); then
+        st=0
+      else
+        st=1 out="$why"
+      fi
+    fi
     if [ "$st" -ne 0 ]; then
       case "$name" in     # a cmocka test: its first failing test's line
         test_*) out=$(grep -m1 -e '\[  FAILED  \]' -e '\[  ERROR   \]' <<<"$out" || head -n 1 <<<"$out") ;;
@@ -155,7 +167,7 @@ one() {
   done < "$reg"
   printf '%s\tsurvived\n' "$id"
 }
-export -f one
+export -f one manifest_verdict manifest_bench_verdict manifest_error_re
 export reg work cmodel
 
 [ "$quiet" = 1 ] || echo "mutants: the regression ($ntests tests) without a mutant first"

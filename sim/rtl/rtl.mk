@@ -11,14 +11,15 @@
 #                     only when rtl/*.v or the config changed; and
 #                     build/rtl/CFG/rtl-bench4, four cores in a ring, for
 #                     the collectives (build/rtl/CFG/rtl-bench8, eight as a
-#                     2x2x2 torus3d for the 3-D collectives: make
-#                     rtl-test-torus3d)
-#   make rtl-test     every program (programs/*.s and sim/rtl/progs/*.s) on
-#                     the RTL against the C model, record by record
-#   make rtl-test-torus3d  programs/torus3d.s (AllGather, ReduceScatter,
-#                     AllReduce) on rtl-bench8, eight cores as a 2x2x2
-#                     torus3d, and rtl-bench2z, two as 1x1x2, in lockstep
-#                     (not in make test)
+#                     2x2x2 torus3d, and rtl-bench2z, two as 1x1x2, for the
+#                     3-D collectives: make rtl-test-torus3d)
+#   make rtl-test     every program run of RTL_CONFIG in programs/manifest.txt
+#                     on the RTL against the C model, record by record, on
+#                     the bench of its row's cores (sim/rtl/run_tests.sh);
+#                     a row whose bench is not built says skip
+#   make rtl-test-torus3d  the manifest's torus3d rows (programs/torus3d.s:
+#                     AllGather, ReduceScatter, AllReduce) on rtl-bench8 and
+#                     rtl-bench2z, in lockstep (not in make test)
 #   make synth        Yosys on the tiny config: cells per unit, no latches
 #
 # The parameters of a build come from the config through tpu-rtlcfg
@@ -172,20 +173,20 @@ rtl-lint-wide: build/rtl/wide/tpu_cfg.vh
 	$(VERILATOR) $(RTL_LINT_FLAGS) -Ibuild/rtl/wide --top-module core rtl/core.v
 	@echo "rtl-lint-wide: core of sim/rtl/wide.cfg (vpu_lanes 32, sparse HBM): verilator -Wall clean"
 
-rtl-test-wide: build/rtl/wide/rtl-bench $(BIN)/tpu-as $(BIN)/tpu-dis
+rtl-test-wide: build/rtl/wide/rtl-bench $(BIN)/tpu-as
 	@ONE_CORE=1 bash sim/rtl/run_tests.sh $(BIN) build/rtl/wide sim/rtl/wide.cfg
 
 rtl-build: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(RTL_DIR)/rtl-bench4
 
-rtl-test: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(RTL_DIR)/rtl-bench4 $(BIN)/tpu-as $(BIN)/tpu-dis
+rtl-test: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(RTL_DIR)/rtl-bench4 $(BIN)/tpu-as
 	@bash sim/rtl/run_tests.sh $(BIN) $(RTL_DIR) $(RTL_CONFIG)
 
 # The 3-D collectives on eight cores as a 2x2x2 torus3d (rtl-bench8), in
 # lockstep: its own target, not in make test (the eight-core Verilator
-# build takes long); rtl-test runs them too once rtl-bench8 is built and
-# says skip otherwise.
-rtl-test-torus3d: $(RTL_DIR)/rtl-bench2z $(RTL_DIR)/rtl-bench8 $(BIN)/tpu-as $(BIN)/tpu-dis
-	@TORUS3D_ONLY=1 bash sim/rtl/run_tests.sh $(BIN) $(RTL_DIR) $(RTL_CONFIG)
+# build takes long); rtl-test runs those rows too once the benches are
+# built and says skip otherwise.
+rtl-test-torus3d: $(RTL_DIR)/rtl-bench2z $(RTL_DIR)/rtl-bench8 $(BIN)/tpu-as
+	@TOPOLOGY_ONLY=torus3d bash sim/rtl/run_tests.sh $(BIN) $(RTL_DIR) $(RTL_CONFIG)
 
 # Synthesis of the tiny config with a 4 KiB VMEM and HBM (their size only
 # changes address widths; the storage is a macro / the simulation's).

@@ -1,111 +1,77 @@
 #!/usr/bin/env bash
-# run_tests.sh BIN_DIR RTL_DIR CONFIG - every program on the RTL against the
-# C model: programs/*.s and the RTL's directed tests sim/rtl/progs/*.s,
-# assembled for CONFIG, run by RTL_DIR/rtl-bench --lockstep (programs whose
-# object has a dma.ici, their own or an .include's, by RTL_DIR/rtl-bench2,
-# two cores in a ring, when it exists, with -D K=2 when they take a ring
-# size K; programs/torus3d.s by RTL_DIR/rtl-bench8, eight cores as a 2x2x2
-# torus3d, and RTL_DIR/rtl-bench2z, two as 1x1x2, as AllGather,
-# ReduceScatter and AllReduce, when those are built (make rtl-test-torus3d);
-# with ONE_CORE=1 they are skipped).
-# programs/pointwise.s runs once per operation (-D OP=0, 1, 2).
-# The programs are assembled with --config CONFIG whatever their first line
-# says (every one fits tiny and mid).  JOBS (default 2) run at once.  Prints
-# one line per program, in order, and
-# "rtl-test (CONFIG): N passed, M failed, K skipped"; exits 1 if any failed.
+# run_tests.sh BIN_DIR RTL_DIR CONFIG - every program run of CONFIG in the
+# manifest (programs/manifest.txt, through sim/cosim/manifest.sh) on the RTL
+# against the C model: assembled for CONFIG with the row's -D values
+# (whatever the program's first line says), run by RTL_DIR's bench of the
+# row's shape (rtl-bench for one core, rtl-bench2 and rtl-bench4 for rings
+# of 2 and 4) with --lockstep --program-status, and judged by the row's
+# expected end: a run expected to halt must halt, one expected to stop with
+# a named run-time error must stop with that one on both sides.  A run
+# whose bench is not built, or has no RTL system (a torus), is skipped and
+# says why; ONE_CORE=1 skips every run of more than one core.  JOBS
+# (default 2) run at once.  Prints one line per run, in the manifest's
+# order, and "rtl-test (CONFIG): N passed, M failed, K skipped"; exits 1 if
+# any failed, 2 on a bad manifest.  TOPOLOGY_ONLY=T runs only the rows
+# whose topology starts with T (make rtl-test-torus3d: torus3d).
 set -uo pipefail
 bin=${1:?usage: run_tests.sh BIN_DIR RTL_DIR CONFIG}
 dir=${2:?usage: run_tests.sh BIN_DIR RTL_DIR CONFIG}
 cfg=${3:?usage: run_tests.sh BIN_DIR RTL_DIR CONFIG}
 work="$dir/progs"
 mkdir -p "$work" || exit 1
+here=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=../cosim/manifest.sh
+. "$here/../cosim/manifest.sh"
+cfgname=$(basename "$cfg" .cfg)
+runs=$(manifest_runs "$cfgname") || exit 2
+# TOPOLOGY_ONLY=T (make rtl-test-torus3d): only the rows of topology T
+if [ -n "${TOPOLOGY_ONLY:-}" ]; then
+  runs=$(awk -F'\t' -v t="$TOPOLOGY_ONLY" 'index($5, t) == 1' <<< "$runs")
+fi
 pass=0; fail=0; skip=0
-shopt -s nullglob
-# Each line: a source and the tpu-as options of one run.
-runs=()
-for src in programs/*.s sim/rtl/progs/*.s; do
-  if [ "$(basename "$src")" = pointwise.s ]; then
-    runs+=("$src -D OP=0" "$src -D OP=1" "$src -D OP=2")
-  elif [ "$(basename "$src")" = torus3d.s ]; then
-    :                                   # eight cores only: below
-  else
-    runs+=("$src")
-  fi
-done
-# The collectives on four cores in a ring (RTL_DIR/rtl-bench4: those runs
-# name it with -D K=4).
-if [ "${ONE_CORE:-0}" != 1 ]; then
-  runs+=("programs/allgather.s -D K=4" "programs/allreduce.s -D K=4"
-         "programs/reducescatter.s -D K=4" "programs/alltoall.s -D K=4"
-         "programs/matmul_collective.s -D K=4")
-  # AllGather, ReduceScatter, AllReduce over the three axes of a 2x2x2
-  # torus3d (RTL_DIR/rtl-bench8: all six ports of every core wired)
-  runs+=("programs/torus3d.s -D OP=0" "programs/torus3d.s -D OP=1"
-         "programs/torus3d.s -D OP=2")
-  # the same on two cores as a 1x1x2 torus3d (RTL_DIR/rtl-bench2z)
-  runs+=("programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=0" "programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=1"
-         "programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=2")
-fi
-# TORUS3D_ONLY=1 (make rtl-test-torus3d): those three runs only
-if [ "${TORUS3D_ONLY:-0}" = 1 ]; then
-  runs=("programs/torus3d.s -D OP=0" "programs/torus3d.s -D OP=1" "programs/torus3d.s -D OP=2"
-        "programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=0" "programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=1"
-        "programs/torus3d.s -D X=1 -D Y=1 -D Z=2 -D OP=2")
-fi
-# one RUN: assemble and run it; the first line of its report starts with
-# ok, FAIL or skip (the lines below it are the log).
+
+# one RUN (a line of manifest_runs): assemble and run it; the first line of
+# its report starts with ok, FAIL or skip (the lines below it are the log).
 one() {
-  local run=$1 src opts optv name bench obj log
-  read -r src opts <<< "$run"
-  read -r -a optv <<< "${opts:-}"
-  name=$(basename "$src" .s)$(echo "${opts:-}" | tr -d ' =-' | sed 's/^D/_/')
-  bench="$dir/rtl-bench"
+  local name src defs cores topo end optv bench obj log st why label
+  IFS=$'\t' read -r name src defs cores topo end _ <<< "$1"
+  read -r -a optv <<< "$(manifest_asopts "$defs")"
+  label="$src${optv[*]:+ ${optv[*]}}"
+  [ "$cores" -gt 1 ] && label="$label ($cores cores, $topo)"
   obj="$work/$name.bin" log="$work/$name.log"
-  # several cores when the object sends over ICI (its own dma.ici or an
-  # .include's): the two-core bench, and a ring of two when it takes K
-  # (grep reads all of tpu-dis's output: with pipefail, grep -q's early exit
-  # would fail the pipeline on tpu-dis's SIGPIPE and run a long one on one core)
-  if "$bin/tpu-as" --config "$cfg" "${optv[@]}" -o "$obj" "$src" >"$log" 2>&1 &&
-     "$bin/tpu-dis" "$obj" 2>/dev/null | grep 'dma\.ici' >/dev/null; then
-    bench="$dir/rtl-bench2"
-    case "$src ${opts:-} " in
-      *"/torus3d.s -D X=1 -D Y=1 -D Z=2 "*) bench="$dir/rtl-bench2z" ;;  # a 1x1x2 torus3d
-      */torus3d.s*) bench="$dir/rtl-bench8" ;;        # a 2x2x2 torus3d
-    esac
-    [ "$bench" = "$dir/rtl-bench8" ] || [ "$bench" = "$dir/rtl-bench2z" ] ||
-    case " ${opts:-} " in
-      *" K=4 "*) bench="$dir/rtl-bench4" ;;           # a ring of four
-      *) grep -q '^ *\.equ *K,' "$src" && optv+=(-D K=2) ;;
-    esac
-    if [ "${ONE_CORE:-0}" = 1 ]; then
-      echo "skip  $run (two cores: ONE_CORE=1)"
-      return
-    fi
-    if [ ! -x "$bench" ]; then
-      echo "skip  $run (several cores: $bench not built)"
-      return
-    fi
+  bench=$(manifest_bench "$dir" "$cores" "$topo")
+  if [ "$cores" -gt 1 ] && [ "${ONE_CORE:-0}" = 1 ]; then
+    echo "skip  $label: several cores and ONE_CORE=1"; return
+  fi
+  if [ -z "$bench" ]; then
+    echo "skip  $label: the RTL has no system of that shape"; return
+  fi
+  if [ ! -x "$bench" ]; then
+    echo "skip  $label: $bench not built"; return
   fi
   if ! "$bin/tpu-as" --config "$cfg" "${optv[@]}" -o "$obj" "$src" >"$log" 2>&1; then
-    echo "FAIL  $run: tpu-as failed"
+    echo "FAIL  $label: tpu-as failed"
     sed 's/^/      /' "$log" | head -n 10
     return
   fi
-  if "$bench" --lockstep "$obj" >"$log" 2>&1; then
-    echo "ok    $run: $(tail -n 1 "$log" | sed 's/^rtl-bench[0-9]*: [^:]*: //')"
+  "$bench" --lockstep --program-status "$obj" >"$log" 2>&1
+  st=$?
+  if why=$(manifest_bench_verdict "$end" "$st" "$(cat "$log")"); then
+    echo "ok    $label: $(tail -n 1 "$log" | sed 's/^rtl-bench[0-9]*: [^:]*: //')"
   else
-    echo "FAIL  $run"
+    echo "FAIL  $label${why:+: $why}"
     sed 's/^/      /' "$log" | head -n 20
   fi
 }
-export -f one
+export -f one manifest_asopts manifest_bench manifest_verdict manifest_bench_verdict manifest_error_re
 export bin dir cfg work
 
-# JOBS (default 2) runs at once; the reports come out in the order of runs.
-for i in "${!runs[@]}"; do
-  printf '%s\0' "$i ${runs[$i]}"
-done | xargs -0 -P "${JOBS:-2}" -I{} bash -c 'set -- {}; i=$1; shift; one "$*" > "$work/report.$i"'
-for i in "${!runs[@]}"; do
+# JOBS (default 2) runs at once; the reports come out in the manifest's order.
+mapfile -t lines <<< "$runs"
+printf '%s\n' "${lines[@]}" > "$work/runs"
+seq 1 "${#lines[@]}" | xargs -P "${JOBS:-2}" -I{} \
+  bash -c 'one "$(sed -n "{}p" "$work/runs")" > "$work/report.{}"'
+for ((i = 1; i <= ${#lines[@]}; i++)); do
   report="$work/report.$i"
   cat "$report"
   case "$(head -c 4 "$report")" in

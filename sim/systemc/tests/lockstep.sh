@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # lockstep.sh BIN SC_BUILD - the SystemC lockstep top on the program
-# regression: programs/*.s and the RTL's directed tests sim/rtl/progs/*.s,
-# assembled for the config the RTL was built for (tiny), each run by
-# tpu-sc-lockstep (RTL and C model on one sc_clock, records compared every
-# cycle).  programs/pointwise.s runs once per operation.  Programs whose
-# object sends over ICI (their own dma.ici or an .include's) run on two
-# cores in a ring (--cores 2, with -D K=2 when they take a K), as
-# sim/rtl/run_tests.sh runs them on rtl-bench2, and the collectives on a
-# ring of four (--cores 4, -D K=4) as on rtl-bench4.  Then the checker's
+# regression: every run of tiny (the config the RTL was built for) in
+# programs/manifest.txt (sim/cosim/manifest.sh), assembled with its -D
+# values and run by tpu-sc-lockstep (RTL and C model on one sc_clock,
+# records compared every cycle) on its cores (--cores K: one, or a ring),
+# as sim/rtl/run_tests.sh runs them; each must end as its row says (halt,
+# or the named run-time error: the top says that both stopped with an
+# error, tpu-sim which one).  Then the checker's
 # own tests: a byte flipped in the C model's memory after loading must be
 # reported (an input the program reads: at the first differing record; a
 # byte nobody touches: by the final memory comparison).
@@ -21,22 +20,19 @@ cfg=tiny
 work=$scb/lockstep
 mkdir -p "$work" || exit 1
 pass=0; fail=0; skip=0
-shopt -s nullglob
-runs=()
-for src in programs/*.s sim/rtl/progs/*.s; do
-  if [ "$(basename "$src")" = pointwise.s ]; then
-    runs+=("$src -D OP=0" "$src -D OP=1" "$src -D OP=2")
-  else
-    runs+=("$src")
-  fi
-done
-runs+=("programs/allgather.s -D K=4" "programs/allreduce.s -D K=4"
-       "programs/reducescatter.s -D K=4" "programs/alltoall.s -D K=4"
-       "programs/matmul_collective.s -D K=4")
-for run in "${runs[@]}"; do
-  read -r src opts <<< "$run"
-  read -r -a optv <<< "${opts:-}"
-  name=$(basename "$src" .s)$(echo "${opts:-}" | tr -d ' =-' | sed 's/^D/_/')
+here=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=../../cosim/manifest.sh
+. "$here/../../cosim/manifest.sh"
+runs=$(manifest_runs "$cfg") || exit 2
+while IFS=$'\t' read -r name src defs cores topo end _; do
+  read -r -a optv <<< "$(manifest_asopts "$defs")"
+  run="$src${optv[*]:+ ${optv[*]}}"
+  [ "$cores" -gt 1 ] && run="$run (cores $cores, $topo)"
+  # the lockstep top wires its cores as rtl/system.v: one, or a ring
+  case "$topo" in
+    single|ring) ;;
+    *) echo "skip  $run (tpu-sc-lockstep wires a ring only)"; skip=$((skip + 1)); continue ;;
+  esac
   obj="$work/$name.bin" log="$work/$name.log"
   if ! "$bin/tpu-as" --config "$cfg" "${optv[@]}" -o "$obj" "$src" >"$log" 2>&1; then
     echo "FAIL  $run: tpu-as failed"
@@ -44,29 +40,29 @@ for run in "${runs[@]}"; do
     fail=$((fail + 1))
     continue
   fi
-  cores=1
-  # (grep reads all of tpu-dis's output: with pipefail, grep -q's early exit
-  # would fail the pipeline on tpu-dis's SIGPIPE and run a long one on one core)
-  if "$bin/tpu-dis" "$obj" 2>/dev/null | grep 'dma\.ici' >/dev/null; then
-    cores=2
-    case " ${opts:-} " in
-      *" K=4 "*) cores=4 ;;
-      *) if grep -q '^ *\.equ *K,' "$src"; then
-           optv+=(-D K=2)
-           "$bin/tpu-as" --config "$cfg" "${optv[@]}" -o "$obj" "$src" >"$log" 2>&1
-         fi ;;
-    esac
-    run="$run (cores $cores)"
-  fi
-  if "$top" --cores "$cores" "$obj" >"$log" 2>&1; then
-    echo "ok    $run: $(tail -n 1 "$log" | sed 's/^tpu-sc-lockstep: [^:]*: //')"
-    pass=$((pass + 1))
-  else
+  if ! "$top" --cores "$cores" "$obj" >"$log" 2>&1; then
     echo "FAIL  $run"
     sed 's/^/      /' "$log" | head -n 20
     fail=$((fail + 1))
+    continue
   fi
-done
+  # both sides agree; did the run end as the manifest says?  The top names
+  # how it ended (halt, error, cycle limit), tpu-sim the C model's error.
+  how=$(sed -n 's/^tpu-sc-lockstep: [^:]*: \(halt\|error\|cycle limit\) after [0-9]* cycles: .*/\1/p' "$log" | tail -n 1)
+  msg=
+  if [ "$how" = error ]; then
+    msg=$("$bin/tpu-sim" --config "$cfg" --cores "$cores" --quiet "$obj" 2>&1 >/dev/null | head -n 1)
+  fi
+  [ "$how" = "cycle limit" ] && how=limit
+  if why=$(manifest_verdict "$end" "${how:-unknown}" "$msg"); then
+    echo "ok    $run: $(tail -n 1 "$log" | sed 's/^tpu-sc-lockstep: [^:]*: //')${msg:+ ($end)}"
+    pass=$((pass + 1))
+  else
+    echo "FAIL  $run: $why"
+    sed 's/^/      /' "$log" | head -n 20
+    fail=$((fail + 1))
+  fi
+done <<< "$runs"
 
 # The checker must object: FAULT, the message it must print.
 fault() {

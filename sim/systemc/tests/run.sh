@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # run.sh BIN SC_BUILD - the SystemC tests (make systemc-test):
 #   1. test_tlm: TLM responses, registers, DMI, debug transport, runs (cmocka);
-#   2. tpu-vp on programs/matmul_tile.s, matmul.s and pointwise.s (OP = 0, 1,
-#      2), assembled for tiny: results bit-exact over TLM, and the run takes
-#      exactly the cycles tpu-sim reports, one clock period each;
+#   2. tpu-vp on the example programs' one-core runs of tiny that halt
+#      (programs/manifest.txt, through sim/cosim/manifest.sh), assembled for
+#      tiny: results bit-exact over TLM, and the run takes exactly the
+#      cycles tpu-sim reports, one clock period each;
 #   3. tpu-vp's errors: bad command lines, objects that do not fit, runs that
 #      do not halt;
 #   4. the SystemC lockstep top (RTL and C model on one sc_clock) on the
@@ -23,19 +24,15 @@ bad()  { fail=$((fail+1)); failed+=("$1"); echo "FAIL: $1${2:+: $2}"; }
 if "$scb/test_tlm"; then ok; else bad test_tlm; fi
 
 # ---- 2. the virtual platform on the example programs --------------------------------
-# name, source, assembler flags
-progs=(
-  "matmul_tile programs/matmul_tile.s"
-  "matmul programs/matmul.s"
-  "pointwise_add programs/pointwise.s -D OP=0"
-  "pointwise_mul programs/pointwise.s -D OP=1"
-  "pointwise_relu programs/pointwise.s -D OP=2"
-)
-for p in "${progs[@]}"; do
-  set -- $p
-  name=$1 src=$2; shift 2
+# the one-core runs of tiny in programs/manifest.txt that halt, of the
+# example programs (programs/: every one has .expect records)
+. sim/cosim/manifest.sh
+runs=$(manifest_runs tiny) || exit 2
+while IFS=$'\t' read -r name src defs cores topo end _; do
+  [ "$cores" = 1 ] && [ "$topo" = single ] && [ "$end" = halt ] && [ "${src#programs/}" != "$src" ] || continue
+  read -r -a optv <<< "$(manifest_asopts "$defs")"
   obj=$out/$name.bin
-  if ! "$bin/tpu-as" --config tiny "$@" "$src" -o "$obj"; then bad "$name: tpu-as"; continue; fi
+  if ! "$bin/tpu-as" --config tiny "${optv[@]}" "$src" -o "$obj"; then bad "$name: tpu-as"; continue; fi
   want=$("$bin/tpu-sim" --json "$obj" | sed -n 's/.*"cycles": \([0-9]*\).*/\1/p')
   for mode in "" --dmi; do
     log=$out/$name${mode}.log
@@ -53,7 +50,7 @@ for p in "${progs[@]}"; do
         "$(sed -n 's/.*: \([0-9]* simulated cycles per host second\)/\1/p' "$log")"
     fi
   done
-done
+done <<< "$runs"
 
 # ---- 3. tpu-vp's error handling -------------------------------------------------------
 # expect STATUS PATTERN CMD...: exit status and a line of stderr

@@ -53,13 +53,14 @@ for n in ${BENCH_BIG_SIZES:-32 64}; do
     res1=$( { /usr/bin/time -f '%U %S' "build/rtl/$name/rtl-bench" --lockstep --max-cycles 1 "$obj"; } 2>&1 )
     cycles=$(sed -n 's/.* halt after \([0-9]*\) cycles: .*match.*/\1/p' <<<"$res")
     t=$(tail -n 1 <<<"$res" | awk '{ printf "%.2f", $1 + $2 }')
-    t1=$(tail -n 1 <<<"$res1" | awk '{ printf "%.2f", $1 + $2 }')
+    ts=$(tail -n 1 <<<"$res1" | awk '{ printf "%.2f", $1 + $2 }')
     if [ -z "$cycles" ]; then
       echo "lockstep, $name: FAILED"; echo "$res" | tail -n 3
     else
-      awk -v n="$name" -v c="$cycles" -v t="$t" -v s="$t1" \
-        'BEGIN { printf "lockstep, %s (matmul B=512 D=F=N): %d cycles matched in %.2f CPU s, start and end %.2f s, running %.3g cycles per CPU second\n",
-                 n, c, t, s, t > s ? c / (t - s) : 0 }'
+      awk -v n="$name" -v c="$cycles" -v t="$t" -v s="$ts" \
+        'BEGIN { r = t > s ? c / (t - s) : 0
+                 printf "lockstep, %s (matmul B=512 D=F=N): %d cycles matched in %.2f CPU s, start and end %.2f s, running %.3g cycles per CPU second\n",
+                   n, c, t, s, r }'
     fi
     [ "${BENCH_BIG_KEEP:-0}" = 1 ] || rm -rf "build/rtl/$name"
   done

@@ -329,7 +329,7 @@ module mxu #(
     assign wbus[16*W*c +: 16*W] = col_w[c];
   end
   logic [32*N-1:0] row_psum [N+1];            // into row k: row_psum[k]; out of the array: [N]
-  assign row_psum[0] = '0;                    // +0.0 into the top row (T23)
+  assign row_psum[0] = {N{32'h0000_0000}};    // +0.0 into the top row (T23)
   for (genvar k = 0; k < N; k++) begin : g_row
     mxu_row #(
       .N  (N),

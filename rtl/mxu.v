@@ -1,5 +1,5 @@
 // mxu: one weight-stationary N x N matrix unit (docs/timing.md T19-T26,
-// cmodel/mxu.c): the cell array (mxu_cell), the weight skew of each load
+// cmodel/mxu.c): the cell array (N rows, mxu_row, of N mxu_cells), the weight skew of each load
 // slot and the activation skew in front of it, the de-skew registers behind
 // it and the read-add-write of mxu.mma.
 //
@@ -321,88 +321,46 @@ module mxu #(
   end
 
   // ---- the cell array ----------------------------------------------------------------------
-  // The cells' outputs, cell (k, c) at index k*N + c.  Arrays, not
-  // flattened vectors: Verilator builds a flattened vector from its N*N
-  // pieces by concatenation in every cycle (quadratic in N*N).
-  logic [15:0]   x_out     [N*N];
-  logic [15:0]   wload     [N*N];
-  logic [15:0]   weight    [N*N];
-  logic [15:0]   shadow    [N*N];
-  logic [31:0]   psum_out  [N*N];
-  logic          valid_out [N*N];
-  logic          swap_out  [N*N];
-  logic          i8_out    [N*N];
-  logic          wv_out    [N*N];
-  logic [SW-1:0] wslot_out [N*N];
-
+  // N rows of N cells (rtl/mxu_row.v); row k's partial sums go down to row
+  // k + 1, the last row's out to the de-skew.  Column c's weight buses
+  // (col_w[c]) reach every row, packed at [16*W*c +: 16*W].
+  logic [16*W*N-1:0] wbus;
+  for (genvar c = 0; c < N; c++) begin : g_wbus
+    assign wbus[16*W*c +: 16*W] = col_w[c];
+  end
+  logic [32*N-1:0] row_psum [N+1];            // into row k: row_psum[k]; out of the array: [N]
+  assign row_psum[0] = {N{32'h0000_0000}};    // +0.0 into the top row (T23)
   for (genvar k = 0; k < N; k++) begin : g_row
-    for (genvar c = 0; c < N; c++) begin : g_col
-      localparam integer I = k * N + c;
-      /* verilator tracing_off */   // the neighbours' registers: traced in the cells
-      logic [15:0]   x_in;
-      logic          valid_in, swap_in, i8_in, wv_in;
-      logic [SW-1:0] wslot_in;
-      logic [31:0]   psum_in;
-      /* verilator tracing_on */
-      if (c == 0) begin : g_left
-        assign x_in     = row_x[16*k +: 16];
-        assign valid_in = row_valid[k];
-        assign swap_in  = row_swap[k];
-        assign i8_in    = row_i8[k];
-        assign wv_in    = row_wv[k];
-        assign wslot_in = row_wslot[k];
-      end else begin : g_inner
-        assign x_in     = x_out[I-1];
-        assign valid_in = valid_out[I-1];
-        assign swap_in  = swap_out[I-1];
-        assign i8_in    = i8_out[I-1];
-        assign wv_in    = wv_out[I-1];
-        assign wslot_in = wslot_out[I-1];
-      end
-      if (k == 0) begin : g_top
-        assign psum_in  = 32'h0000_0000;          // +0.0 (T23)
-      end else begin : g_below
-        assign psum_in  = psum_out[I-N];
-      end
-      mxu_cell #(
-        .W  (W),
-        .SW (SW)
-      ) u_cell (
-        .clk_i         (clk_i),
-        .rst_ni        (rst_ni),
-        .en_i          (en),
-        .x_i           (x_in),
-        .valid_i       (valid_in),
-        .swap_i        (swap_in),
-        .i8_i          (i8_in),
-        .x_o           (x_out[I]),
-        .valid_o       (valid_out[I]),
-        .swap_o        (swap_out[I]),
-        .i8_o          (i8_out[I]),
-        .psum_i        (psum_in),
-        .psum_o        (psum_out[I]),
-        .wload_valid_i (wv_in),
-        .wslot_i       (wslot_in),
-        .wbus_i        (col_w[c]),
-        .wload_valid_o (wv_out[I]),
-        .wslot_o       (wslot_out[I]),
-        .wload_o       (wload[I]),
-        .weight_o      (weight[I]),
-        .shadow_o      (shadow[I])
-      );
-    end
+    mxu_row #(
+      .N  (N),
+      .W  (W),
+      .SW (SW)
+    ) u_row (
+      .clk_i   (clk_i),
+      .rst_ni  (rst_ni),
+      .en_i    (en),
+      .x_i     (row_x[16*k +: 16]),
+      .valid_i (row_valid[k]),
+      .swap_i  (row_swap[k]),
+      .i8_i    (row_i8[k]),
+      .wv_i    (row_wv[k]),
+      .wslot_i (row_wslot[k]),
+      .wbus_i  (wbus),
+      .psum_i  (row_psum[k]),
+      .psum_o  (row_psum[k+1])
+    );
   end
 
   // ---- de-skew: column c waits N-1-c cycles below the array (T24) --------------------------
   logic [32*N-1:0] y;                         // the complete result row
   for (genvar c = 0; c < N; c++) begin : g_deskew
     if (c == N - 1) begin : g_direct
-      assign y[32*c +: 32] = psum_out[(N-1)*N + c];
+      assign y[32*c +: 32] = row_psum[N][32*c +: 32];
     end else begin : g_delay
       logic [32*(N-1-c)-1:0] d_q;             // stage j at [32*j +: 32], as g_xskew
       always_ff @(posedge clk_i) begin
         if (en) begin
-          d_q <= (32*(N-1-c))'({d_q, psum_out[(N-1)*N + c]});
+          d_q <= (32*(N-1-c))'({d_q, row_psum[N][32*c +: 32]});
         end
       end
       assign y[32*c +: 32] = d_q[32*(N-2-c) +: 32];
@@ -542,16 +500,8 @@ module mxu #(
   // Not traced, so that Verilator does not compute the sinks (as every
   // unused_* sink of rtl/).
   /* verilator tracing_off */
-  logic unused_cells;
-  always_comb begin
-    unused_cells = 1'b0;
-    for (int i = 0; i < N * N; i++) begin
-      unused_cells = unused_cells ^ (^{weight[i], shadow[i], wload[i], x_out[i], valid_out[i],
-                                       swap_out[i], i8_out[i], wv_out[i], wslot_out[i]});
-    end
-  end
   logic unused_mxu;
   assign unused_mxu = ^{head_i[`TPU_QE_BITS-1:`TPU_QE_WORD+8], head_i[`TPU_QE_WORD-1:`TPU_QE_PC], hv[0], hv[6][63:5], hv[1][63:VAW], hv[2][63:VAW],
-                        hv[4][63:VAW], hv[5][63:VAW], unused_cells};
+                        hv[4][63:VAW], hv[5][63:VAW]};
   /* verilator tracing_on */
 endmodule

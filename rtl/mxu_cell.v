@@ -109,7 +109,7 @@ module mxu_cell #(
 `ifdef TPU_MUTATION
   // Mutation test (docs/cosim.md, sim/cosim/cosim.mk): a deliberately
   // injected rare bug that lockstep must catch.  In the one cell whose
-  // instance path contains g_row[3].g_col[5] (cell k = 3, c = 5 of every
+  // instance path contains g_row[3].u_row.g_col[5] (cell k = 3, c = 5 of every
   // MXU), the product 1.5 x 3.0 (x = 0x3fc0, w = 0x4040) has fraction bit
   // 22 flipped (4.5 becomes 6.5).  Simulation only; never in a normal build.
   logic mut_here;
@@ -117,8 +117,8 @@ module mxu_cell #(
     string path;
     path = $sformatf("%m");
     mut_here = 1'b0;
-    for (int i = 0; i + 17 <= path.len(); i++)
-      if (path.substr(i, i + 16) == "g_row[3].g_col[5]")
+    for (int i = 0; i + 23 <= path.len(); i++)
+      if (path.substr(i, i + 22) == "g_row[3].u_row.g_col[5]")
         mut_here = 1'b1;
   end
   // mxu_mac_f's two steps (mxu_mac_pkg.vh), with the product altered

@@ -81,6 +81,30 @@ struct Shape {
     }
 };
 
+// Whether the C model's library was compiled with the same tpu_config
+// (cmodel/config.def) as the file that calls this.  A bench whose own
+// object was compiled before a key was added to config.def and linked with
+// a library compiled after (a long RTL build racing a change of the tree:
+// the 64x64 build of issue 34) has tpu_config_load write past the end of
+// its tpu_config, over whatever follows it (the lockstep Cycles: a garbage
+// pointer in Cycle::clear).  tpu_config_defaults zeroes the library's
+// tpu_config whole, so on a buffer filled with a marker it shows the
+// library's size: marker bytes written after sizeof(tpu_config) (the
+// library's is larger), or its last 8 bytes left as they were (smaller).
+inline bool config_layout_matches()
+{
+    const unsigned char mark = 0xa5;
+    std::vector<unsigned char> buf(sizeof(tpu_config) + 4096, mark);
+    tpu_config_defaults(reinterpret_cast<tpu_config *>(buf.data()));
+    for (size_t i = sizeof(tpu_config); i < buf.size(); i++)
+        if (buf[i] != mark)
+            return false;
+    for (size_t i = sizeof(tpu_config) - 8; i < sizeof(tpu_config); i++)
+        if (buf[i] != mark)
+            return true;
+    return false;
+}
+
 // A memory write: unit name (a static string: "dma", "mxu0", ...),
 // address and bytes.
 struct Write {

@@ -83,6 +83,14 @@ RTL_PCH_MK       := $(abspath sim/rtl/verilated_pch.mk)
 # its ports are not copied into the root's after every evaluation (8% of
 # an idle cycle on tiny).
 RTL_CORE_TOP     := +define+TPU_INLINE_CORE
+# Hierarchical Verilation (docs/rtl.md, "Large arrays"): the builds named
+# NAME-hier (make build/rtl/NAME-hier/rtl-bench, tpu-cosim --hier) Verilate
+# each row of an MXU's cell array (rtl/mxu_row.v) as a hierarchy block
+# (sim/rtl/hier.vlt): Verilator and the compiler see one row of N cells
+# once per distinct row, not N x N cells inlined into one model, so the
+# build grows with N, not N^2.  The rows run as separate models called
+# through their wrappers (no waveform inside them).
+RTL_HIER_FLAGS   := --hierarchical $(abspath sim/rtl/hier.vlt)
 RTL_LINT_FLAGS   := --lint-only -Wall $(RTL_UNROLL) -Irtl -y rtl $(RTL_WAIVERS)
 
 .PHONY: rtl-lint rtl-build rtl-test rtl-test-torus3d synth rtl-cfg-force rtl-lint-wide rtl-test-wide
@@ -94,7 +102,11 @@ rtl-cfg-force: ;
 # $(call rtl_cfg_of,NAME): the config of build/rtl/NAME: RTL_CONFIG when
 # NAME is its name, else sim/rtl/NAME.cfg when there is one (wide.cfg),
 # else the preset NAME.
-rtl_cfg_of = $(if $(filter $(1),$(RTL_CFG_NAME)),$(RTL_CONFIG),$(or $(wildcard sim/rtl/$(1).cfg),$(1)))
+# A build named NAME-hier is NAME's config Verilated hierarchically
+# (RTL_HIER_FLAGS below).
+rtl_cfg_base = $(patsubst %-hier,%,$(1))
+rtl_cfg_of = $(call rtl_cfg_of1,$(call rtl_cfg_base,$(1)))
+rtl_cfg_of1 = $(if $(filter $(1),$(RTL_CFG_NAME)),$(RTL_CONFIG),$(or $(wildcard sim/rtl/$(1).cfg),$(1)))
 build/rtl/%/tpu_cfg.vh: rtl-cfg-force $(BIN)/tpu-rtlcfg
 	@mkdir -p $(dir $@)
 	@$(BIN)/tpu-rtlcfg -o $@ $(call rtl_cfg_of,$*)
@@ -139,14 +151,14 @@ define rtl_bench_recipe
 	+$(MAKE) --no-print-directory -C $(2) -f $(RTL_PCH_MK) VM_MK=V$(1).mk $(RTL_MKFLAGS)
 endef
 
-RTL_BENCH_DEPS := $(RTL_V) $(RTL_WAIVERS) $(RTL_BENCH_CPP) $(RTL_SPARSE_CPP) $(RTL_BENCH_HDRS) $(LIB) sim/rtl/rtl.mk \
+RTL_BENCH_DEPS := $(RTL_V) $(RTL_WAIVERS) sim/rtl/hier.vlt $(RTL_BENCH_CPP) $(RTL_SPARSE_CPP) $(RTL_BENCH_HDRS) $(LIB) sim/rtl/rtl.mk \
                   sim/rtl/verilated_pch.mk
 
 # Made through the pattern rule above: kept, not deleted as an intermediate.
 .PRECIOUS: build/rtl/%/tpu_cfg.vh
 
 build/rtl/%/rtl-bench: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
-	$(call rtl_bench_recipe,core,build/rtl/$*/obj,build/rtl/$*)
+	$(call rtl_bench_recipe,core,build/rtl/$*/obj,build/rtl/$*,$(if $(filter %-hier,$*),$(RTL_HIER_FLAGS)))
 
 build/rtl/%/rtl-bench2: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
 	$(call rtl_bench_recipe,system,build/rtl/$*/obj2,build/rtl/$*,,2)

@@ -595,6 +595,15 @@ int parse_args(int argc, char **argv, Options &o)
 // after a message (obj is freed then).
 int setup_model(const Options &o, Model &m, tpu_object &obj)
 {
+    // The bench's objects and the C model's library must agree on
+    // tpu_config (sim/cosim/trace_records.h): else the load below writes
+    // past it.
+    if (!config_layout_matches()) {
+        fprintf(stderr, RTL_NAME ": error: this bench was compiled with another cmodel/config.def "
+                "than the C model's library it was linked with (a build that raced a change of "
+                "the tree); rebuild it (make build/rtl/CFG/rtl-bench)\n");
+        return 2;
+    }
     char err[600];
     if (tpu_config_load(&m.cfg, RTL_CONFIG, err, sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);

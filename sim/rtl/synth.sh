@@ -91,7 +91,7 @@ select -assert-none $latches
       nkid[cur]++; kid[cur, nkid[cur]] = $1; kidn[cur, nkid[cur]] = $2 }
     END {
       printf "  %-16s %10s\n", "unit", "cells (with its submodules)"
-      n = split("seq queue dma hbm_port mxu mxu_cell mxu_mac vpu ici fp32_add fp32_mul fp32_mul_(bf16) fp32_cmp bf16_round", order, " ")
+      n = split("seq queue dma hbm_port mxu mxu_row mxu_cell mxu_mac vpu ici fp32_add fp32_mul fp32_mul_(bf16) fp32_cmp bf16_round", order, " ")
       for (k = 1; k <= n; k++) {
         gsub(/_\(/, " (", order[k])
         for (i = 1; i <= nm; i++)

@@ -254,3 +254,11 @@ build_time tiny
 if [ -n "${BENCH_BUILD_TIME:-}" ]; then   # make bench BENCH_BUILD_TIME=1
   build_time mid
 fi
+
+# ---- large arrays (make bench BENCH_BIG=1) -----------------------------------------
+# One MXU of 32 x 32 and 64 x 64 cells, flat and hierarchical, each built
+# from scratch and run in lockstep (sim/rtl/big_bench.sh; docs/rtl.md,
+# "Large arrays"): tens of CPU minutes, so only when asked.
+if [ -n "${BENCH_BIG:-}" ]; then
+  bash sim/rtl/big_bench.sh "$bin"
+fi

@@ -16,20 +16,19 @@ san=()     # a library of make SAN=1 (build-san) is instrumented
 nm "$build/libtpumodel.a" 2>/dev/null | grep -q __asan && san=(-fsanitize=address,undefined)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok()  { echo "ok    $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+# shellcheck source=checks.sh
+source "$(dirname "$0")/checks.sh"   # ok, bad, finish: TAP (tests/README.md)
 
 cat > "$tmp/abi.cpp" <<'CPP'
 #include "cosim/trace_records.h"
 int main() { std::puts(tpu_cosim::config_layout_matches() ? "same" : "differs"); return 0; }
 CPP
-# check NAME WANT: compile abi.cpp with config.def as in $tmp/NAME (if there
-# is one) ahead of cmodel/, run it, expect WANT
+# check NAME WANT: compile abi.cpp with the public headers of $tmp/NAME (a
+# copy of cmodel/include/tpu/ beside a config.def of its own, which config.h
+# includes as ../../config.def), run it, expect WANT
 check() {
-  local name=$1 want=$2 inc=()
-  [ -d "$tmp/$name" ] && inc=(-I"$tmp/$name")
-  if ! "$CXX" -std=gnu++17 -O1 -Wall -Wextra -Werror ${san[@]+"${san[@]}"} ${inc[@]+"${inc[@]}"} -Icmodel -Isim \
+  local name=$1 want=$2
+  if ! "$CXX" -std=gnu++17 -O1 -Wall -Wextra -Werror ${san[@]+"${san[@]}"} -I"$tmp/$name/include/tpu" -Isim \
        -o "$tmp/abi-$name" "$tmp/abi.cpp" "$build/libtpusim.a" "$build/libtpumodel.a" -lm \
        2>"$tmp/cc.log"; then
     bad "$name: does not compile"; tail -5 "$tmp/cc.log"; return
@@ -38,14 +37,15 @@ check() {
   got=$("$tmp/abi-$name")
   [ "$got" = "$want" ] && ok "config.def $name: $got" || bad "config.def $name: '$got', want '$want'"
 }
+for d in as-is short long; do
+  mkdir -p "$tmp/$d/include" && cp -r cmodel/include/tpu "$tmp/$d/include/" && cp cmodel/isa.def "$tmp/$d/"
+done
+cp cmodel/config.def "$tmp/as-is/"
 check as-is same
-mkdir -p "$tmp/short" "$tmp/long"
-for d in short long; do cp cmodel/config.h "$tmp/$d/"; done
 last=$(grep -n '^KEY(' cmodel/config.def | tail -n 1 | cut -d: -f1)
 sed "${last}d" cmodel/config.def > "$tmp/short/config.def"
 { cat cmodel/config.def
   echo 'KEY(zz_extra_key, F64, 1, 0, 2, "a key the library does not have")'; } > "$tmp/long/config.def"
 check short differs
 check long differs
-echo "cosim-abi: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish cosim-abi

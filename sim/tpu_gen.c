@@ -120,6 +120,27 @@ static void emit_arrays(FILE *f, const kgen_plan *p)
             (unsigned long long)o->n, (unsigned long long)(4 * p->np));
 }
 
+/* kgen_write_program's callback: the GEMM's program, then its arrays
+ * (unless --timing-only) */
+struct gemm_emit {
+    const char *config;
+    const tpu_config *cfg;
+    const kgen_plan *plan;
+    const kgen_cost *cost;
+    int arrays;
+};
+static long emit_gemm(FILE *f, const void *ctx)
+{
+    const struct gemm_emit *e = ctx;
+    long n = kgen_gemm_emit(f, e->config, e->cfg, e->plan, e->cost);
+    if (n >= 0 && e->arrays) {
+        emit_arrays(f, e->plan);
+        if (ferror(f))
+            n = -1;
+    }
+    return n;
+}
+
 /* A size: decimal digits only, 1 .. 2^40. */
 static int parse_size(const char *opt, const char *s, uint64_t *out)
 {
@@ -280,28 +301,10 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    FILE *f = stdout;
-    if (out && !(f = fopen(out, "w"))) {
-        fprintf(stderr, TOOL ": error: cannot write '%s': %s\n", out, strerror(errno));
-        return 1;
-    }
-    long n = kgen_gemm_emit(f, config, &cfg, &plan, &cost);
-    if (n >= 0 && !o.timing_only) {
-        emit_arrays(f, &plan);
-        if (ferror(f))
-            n = -1;
-    }
-    if (out && fclose(f) != 0)
-        n = -1;
-    if (n < 0) {
-        fprintf(stderr, TOOL ": error: cannot write '%s'\n", out ? out : "standard output");
-        return 1;
-    }
-    if ((uint64_t)n > cfg.imem_words) {
-        fprintf(stderr, TOOL ": error: the program has %ld instructions, IMEM holds %llu\n", n,
-                (unsigned long long)cfg.imem_words);
-        return 2;
-    }
+    const struct gemm_emit ctx = { config, &cfg, &plan, &cost, !o.timing_only };
+    long n = kgen_write_program(out, &cfg, emit_gemm, &ctx);
+    if (n < 0)
+        return n == -1 ? 1 : 2;
     if (!quiet) {
         /* the plan goes where the program does not */
         FILE *r = out ? stdout : stderr;

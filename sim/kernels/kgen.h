@@ -232,4 +232,12 @@ int kgen_chain_plan(const tpu_config *cfg, kgen_chain *c, char *err, size_t errl
 long kgen_chain_emit(FILE *f, const char *config_name, const tpu_config *cfg,
                      const kgen_chain *c);
 
+/* The program writer of tpu-gen's commands (kgen_out.c): open OUT (standard
+ * output when NULL), let EMIT write the program to it, close it, and check
+ * that the program fits the machine's IMEM.  Returns the number of
+ * instructions, or -1 after "cannot write" (the command exits 1), or -2
+ * after "the program has N instructions, IMEM holds M" (exit 2). */
+typedef long (*kgen_emit_fn)(FILE *f, const void *ctx);
+long kgen_write_program(const char *out, const tpu_config *cfg, kgen_emit_fn emit, const void *ctx);
+
 #endif

@@ -115,6 +115,23 @@ static int parse_dims(const char *v, kgen_chain *c)
     return 0;
 }
 
+/* kgen_write_program's callback: a convolution's, a chain's (mlp) or a VPU
+ * layer's program, whichever the command planned */
+struct layer_emit {
+    const char *config;
+    const tpu_config *cfg;
+    const kgen_conv_plan *conv;
+    const kgen_chain *chain;
+    const kgen_vpu_plan *vpu;
+};
+static long emit_layer(FILE *f, const void *ctx)
+{
+    const struct layer_emit *e = ctx;
+    return e->conv    ? kgen_conv_emit(f, e->config, e->cfg, e->conv)
+           : e->chain ? kgen_chain_emit(f, e->config, e->cfg, e->chain)
+                      : kgen_vpu_emit(f, e->config, e->cfg, e->vpu);
+}
+
 int kgen_cli_layer(int argc, char **argv)
 {
     const char *kernel = argv[1];
@@ -335,25 +352,10 @@ int kgen_cli_layer(int argc, char **argv)
         return 0;
     }
 
-    FILE *fo = stdout;
-    if (out && !(fo = fopen(out, "w"))) {
-        fprintf(stderr, TOOL ": error: cannot write '%s': %s\n", out, strerror(errno));
-        return 1;
-    }
-    long n = conv ? kgen_conv_emit(fo, config, &cfg, &cp)
-             : mlp ? kgen_chain_emit(fo, config, &cfg, &chain)
-                   : kgen_vpu_emit(fo, config, &cfg, &vp);
-    if (out && fclose(fo) != 0)
-        n = -1;
-    if (n < 0) {
-        fprintf(stderr, TOOL ": error: cannot write '%s'\n", out ? out : "standard output");
-        return 1;
-    }
-    if ((uint64_t)n > cfg.imem_words) {
-        fprintf(stderr, TOOL ": error: the program has %ld instructions, IMEM holds %llu\n", n,
-                (unsigned long long)cfg.imem_words);
-        return 2;
-    }
+    const struct layer_emit ctx = { config, &cfg, conv ? &cp : NULL, mlp ? &chain : NULL, &vp };
+    long n = kgen_write_program(out, &cfg, emit_layer, &ctx);
+    if (n < 0)
+        return n == -1 ? 1 : 2;
     if (!quiet) {
         FILE *rp = out ? stdout : stderr;
         fprintf(rp, "tpu-gen: %s\n", what);

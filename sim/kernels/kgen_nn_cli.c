@@ -131,6 +131,14 @@ static void error_report(FILE *rp, const kgen_nn_plan *p)
     free(x); free(z); free(g); free(b); free(tmp); free(w);
 }
 
+/* kgen_write_program's callback: the layer's program */
+struct nn_emit { const char *config; const tpu_config *cfg; const kgen_nn_plan *p; };
+static long emit_nn(FILE *f, const void *ctx)
+{
+    const struct nn_emit *e = ctx;
+    return kgen_nn_emit(f, e->config, e->cfg, e->p);
+}
+
 int kgen_cli_nn(int argc, char **argv)
 {
     const char *k = argv[1];
@@ -207,23 +215,10 @@ int kgen_cli_nn(int argc, char **argv)
                p.cost.predicted, p.cost.bound, p.cost.t_math, p.cost.t_memory, p.cost.t_issue);
         return 0;
     }
-    FILE *fo = stdout;
-    if (out && !(fo = fopen(out, "w"))) {
-        fprintf(stderr, TOOL ": error: cannot write '%s': %s\n", out, strerror(errno));
-        return 1;
-    }
-    long n = kgen_nn_emit(fo, config, &cfg, &p);
-    if (out && fclose(fo) != 0)
-        n = -1;
-    if (n < 0) {
-        fprintf(stderr, TOOL ": error: cannot write '%s'\n", out ? out : "standard output");
-        return 1;
-    }
-    if ((uint64_t)n > cfg.imem_words) {
-        fprintf(stderr, TOOL ": error: the program has %ld instructions, IMEM holds %llu\n", n,
-                (unsigned long long)cfg.imem_words);
-        return 2;
-    }
+    const struct nn_emit ctx = { config, &cfg, &p };
+    long n = kgen_write_program(out, &cfg, emit_nn, &ctx);
+    if (n < 0)
+        return n == -1 ? 1 : 2;
     if (!quiet) {
         FILE *rp = out ? stdout : stderr;
         fprintf(rp, "tpu-gen: %s\n", what);

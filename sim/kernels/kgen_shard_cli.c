@@ -89,6 +89,14 @@ static int parse_mesh(const char *v, kgen_shard *s)
     return 0;
 }
 
+/* kgen_write_program's callback: the sharded MLP's program */
+struct shard_emit { const char *config; const tpu_config *cfg; const kgen_shard *p; };
+static long emit_shard(FILE *f, const void *ctx)
+{
+    const struct shard_emit *e = ctx;
+    return kgen_shard_emit(f, e->config, e->cfg, e->p);
+}
+
 int kgen_cli_shard(int argc, char **argv)
 {
     if (strcmp(argv[1], "ffn-shard") != 0)
@@ -241,23 +249,10 @@ int kgen_cli_shard(int argc, char **argv)
     }
     if (predict)
         return 0;
-    FILE *fo = stdout;
-    if (out && !(fo = fopen(out, "w"))) {
-        fprintf(stderr, TOOL ": error: cannot write '%s': %s\n", out, strerror(errno));
-        return 1;
-    }
-    long n = kgen_shard_emit(fo, config, &cfg, &s);
-    if (out && fclose(fo) != 0)
-        n = -1;
-    if (n < 0) {
-        fprintf(stderr, TOOL ": error: cannot write '%s'\n", out ? out : "standard output");
-        return 1;
-    }
-    if ((uint64_t)n > cfg.imem_words) {
-        fprintf(stderr, TOOL ": error: the program has %ld instructions, IMEM holds %llu\n", n,
-                (unsigned long long)cfg.imem_words);
-        return 2;
-    }
+    const struct shard_emit ctx = { config, &cfg, &s };
+    long n = kgen_write_program(out, &cfg, emit_shard, &ctx);
+    if (n < 0)
+        return n == -1 ? 1 : 2;
     if (!quiet)
         fprintf(rp, "tpu-gen: program: %ld instructions of %llu; HBM %llu bytes a core\n", n,
                 (unsigned long long)cfg.imem_words, (unsigned long long)(s.region * cores));

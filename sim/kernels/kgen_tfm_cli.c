@@ -72,6 +72,14 @@ static int parse_num(const char *opt, const char *s, uint64_t *out)
     return 0;
 }
 
+/* kgen_write_program's callback: the MLP's or attention's program */
+struct tfm_emit { const char *config; const tpu_config *cfg; const kgen_tfm *p; };
+static long emit_tfm(FILE *f, const void *ctx)
+{
+    const struct tfm_emit *e = ctx;
+    return kgen_tfm_emit(f, e->config, e->cfg, e->p);
+}
+
 int kgen_cli_tfm(int argc, char **argv)
 {
     int att = strcmp(argv[1], "attention") == 0;
@@ -169,23 +177,10 @@ int kgen_cli_tfm(int argc, char **argv)
                t.c1.predicted, t.v.cost.predicted, t.c2.predicted);
         return 0;
     }
-    FILE *fo = stdout;
-    if (out && !(fo = fopen(out, "w"))) {
-        fprintf(stderr, TOOL ": error: cannot write '%s': %s\n", out, strerror(errno));
-        return 1;
-    }
-    long n = kgen_tfm_emit(fo, config, &cfg, &t);
-    if (out && fclose(fo) != 0)
-        n = -1;
-    if (n < 0) {
-        fprintf(stderr, TOOL ": error: cannot write '%s'\n", out ? out : "standard output");
-        return 1;
-    }
-    if ((uint64_t)n > cfg.imem_words) {
-        fprintf(stderr, TOOL ": error: the program has %ld instructions, IMEM holds %llu\n", n,
-                (unsigned long long)cfg.imem_words);
-        return 2;
-    }
+    const struct tfm_emit ctx = { config, &cfg, &t };
+    long n = kgen_write_program(out, &cfg, emit_tfm, &ctx);
+    if (n < 0)
+        return n == -1 ? 1 : 2;
     if (!quiet) {
         FILE *rp = out ? stdout : stderr;
         fprintf(rp, "tpu-gen: %s\n", what);

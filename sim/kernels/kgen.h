@@ -232,6 +232,11 @@ int kgen_chain_plan(const tpu_config *cfg, kgen_chain *c, char *err, size_t errl
 long kgen_chain_emit(FILE *f, const char *config_name, const tpu_config *cfg,
                      const kgen_chain *c);
 
+/* A whole-number option of tpu-gen's commands (kgen_out.c): decimal digits
+ * only, at most 2^40, zero only when zero_ok.  0, or 2 after one
+ * "tpu-gen: error: OPT ..." line. */
+int kgen_parse_count(const char *opt, const char *s, uint64_t *out, int zero_ok);
+
 /* The program writer of tpu-gen's commands (kgen_out.c): open OUT (standard
  * output when NULL), let EMIT write the program to it, close it, and check
  * that the program fits the machine's IMEM.  Returns the number of

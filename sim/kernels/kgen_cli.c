@@ -24,34 +24,6 @@ static int bad(const char *fmt, const char *a)
     return 2;
 }
 
-/* A size: decimal digits only; zero allowed when zero_ok. */
-static int parse_num(const char *opt, const char *s, uint64_t *out, int zero_ok)
-{
-    char msg[200];
-    if (!s || !*s) {
-        snprintf(msg, sizeof msg, "%s needs a value", opt);
-        return bad("%s", msg);
-    }
-    for (const char *c = s; *c; c++)
-        if (*c < '0' || *c > '9') {
-            snprintf(msg, sizeof msg, "%s must be a %s whole number, got '%s'", opt,
-                     zero_ok ? "non-negative" : "positive", s);
-            return bad("%s", msg);
-        }
-    errno = 0;
-    unsigned long long v = strtoull(s, NULL, 10);
-    if (errno || v > (1ull << 40)) {
-        snprintf(msg, sizeof msg, "%s is too large: '%s'", opt, s);
-        return bad("%s", msg);
-    }
-    if (v == 0 && !zero_ok) {
-        snprintf(msg, sizeof msg, "%s must be positive, got '%s'", opt, s);
-        return bad("%s", msg);
-    }
-    *out = v;
-    return 0;
-}
-
 typedef struct {
     const char *name;
     uint64_t *dst;
@@ -234,7 +206,7 @@ int kgen_cli_layer(int argc, char **argv)
                 return bad("unknown option '%s' (try --help)", a);
             if (missing)
                 return bad("%s needs a value", nums[j].name);
-            if (parse_num(nums[j].name, v, nums[j].dst, nums[j].zero_ok))
+            if (kgen_parse_count(nums[j].name, v, nums[j].dst, nums[j].zero_ok))
                 return 2;
             if (nums[j].seen)
                 *nums[j].seen = 1;

@@ -62,27 +62,6 @@ static void usage(FILE *f, const char *k)
             : norm ? "  --eps E             added to the mean square (default 1e-5)\n" : "");
 }
 
-static int parse_num(const char *opt, const char *s, uint64_t *out)
-{
-    char msg[200];
-    if (!s || !*s || strspn(s, "0123456789") != strlen(s)) {
-        snprintf(msg, sizeof msg, "%s must be a positive whole number, got '%s'", opt, s ? s : "");
-        return bad("%s", msg);
-    }
-    errno = 0;
-    unsigned long long v = strtoull(s, NULL, 10);
-    if (errno || v > (1ull << 40)) {
-        snprintf(msg, sizeof msg, "%s is too large: '%s'", opt, s);
-        return bad("%s", msg);
-    }
-    if (v == 0) {
-        snprintf(msg, sizeof msg, "%s must be positive, got '%s'", opt, s);
-        return bad("%s", msg);
-    }
-    *out = v;
-    return 0;
-}
-
 /* A finite fp32 value, > 0 (scale) or >= 0 (eps), rounded to fp32. */
 static int parse_f32(const char *opt, const char *s, int zero_ok, uint32_t *bits)
 {
@@ -176,13 +155,13 @@ int kgen_cli_nn(int argc, char **argv)
                 return bad("%s needs a file name", a);
             out = v;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "-N", &missing)) || missing) {
-            if (missing || parse_num("-N", v, &o.n))
+            if (missing || kgen_parse_count("-N", v, &o.n, 0))
                 return missing ? bad("%s needs a value", a) : 2;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "-C", &missing)) || missing) {
-            if (missing || parse_num("-C", v, &o.c))
+            if (missing || kgen_parse_count("-C", v, &o.c, 0))
                 return missing ? bad("%s needs a value", a) : 2;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--tile-rows", &missing)) || missing) {
-            if (missing || parse_num("--tile-rows", v, &o.tile_rows))
+            if (missing || kgen_parse_count("--tile-rows", v, &o.tile_rows, 0))
                 return missing ? bad("%s needs a value", a) : 2;
         } else if (softmax && ((v = tpu_cli_opt_value(argc, argv, &i, "--scale", &missing)) || missing)) {
             if (missing || parse_f32("--scale", v, 0, &o.scale))

@@ -51,27 +51,6 @@ static void usage(FILE *f, int att)
                "or a shape the machine cannot take.\n");
 }
 
-static int parse_num(const char *opt, const char *s, uint64_t *out)
-{
-    char msg[200];
-    if (!s || !*s || strspn(s, "0123456789") != strlen(s)) {
-        snprintf(msg, sizeof msg, "%s must be a positive whole number, got '%s'", opt, s ? s : "");
-        return bad("%s", msg);
-    }
-    errno = 0;
-    unsigned long long v = strtoull(s, NULL, 10);
-    if (errno || v > (1ull << 40)) {
-        snprintf(msg, sizeof msg, "%s is too large: '%s'", opt, s);
-        return bad("%s", msg);
-    }
-    if (v == 0) {
-        snprintf(msg, sizeof msg, "%s must be positive, got '%s'", opt, s);
-        return bad("%s", msg);
-    }
-    *out = v;
-    return 0;
-}
-
 /* kgen_write_program's callback: the MLP's or attention's program */
 struct tfm_emit { const char *config; const tpu_config *cfg; const kgen_tfm *p; };
 static long emit_tfm(FILE *f, const void *ctx)
@@ -144,7 +123,7 @@ int kgen_cli_tfm(int argc, char **argv)
         if (dst) {
             if (missing)
                 return bad("%s needs a value", opt);
-            if (parse_num(opt, v, dst))
+            if (kgen_parse_count(opt, v, dst, 0))
                 return 2;
         }
     }

@@ -242,7 +242,7 @@ static void layernorm_bf16(const uint32_t *x, uint16_t *z, uint32_t *tmpz, uint6
 int tpu_ref_block(const tpu_block_params *p, uint32_t *y, uint32_t *x1out)
 {
     uint64_t T = p->t, D = p->d, F = p->f, H = p->heads ? p->heads : 1, dh = D / H, P = p->past;
-    uint64_t tk = P + T, big = F > 3 * D ? F : 3 * D;
+    uint64_t tk = P + (p->t_keys ? p->t_keys : T), big = F > 3 * D ? F : 3 * D;
     int rc = -1;
     uint32_t *f32 = malloc(big * T * 4), *tmp = malloc((tk > D ? tk : D) * 4 + 64);
     uint16_t *xb = malloc(D * T * 2), *qkv = malloc(3 * D * T * 2), *ob = malloc(D * T * 2);
@@ -338,7 +338,7 @@ static void layernorm_f64(const double *x, double *z, uint64_t d, uint64_t t, co
 int tpu_ref_block_f64(const tpu_block_params *p, double *y)
 {
     uint64_t T = p->t, D = p->d, F = p->f, H = p->heads ? p->heads : 1, dh = D / H, P = p->past;
-    uint64_t tk = P + T, big = F > 3 * D ? F : 3 * D;
+    uint64_t tk = P + (p->t_keys ? p->t_keys : T), big = F > 3 * D ? F : 3 * D;
     int rc = -1;
     double *xd = malloc(D * T * sizeof(double)), *xn = malloc(D * T * sizeof(double));
     double *a = malloc(big * T * sizeof(double)), *o = malloc(D * T * sizeof(double));
@@ -366,7 +366,7 @@ int tpu_ref_block_f64(const tpu_block_params *p, double *y)
                 s[c * T + i] = acc * sc;
             }
         for (uint64_t i = 0; i < T; i++) {
-            uint64_t last = p->causal ? P + i : tk - 1;
+            uint64_t last = p->causal && P + i < tk - 1 ? P + i : tk - 1;
             double m = -INFINITY, sum = 0;
             for (uint64_t c = 0; c <= last; c++)
                 m = fmax(m, s[c * T + i]);

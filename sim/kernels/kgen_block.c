@@ -103,6 +103,8 @@ int kgen_block_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
     b->e = (uint64_t)cfg->vpu_sublanes * cfg->vpu_lanes;
     uint64_t T = b->t, D = b->d, F = b->f, H = b->heads ? b->heads : 1, N = cfg->mxu_n;
     b->heads = H;
+    if (b->decode)
+        b->causal = 1;                        /* a new token sees the past and itself */
     if (!T || !D || !F)
         return fail(err, errlen, "the sizes must be positive");
     if (H > 256)
@@ -116,10 +118,15 @@ int kgen_block_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
     if (b->e % N)
         return fail(err, errlen, "the vector's %" PRIu64 " elements are not a multiple of the MXU size %" PRIu64 " on '%s'",
                     b->e, N, cfg->name);
-    if (T % b->e)
+    if (T % b->e && !b->decode)
         return fail(err, errlen, "-T %" PRIu64 " does not divide into vectors: the tokens are the VPU's lanes "
                     "(feature-major activations), so T must be a multiple of %" PRIu64 " (%ux%u) on '%s'",
                     T, b->e, (unsigned)cfg->vpu_sublanes, (unsigned)cfg->vpu_lanes, cfg->name);
+    /* decode: the new tokens padded to whole vectors with zero tokens after them
+     * (causal: no real query sees their keys; their K and V rows in the cache
+     * are overwritten by the next step's) */
+    b->tp = (T + b->e - 1) / b->e * b->e;
+    T = b->tp;
     if (b->past % N)
         return fail(err, errlen, "--past %" PRIu64 " must be a multiple of the MXU size %" PRIu64 " on '%s' "
                     "(the keys are the last GEMM's K-tiles)", b->past, N, cfg->name);
@@ -140,7 +147,7 @@ int kgen_block_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
         || nn(cfg, &b->res2, TPU_NN_ADD, T, D, 0, b, "the second residual", err, errlen))
         return -1;
     /* the KV cache write: a chunk of tc tokens of K_h^T and V_h^T in VMEM */
-    b->tc = T;
+    b->tc = b->t;
     while (2 * ALIGN64(dh * b->tc * 2) > cfg->vmem_bytes && b->tc % 2 == 0 && b->tc > 1)
         b->tc /= 2;
     if (2 * ALIGN64(dh * b->tc * 2) > cfg->vmem_bytes)
@@ -209,7 +216,7 @@ int kgen_block_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
     uint64_t num, den;
     tpu_config_bytes_per_cycle(cfg->hbm_bw, cfg->clock_hz, &num, &den);
     double bw = (double)num / (double)den, L = (double)cfg->hbm_latency;
-    double eng = (double)cfg->dma_engines, chunks = (double)(T / b->tc), kb = (double)(dh * b->tc * 2);
+    double eng = (double)cfg->dma_engines, chunks = (double)((b->t + b->tc - 1) / b->tc), kb = (double)(dh * b->tc * 2);
     double per_chunk = 2.0 * (L + kb / bw) + ceil((double)dh / eng) * (L + (double)b->tc * 2.0 / bw)
                        + 2.0 * (L + kb / bw) + 8.0;
     b->t_transpose = (double)H * chunks * per_chunk;
@@ -260,7 +267,7 @@ static void wdata(uint16_t *out, uint64_t rows, uint64_t cols, uint64_t pitch, u
 
 int kgen_block_data_make(const kgen_block *b, kgen_block_data *d)
 {
-    uint64_t T = b->t, D = b->d, F = b->f, P = b->past, dh = b->dh;
+    uint64_t T = b->tp, D = b->d, F = b->f, P = b->past, dh = b->dh;
     memset(d, 0, sizeof *d);
     d->x = malloc(D * T * 4), d->g1 = malloc(D * 4), d->b1 = malloc(D * 4), d->g2 = malloc(D * 4);
     d->b2 = malloc(D * 4);
@@ -272,8 +279,11 @@ int kgen_block_data_make(const kgen_block *b, kgen_block_data *d)
         kgen_block_data_free(d);
         return -1;
     }
-    for (uint64_t i = 0; i < D * T; i++)
-        d->x[i] = tpu_fill_random_f32(SEED_X, i, fbits(-2.0), fbits(2.0), 0);
+    for (uint64_t r = 0; r < D; r++)              /* the real tokens' columns; zeros after */
+        for (uint64_t c = 0; c < T; c++)
+            d->x[r * T + c] = c >= b->t ? 0
+                              : tpu_fill_random_f32(T == b->t ? SEED_X : SEED_X + 8 + r, T == b->t ? r * T + c : c,
+                                                    fbits(-2.0), fbits(2.0), 0);
     for (uint64_t i = 0; i < D; i++) {
         d->g1[i] = tpu_fill_random_f32(SEED_X + 1, i, fbits(0.5), fbits(1.5), 0);
         d->b1[i] = tpu_fill_random_f32(SEED_X + 2, i, fbits(-0.5), fbits(0.5), 0);
@@ -319,11 +329,12 @@ void kgen_block_data_free(kgen_block_data *d)
  * time; semaphores 0 and 1, back at zero after. */
 static void kv_code(kgen_emitter *e, const kgen_block *b, uint64_t h)
 {
-    uint64_t T = b->t, D = b->d, dh = b->dh, tc = b->tc, P = b->past;
+    uint64_t T = b->tp, D = b->d, dh = b->dh, P = b->past;
     uint64_t hb = b->h_head + h * b->head_bytes, kp = b->sc.kp, vp = b->av.kp;
     uint64_t kt_src = b->h_qkv + (D + h * dh) * T * 2, vt_src = b->h_qkv + (2 * D + h * dh) * T * 2;
-    uint64_t v_k = b->v_kt, v_v = b->v_kt + ALIGN64(dh * tc * 2);
-    for (uint64_t t0 = 0; t0 < T; t0 += tc) {
+    uint64_t v_k = b->v_kt, v_v = b->v_kt + ALIGN64(dh * b->tc * 2);
+    for (uint64_t t0 = 0; t0 < b->t; t0 += b->tc) {       /* the real tokens: the padding is no key */
+        uint64_t tc = b->t - t0 < b->tc ? b->t - t0 : b->tc;
         kgen_line(e, "        # tokens %" PRIu64 " .. %" PRIu64 ": K_h^T and V_h^T [%" PRIu64 "][%" PRIu64 "] into VMEM",
                   t0, t0 + tc - 1, dh, tc);
         kgen_li(e, "s3", dh);
@@ -377,16 +388,18 @@ static void nn_at(kgen_emitter *e, const kgen_nn_plan *p, const char *what)
 
 long kgen_block_emit(FILE *f, const char *config_name, const tpu_config *cfg, const kgen_block *b)
 {
-    uint64_t T = b->t, D = b->d, F = b->f, H = b->heads, dh = b->dh, tk = b->tk, P = b->past;
+    uint64_t T = b->tp, D = b->d, F = b->f, H = b->heads, dh = b->dh, tk = b->tk, P = b->past;
     kgen_emitter E = { f, 0, 0, &b->qkv, "" }, *e = &E;
     kgen_line(e, "# tpu-as: --config %s", config_name);
     kgen_line(e, "#");
     kgen_line(e, "# Generated by tpu-gen block (sim/kernels/kgen_block.c, docs/transformers.md); do not edit.");
     kgen_line(e, "#");
     kgen_line(e, "#   a pre-norm transformer block, %s: T = %" PRIu64 " %stokens, D = %" PRIu64 ", F = %" PRIu64
-              ", %" PRIu64 " heads of %" PRIu64 "%s%s",
-              b->decode ? "decode" : "prefill", T, b->decode ? "new " : "", D, F, H, dh,
-              b->causal ? ", causal" : "", "");
+              ", %" PRIu64 " heads of %" PRIu64 "%s",
+              b->decode ? "decode" : "prefill", b->t, b->decode ? "new " : "", D, F, H, dh,
+              b->causal ? ", causal" : "");
+    if (T != b->t)
+        kgen_line(e, "#   (padded to %" PRIu64 " tokens, the vector's lanes: zero tokens after the new ones)", T);
     if (b->decode)
         kgen_line(e, "#   the KV cache holds %" PRIu64 " past tokens: %" PRIu64 " keys in all", P, tk);
     kgen_line(e, "#   feature-major (x^T [D][T] fp32 in, y^T [D][T] fp32 out), bf16 weights:");
@@ -455,7 +468,16 @@ long kgen_block_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
         return ferror(f) ? -1 : E.insns;
     }
     kgen_line(e, "        .hbm    %" PRIu64, b->ln1.h_x);
-    kgen_line(e, "XRES:   .random f32, %" PRIu64 ", %u, -2.0, 2.0    # x^T [D][T] fp32, the residual stream", D * T, SEED_X);
+    if (T == b->t) {
+        kgen_line(e, "XRES:   .random f32, %" PRIu64 ", %u, -2.0, 2.0    # x^T [D][T] fp32, the residual stream", D * T, SEED_X);
+    } else {
+        kgen_line(e, "XRES:                                   # x^T [D][%" PRIu64 "] fp32: %" PRIu64 " new tokens, zero tokens after",
+                  T, b->t);
+        for (uint64_t r = 0; r < D; r++) {
+            kgen_line(e, "        .random f32, %" PRIu64 ", %" PRIu64 ", -2.0, 2.0", b->t, (uint64_t)SEED_X + 8 + r);
+            kgen_line(e, "        .zero   %" PRIu64, (T - b->t) * 4);
+        }
+    }
     kgen_line(e, "        .hbm    %" PRIu64, b->ln1.h_par);
     kgen_line(e, "GAMMA1: .random f32, %" PRIu64 ", %u, 0.5, 1.5", D, SEED_X + 1);
     kgen_line(e, "BETA1:  .random f32, %" PRIu64 ", %u, -0.5, 0.5", D, SEED_X + 2);

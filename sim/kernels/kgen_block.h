@@ -16,7 +16,9 @@ typedef struct {
     int decode, causal, timing_only;
     uint32_t eps;
     /* derived */
-    uint64_t dh, tk;             /* head width D / heads; keys: past + t */
+    uint64_t tp;                 /* the tokens the program computes: t, or (--decode) t padded
+                                  * to the lanes with zero tokens after the real ones */
+    uint64_t dh, tk;             /* head width D / heads; keys: past + tp */
     uint64_t e;                  /* a vector's elements, S x L */
     kgen_nn_plan ln1, sm, res1, ln2, gl, res2;
     kgen_plan qkv, sc, av, wo, win, wout;   /* sc, av: head 0's (head h: its own blocks) */

@@ -60,7 +60,7 @@ static long emit_block(FILE *f, const void *ctx)
 static void params(const kgen_block *b, const tpu_config *cfg, const kgen_block_data *d, tpu_block_params *p)
 {
     memset(p, 0, sizeof *p);
-    p->t = b->t, p->d = b->d, p->f = b->f, p->heads = b->heads, p->past = b->past;
+    p->t = b->tp, p->d = b->d, p->f = b->f, p->heads = b->heads, p->past = b->past, p->t_keys = b->t;
     p->causal = b->causal, p->tile = (unsigned)cfg->mxu_n, p->eps = b->eps;
     p->x = d->x, p->g1 = d->g1, p->b1 = d->b1, p->g2 = d->g2, p->b2 = d->b2;
     p->wqkv = d->wqkv, p->wo = d->wo, p->win = d->win, p->wout = d->wout;
@@ -186,11 +186,23 @@ int kgen_cli_block(int argc, char **argv)
         fprintf(rp, "tpu-gen: MXU FLOPs %llu (T_math %.0f cycles), HBM bytes %llu (T_memory %.0f cycles): %s-bound by the book's rule\n",
                 (unsigned long long)b.flops, t_math, (unsigned long long)b.hbm_bytes, t_mem,
                 t_math > t_mem ? "compute" : "memory");
+        if (b.decode) {
+            /* the book's decode step: the useful FLOPs of the new tokens against the
+             * bytes that must come from HBM (the weights, the KV cache, x and y) */
+            double t = (double)b.t, dd = (double)b.d, ff = (double)b.f, kk = (double)b.tk;
+            double fl = 2.0 * t * (4.0 * dd * dd + 2.0 * dd * ff) + 4.0 * t * (double)(b.past + b.t) * dd;
+            double by = 2.0 * (4.0 * dd * dd + 2.0 * dd * ff) + 2.0 * 2.0 * kk * dd + 8.0 * t * dd;
+            fprintf(rp, "tpu-gen: decode, the book's count: %.0f useful FLOPs (T_math %.0f cycles) against %.0f bytes of "
+                        "weights, KV cache, x and y (T_memory %.0f cycles): %s-bound (%.1fx); the program computes "
+                        "%llu token columns (the lanes)\n", fl, fl / peak, by, by / bw,
+                    fl / peak > by / bw ? "compute" : "HBM", fl / peak > by / bw ? fl / peak / (by / bw) : by / bw / (fl / peak),
+                    (unsigned long long)b.tp);
+        }
     }
     if (b.timing_only || (quiet && !ref))
         return 0;
     /* the C reference: --ref and the error against float64 */
-    double T = (double)b.t, D = (double)b.d, F = (double)b.f, tk = (double)b.tk;
+    double T = (double)b.tp, D = (double)b.d, F = (double)b.f, tk = (double)b.tk;
     double macs = T * (4.0 * D * D + 2.0 * D * F) + 2.0 * T * tk * D;
     kgen_block_data d;
     if (macs > (double)REF_LIMIT) {
@@ -204,7 +216,7 @@ int kgen_cli_block(int argc, char **argv)
     }
     tpu_block_params p;
     params(&b, &cfg, &d, &p);
-    uint64_t cnt = b.d * b.t;
+    uint64_t cnt = b.d * b.tp;
     uint32_t *y = malloc(cnt * 4);
     double *yd = NULL;
     int rc = 0;
@@ -213,10 +225,30 @@ int kgen_cli_block(int argc, char **argv)
         rc = 1;
         goto done;
     }
+    if (b.tp != b.t && !quiet) {
+        /* the padding is invisible: the real tokens alone give the same y */
+        uint64_t t = b.t, tp = b.tp, same = 1;
+        uint32_t *x2 = malloc(b.d * t * 4), *y2 = malloc(b.d * t * 4);
+        if (x2 && y2) {
+            for (uint64_t r = 0; r < b.d; r++)
+                memcpy(x2 + r * t, d.x + r * tp, t * 4);
+            tpu_block_params p2 = p;
+            p2.t = t, p2.x = x2, p2.t_keys = 0;
+            if (tpu_ref_block(&p2, y2, NULL) == 0) {
+                for (uint64_t r = 0; r < b.d; r++)
+                    if (memcmp(y2 + r * t, y + r * tp, t * 4))
+                        same = 0;
+                fprintf(rp, "tpu-gen: the padding tokens %s the real ones' y (the reference on %llu tokens alone)\n",
+                        same ? "do not change" : "CHANGE", (unsigned long long)t);
+            }
+        }
+        free(x2);
+        free(y2);
+    }
     if (ref) {
         npy_array a;
         memset(&a, 0, sizeof a);
-        a.dtype = NPY_F32, a.ndim = 2, a.shape[0] = b.d, a.shape[1] = b.t, a.count = cnt, a.esize = 4;
+        a.dtype = NPY_F32, a.ndim = 2, a.shape[0] = b.d, a.shape[1] = b.tp, a.count = cnt, a.esize = 4;
         a.data = (uint8_t *)y;
         char e2[300];
         if (npy_write(ref, &a, e2, sizeof e2)) {

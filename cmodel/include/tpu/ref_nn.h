@@ -91,10 +91,13 @@ void tpu_nn_error_add(tpu_nn_error *e, const uint32_t *z, const double *w, uint6
  * every VPU step as ref_nn's sequences (numerics.md section 12).  Decode:
  * the `past` tokens' K and V (kpast [P][D], token-major, vpast^T [D][P]
  * feature-major, bf16, as the prefill writes them) come first; the T new
- * tokens are queries P .. P + T - 1 and their keys follow the past ones. */
+ * tokens are queries P .. P + T - 1 and their keys follow the past ones
+ * (t_keys of them: tokens that only pad the lanes are no keys). */
 typedef struct {
     uint64_t t, d, f, heads;     /* new tokens, width, hidden width, heads */
     uint64_t past;               /* decode: tokens already in the KV cache (0: prefill) */
+    uint64_t t_keys;             /* decode: the new tokens that become keys, the first t_keys
+                                  * (0: all t; the rest pad the lanes and are no keys) */
     int causal;                  /* mask the keys after each query (-inf before the softmax) */
     unsigned tile;               /* the MXU's N: the GEMMs' K-tile */
     uint32_t eps;                /* both layernorms' epsilon (fp32 bits) */

@@ -217,7 +217,8 @@ int kgen_block_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
     tpu_config_bytes_per_cycle(cfg->hbm_bw, cfg->clock_hz, &num, &den);
     double bw = (double)num / (double)den, L = (double)cfg->hbm_latency;
     double eng = (double)cfg->dma_engines, chunks = (double)((b->t + b->tc - 1) / b->tc), kb = (double)(dh * b->tc * 2);
-    double per_chunk = 2.0 * (L + kb / bw) + ceil((double)dh / eng) * (L + (double)b->tc * 2.0 / bw)
+    double nd = (double)(dh < b->tc ? dh : b->tc);       /* the transpose's DMAs: per feature or per token */
+    double per_chunk = 2.0 * (L + kb / bw) + ceil(nd / eng) * (L + (double)(dh * b->tc) / nd * 2.0 / bw)
                        + 2.0 * (L + kb / bw) + 8.0;
     b->t_transpose = (double)H * chunks * per_chunk;
     b->predicted = b->ln1.cost.predicted + b->c_qkv.predicted + b->t_transpose
@@ -324,7 +325,8 @@ void kgen_block_data_free(kgen_block_data *d)
 /* ---- the program ---- */
 
 /* Stage 3 for head h: K_h^T (rows D + h dh of QKV^T) to K_h rows past ..,
- * token-major, by a DMA per feature d (tc rows of 2 bytes: the transpose);
+ * token-major, by a DMA per feature d (tc rows of 2 bytes: the transpose;
+ * a DMA per token, dh rows of 2 bytes, when the chunk has fewer tokens);
  * V_h^T to V_h columns past .. (one 2-D DMA).  Through VMEM, tc tokens at a
  * time; semaphores 0 and 1, back at zero after. */
 static void kv_code(kgen_emitter *e, const kgen_block *b, uint64_t h)
@@ -351,6 +353,27 @@ static void kv_code(kgen_emitter *e, const kgen_block *b, uint64_t h)
         kgen_li(e, "s2", hb + b->av.h_x + (P + t0) * 2);
         kgen_li(e, "s6", vp * 2);
         kgen_ins(e, "dma.v2h s2, s1, s3, s4, s4, s6, 1");
+        if (tc < dh) {
+            /* fewer tokens than features (decode): a DMA per token, its dh
+             * values (VMEM stride tc) into its row of K_h */
+            kgen_line(e, "        # K_h, token-major: token j's %" PRIu64 " features are its row, %" PRIu64 " rows of 2 bytes",
+                      dh, dh);
+            kgen_li(e, "s1", v_k);
+            kgen_li(e, "s2", hb + b->o_kh + (P + t0) * kp * 2);
+            kgen_li(e, "s3", dh);
+            kgen_li(e, "s4", 2);
+            kgen_li(e, "s5", tc * 2);
+            kgen_li(e, "s7", tc);
+            unsigned top = kgen_new_label(e);
+            kgen_put_label(e, top);
+            kgen_ins(e, "dma.v2h s2, s1, s3, s4, s5, s4, 1");
+            kgen_ins(e, "addi    s1, s1, 2");
+            kgen_addi(e, "s2", "s2", (int64_t)(kp * 2), "s8");
+            kgen_ins(e, "addi    s7, s7, -1");
+            kgen_ins(e, "bne     s7, zero, L%u", top);
+            kgen_ins(e, "sem.wait 1, %" PRIu64 "                 # V_h's DMA and K_h's %" PRIu64, tc + 1, tc);
+            continue;
+        }
         kgen_line(e, "        # K_h, token-major: feature d of the %" PRIu64 " tokens is a column, %" PRIu64 " rows of 2 bytes",
                   tc, tc);
         kgen_li(e, "s1", v_k);

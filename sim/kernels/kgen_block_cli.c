@@ -210,6 +210,11 @@ int kgen_cli_block(int argc, char **argv)
             return bad("--ref: the reference would take too many MACs (%s)", "at most 2^36");
         return 0;
     }
+    if (!ref && macs > (double)REPORT_LIMIT) {
+        fprintf(rp, "tpu-gen: error against float64: not computed (%.3g MACs; the report takes at most %llu)\n",
+                macs, (unsigned long long)REPORT_LIMIT);
+        return 0;
+    }
     if (kgen_block_data_make(&b, &d)) {
         fprintf(stderr, TOOL ": error: out of memory for the reference\n");
         return 1;

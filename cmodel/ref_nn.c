@@ -239,6 +239,60 @@ static void layernorm_bf16(const uint32_t *x, uint16_t *z, uint32_t *tmpz, uint6
     to_bf16(tmpz, z, d * t);
 }
 
+/* Flash (numerics.md 12): head h's O^T [dh][T] (bf16) from S^T [tk][T]
+ * (fp32), V_h^T [dh][tk] (bf16), a block of kb keys at a time. */
+static int flash_head(const uint32_t *s, const uint16_t *vh, uint16_t *ob, uint64_t tk, uint64_t T,
+                      uint64_t dh, uint64_t kb, uint32_t scale, const uint64_t *qpos, unsigned tile)
+{
+    int rc = -1;
+    uint32_t *m = malloc(T * 4), *l = malloc(T * 4), *cr = malloc(T * 4), *acc = calloc(dh * T, 4);
+    uint32_t *oj = malloc(dh * T * 4), *z = malloc(kb * 4 + 4);
+    uint16_t *vb = malloc(dh * kb * 2), *pb = malloc(kb * T * 2);
+    if (!m || !l || !cr || !acc || !oj || !z || !vb || !pb)
+        goto out;
+    for (uint64_t q = 0; q < T; q++)
+        m[q] = NEG_INF, l[q] = 0;
+    for (uint64_t k0 = 0; k0 < tk; k0 += kb) {
+        uint64_t n = tk - k0 < kb ? tk - k0 : kb;
+        memset(pb, 0, kb * T * 2);
+        for (uint64_t q = 0; q < T; q++) {
+            uint32_t mn = m[q], sum = 0;
+            for (uint64_t c = 0; c < n; c++) {
+                uint32_t v = mul(s[(k0 + c) * T + q], scale);
+                if (qpos && k0 + c > qpos[q])
+                    v = NEG_INF;
+                z[c] = v;
+                mn = tpu_f32_max(mn, v);
+            }
+            for (uint64_t c = 0; c < n; c++) {
+                uint32_t e = tpu_f32_exp(sub(z[c], mn));
+                pb[c * T + q] = tpu_bf16_from_f32(e);
+                sum = add(sum, e);
+            }
+            cr[q] = tpu_f32_exp(sub(m[q], mn));
+            l[q] = add(mul(l[q], cr[q]), sum);
+            m[q] = mn;
+        }
+        for (uint64_t d = 0; d < dh; d++)
+            for (uint64_t c = 0; c < kb; c++)
+                vb[d * kb + c] = k0 + c < tk ? vh[d * tk + k0 + c] : 0;
+        if (tpu_ref_matmul(vb, pb, oj, dh, kb, T, tile) < 0)
+            goto out;
+        for (uint64_t d = 0; d < dh; d++)
+            for (uint64_t q = 0; q < T; q++)
+                acc[d * T + q] = add(mul(acc[d * T + q], cr[q]), oj[d * T + q]);
+    }
+    for (uint64_t q = 0; q < T; q++)
+        cr[q] = tpu_f32_rcp(l[q]);
+    for (uint64_t d = 0; d < dh; d++)
+        for (uint64_t q = 0; q < T; q++)
+            ob[d * T + q] = tpu_bf16_from_f32(mul(acc[d * T + q], cr[q]));
+    rc = 0;
+out:
+    free(m); free(l); free(cr); free(acc); free(oj); free(z); free(vb); free(pb);
+    return rc;
+}
+
 int tpu_ref_block(const tpu_block_params *p, uint32_t *y, uint32_t *x1out)
 {
     uint64_t T = p->t, D = p->d, F = p->f, H = p->heads ? p->heads : 1, dh = D / H, P = p->past;
@@ -271,6 +325,12 @@ int tpu_ref_block(const tpu_block_params *p, uint32_t *y, uint32_t *x1out)
                 vh[d * tk + c] = c < P ? p->vpast[(h * dh + d) * P + c] : v[d * T + (c - P)];
         if (tpu_ref_matmul(kh, q, s, tk, dh, T, p->tile) < 0)
             goto out;
+        if (p->kblock) {
+            if (flash_head(s, vh, ob + h * dh * T, tk, T, dh, p->kblock, scale, p->causal ? qpos : NULL,
+                           p->tile) < 0)
+                goto out;
+            continue;
+        }
         tpu_ref_softmax_keys(s, pz, tk, T, scale, p->causal ? qpos : NULL, tmp);
         to_bf16(pz, pb, tk * T);
         if (tpu_ref_matmul(vh, pb, o, dh, tk, T, p->tile) < 0)

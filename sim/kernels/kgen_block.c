@@ -98,6 +98,15 @@ static double wrange(uint64_t k, int qkv)
     return ldexp(1.0, -l + (qkv ? 2 : 0));
 }
 
+/* a head's attention: S, softmax, PV; flash: per block S_j, the step, P_j V_j, the update; the end */
+static double head_predicted(const kgen_block *b)
+{
+    if (!b->flash)
+        return b->c_sc.predicted + b->sm.cost.predicted + b->c_av.predicted;
+    return (double)(b->nb - 1) * b->c_sc.predicted + b->c_sc_last.predicted
+           + (double)b->nb * b->c_avf.predicted + b->t_flash;
+}
+
 int kgen_block_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errlen)
 {
     b->e = (uint64_t)cfg->vpu_sublanes * cfg->vpu_lanes;
@@ -135,9 +144,6 @@ int kgen_block_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
     /* the plans */
     if (nn(cfg, &b->ln1, TPU_NN_LAYERNORM, T, D, 1, b, "the first layernorm", err, errlen)
         || gemm(cfg, &b->qkv, 3 * D, D, T, 1, to, "QKV^T = Wqkv^T X^T", err, errlen)
-        || gemm(cfg, &b->sc, tk, dh, T, 0, to, "S^T = K_h Q_h^T", err, errlen)
-        || nn(cfg, &b->sm, TPU_NN_SOFTMAX, T, tk, 1, b, "the softmax over the keys", err, errlen)
-        || gemm(cfg, &b->av, dh, tk, T, 1, to, "O_h^T = V_h^T P^T", err, errlen)
         || gemm(cfg, &b->wo, D, D, T, 0, to, "Y1^T = Wo^T O^T", err, errlen)
         || nn(cfg, &b->res1, TPU_NN_ADD, T, D, 0, b, "the first residual", err, errlen)
         || nn(cfg, &b->ln2, TPU_NN_LAYERNORM, T, D, 1, b, "the second layernorm", err, errlen)
@@ -146,6 +152,29 @@ int kgen_block_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
         || gemm(cfg, &b->wout, D, F, T, 0, to, "O2^T = Wout^T G^T", err, errlen)
         || nn(cfg, &b->res2, TPU_NN_ADD, T, D, 0, b, "the second residual", err, errlen))
         return -1;
+    /* attention: one softmax over all the keys when its tile fits VMEM
+     * (or --key-block covers them), else flash, a block of keys at a time */
+    char e_sm[800];
+    b->flash = 0;
+    if (!b->key_block || b->key_block >= (tk + N - 1) / N * N) {
+        if (nn(cfg, &b->sm, TPU_NN_SOFTMAX, T, tk, 1, b, "the softmax over the keys", e_sm, sizeof e_sm) == 0)
+            b->flash = 0;
+        else if (b->key_block)
+            return fail(err, errlen, "%s", e_sm);
+        else
+            b->flash = 1;
+    } else {
+        b->flash = 1;
+    }
+    if (!b->flash) {
+        if (gemm(cfg, &b->sc, tk, dh, T, 0, to, "S^T = K_h Q_h^T", err, errlen)
+            || gemm(cfg, &b->av, dh, tk, T, 1, to, "O_h^T = V_h^T P^T", err, errlen))
+            return -1;
+        b->nb = 1;
+        b->kb = b->vpitch = b->av.kp;
+    } else if (kgen_flash_plan(cfg, b, err, errlen)) {
+        return -1;
+    }
     /* the KV cache write: a chunk of tc tokens of K_h^T and V_h^T in VMEM */
     b->tc = b->t;
     while (2 * ALIGN64(dh * b->tc * 2) > cfg->vmem_bytes && b->tc % 2 == 0 && b->tc > 1)
@@ -165,13 +194,21 @@ int kgen_block_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
     l1->h_z = b->qkv.h_w;
     b->qkv.h_x = a; a = ALIGN64(a + b->qkv.x_bytes);        /* Wqkv^T */
     b->qkv.h_y = b->h_qkv = a; a = ALIGN64(a + b->qkv.y_bytes + b->sc.kp * T * 2);   /* QKV^T (+ rows read as padding) */
-    /* a head's block: K_h [tk][kp], V_h [dh][kp_av], S_h [tk][T] fp32, P_h [kp_av][T] bf16 */
+    /* a head's block: K_h [tk][kp], V_h nb x [dh][vpitch], S_h [tk][T] fp32,
+     * P_h nb x [vpitch][T] bf16; flash: m, l, the correction [T] fp32 each,
+     * O_acc [dh][T] and the blocks' O_j nb x [dh][T] fp32 */
     b->o_kh = 0;
-    uint64_t hb = ALIGN64(b->sc.x_bytes);
-    b->av.h_x = hb;                                          /* (relative, set per head) */
-    hb = ALIGN64(hb + b->av.x_bytes);
-    b->o_s = hb; hb = ALIGN64(hb + b->sc.y_bytes);
-    b->o_p = hb; hb = ALIGN64(hb + b->av.w_bytes);
+    uint64_t hb = ALIGN64(tk * b->sc.kp * 2);
+    b->o_v = hb; hb = ALIGN64(hb + b->nb * dh * b->vpitch * 2);
+    b->o_s = hb; hb = ALIGN64(hb + tk * T * 4);
+    b->o_p = hb; hb = ALIGN64(hb + b->nb * b->vpitch * T * 2);
+    if (b->flash) {
+        b->o_m = hb; hb = ALIGN64(hb + T * 4);
+        b->o_l = hb; hb = ALIGN64(hb + T * 4);
+        b->o_c = hb; hb = ALIGN64(hb + T * 4);
+        b->o_acc = hb; hb = ALIGN64(hb + dh * T * 4);
+        b->o_oj = hb; hb = ALIGN64(hb + b->nb * dh * T * 4);
+    }
     b->head_bytes = hb;
     b->h_head = a; a += H * hb;
     b->h_ob = a; a = ALIGN64(a + b->wo.w_bytes);            /* O^T, bf16, the heads side by side */
@@ -201,7 +238,7 @@ int kgen_block_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
     b->hbm_need = a;
     if (b->qkv.w_bytes != b->qkv.kp * T * 2 || b->win.w_bytes != b->win.kp * T * 2
         || b->wo.w_bytes != b->wo.kp * T * 2 || b->wout.w_bytes != b->wout.kp * T * 2
-        || b->av.w_bytes != b->av.kp * T * 2 || b->sc.np != T || b->av.x_bytes != dh * b->av.kp * 2)
+        || b->sc.np != T || (!b->flash && (b->av.w_bytes != b->av.kp * T * 2 || b->av.x_bytes != dh * b->av.kp * 2)))
         return fail(err, errlen, "internal: the stages' layouts disagree");
     if (b->hbm_need > cfg->hbm_bytes)
         return fail(err, errlen, "the data does not fit HBM: %" PRIu64 " bytes, the machine '%s' has %" PRIu64,
@@ -209,7 +246,12 @@ int kgen_block_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
     /* the cost model */
     kgen_gemm_cost(cfg, &b->qkv, &b->c_qkv);
     kgen_gemm_cost(cfg, &b->sc, &b->c_sc);
-    kgen_gemm_cost(cfg, &b->av, &b->c_av);
+    if (b->flash) {
+        kgen_gemm_cost(cfg, &b->sc_last, &b->c_sc_last);
+        kgen_gemm_cost(cfg, &b->avf, &b->c_avf);
+    } else {
+        kgen_gemm_cost(cfg, &b->av, &b->c_av);
+    }
     kgen_gemm_cost(cfg, &b->wo, &b->c_wo);
     kgen_gemm_cost(cfg, &b->win, &b->c_win);
     kgen_gemm_cost(cfg, &b->wout, &b->c_wout);
@@ -222,13 +264,17 @@ int kgen_block_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
                        + 2.0 * (L + kb / bw) + 8.0;
     b->t_transpose = (double)H * chunks * per_chunk;
     b->predicted = b->ln1.cost.predicted + b->c_qkv.predicted + b->t_transpose
-                   + (double)H * (b->c_sc.predicted + b->sm.cost.predicted + b->c_av.predicted)
+                   + (double)H * head_predicted(b)
                    + b->c_wo.predicted + b->res1.cost.predicted + b->ln2.cost.predicted + b->c_win.predicted
                    + b->gl.cost.predicted + b->c_wout.predicted + b->res2.cost.predicted;
-    b->flops = b->c_qkv.flops + H * (b->c_sc.flops + b->c_av.flops) + b->c_wo.flops + b->c_win.flops
-               + b->c_wout.flops;
+    uint64_t hf = b->flash ? (b->nb - 1) * b->c_sc.flops + b->c_sc_last.flops + b->nb * b->c_avf.flops
+                           : b->c_sc.flops + b->c_av.flops;
+    uint64_t hbb = b->flash ? (b->nb - 1) * b->c_sc.hbm_bytes + b->c_sc_last.hbm_bytes + b->nb * b->c_avf.hbm_bytes
+                              + b->nb * (tk * T * 6 / b->nb + 4 * T * 4) + b->nb * 3 * dh * T * 4 + dh * T * 6
+                            : b->c_sc.hbm_bytes + b->sm.cost.hbm_bytes + b->c_av.hbm_bytes;
+    b->flops = b->c_qkv.flops + H * hf + b->c_wo.flops + b->c_win.flops + b->c_wout.flops;
     b->hbm_bytes = b->ln1.cost.hbm_bytes + b->c_qkv.hbm_bytes + H * (4 * dh * T * 2)
-                   + H * (b->c_sc.hbm_bytes + b->sm.cost.hbm_bytes + b->c_av.hbm_bytes) + b->c_wo.hbm_bytes
+                   + H * hbb + b->c_wo.hbm_bytes
                    + b->res1.cost.hbm_bytes + b->ln2.cost.hbm_bytes + b->c_win.hbm_bytes
                    + b->gl.cost.hbm_bytes + b->c_wout.hbm_bytes + b->res2.cost.hbm_bytes;
     return 0;
@@ -265,6 +311,12 @@ static void wdata(uint16_t *out, uint64_t rows, uint64_t cols, uint64_t pitch, u
 }
 
 #define KP_RANGE 2.0             /* decode: the past K and V values */
+
+/* decode: the seed of head h's past V row r in key block j */
+static uint64_t vseed(const kgen_block *b, uint64_t h, uint64_t r, uint64_t j)
+{
+    return SEED_VP + ((h * b->dh + r) * b->nb + j) * 4;
+}
 
 int kgen_block_data_make(const kgen_block *b, kgen_block_data *d)
 {
@@ -306,10 +358,12 @@ int kgen_block_data_make(const kgen_block *b, kgen_block_data *d)
         for (uint64_t c = 0; c < P; c++)
             for (uint64_t j = 0; j < dh; j++)
                 d->kpast[c * D + h * dh + j] = tmp[c * dh + j];
-        wdata(tmp, dh, P, b->av.kp, SEED_VP + h * 0x1000, KP_RANGE);
-        for (uint64_t j = 0; j < dh; j++)
-            for (uint64_t c = 0; c < P; c++)
-                d->vpast[(h * dh + j) * P + c] = tmp[j * P + c];
+        for (uint64_t r = 0; r < dh; r++)
+            for (uint64_t c = 0; c < P; c++) {
+                uint64_t j = c / b->vpitch;
+                d->vpast[(h * dh + r) * P + c] = (uint16_t)(tpu_fill_random_f32(vseed(b, h, r, j), c - j * b->vpitch,
+                                                                                 fbits(-KP_RANGE), fbits(KP_RANGE), 1) >> 16);
+            }
     }
     free(tmp);
     return 0;
@@ -332,7 +386,7 @@ void kgen_block_data_free(kgen_block_data *d)
 static void kv_code(kgen_emitter *e, const kgen_block *b, uint64_t h)
 {
     uint64_t T = b->tp, D = b->d, dh = b->dh, P = b->past;
-    uint64_t hb = b->h_head + h * b->head_bytes, kp = b->sc.kp, vp = b->av.kp;
+    uint64_t hb = b->h_head + h * b->head_bytes, kp = b->sc.kp, vp = b->vpitch;
     uint64_t kt_src = b->h_qkv + (D + h * dh) * T * 2, vt_src = b->h_qkv + (2 * D + h * dh) * T * 2;
     uint64_t v_k = b->v_kt, v_v = b->v_kt + ALIGN64(dh * b->tc * 2);
     for (uint64_t t0 = 0; t0 < b->t; t0 += b->tc) {       /* the real tokens: the padding is no key */
@@ -349,10 +403,17 @@ static void kv_code(kgen_emitter *e, const kgen_block *b, uint64_t h)
         kgen_li(e, "s2", vt_src + t0 * 2);
         kgen_ins(e, "dma.h2v s1, s2, s3, s4, s5, s4, 0");
         kgen_ins(e, "sem.wait 0, 2");
-        kgen_line(e, "        # V_h: its columns %" PRIu64 " .. (rows of %" PRIu64 " keys)", P + t0, vp);
-        kgen_li(e, "s2", hb + b->av.h_x + (P + t0) * 2);
-        kgen_li(e, "s6", vp * 2);
-        kgen_ins(e, "dma.v2h s2, s1, s3, s4, s4, s6, 1");
+        kgen_line(e, "        # V_h: its columns %" PRIu64 " .. (blocks of %" PRIu64 " keys)", P + t0, vp);
+        uint64_t nv = 0;
+        for (uint64_t c0 = P + t0; c0 < P + t0 + tc; nv++) {       /* a DMA per block of keys it meets */
+            uint64_t j = c0 / vp, c1 = (j + 1) * vp < P + t0 + tc ? (j + 1) * vp : P + t0 + tc;
+            kgen_li(e, "s1", v_v + (c0 - P - t0) * 2);
+            kgen_li(e, "s2", hb + b->o_v + j * dh * vp * 2 + (c0 - j * vp) * 2);
+            kgen_li(e, "s6", vp * 2);
+            kgen_li(e, "s7", (c1 - c0) * 2);
+            kgen_ins(e, "dma.v2h s2, s1, s3, s7, s4, s6, 1");
+            c0 = c1;
+        }
         if (tc < dh) {
             /* fewer tokens than features (decode): a DMA per token, its dh
              * values (VMEM stride tc) into its row of K_h */
@@ -371,7 +432,7 @@ static void kv_code(kgen_emitter *e, const kgen_block *b, uint64_t h)
             kgen_addi(e, "s2", "s2", (int64_t)(kp * 2), "s8");
             kgen_ins(e, "addi    s7, s7, -1");
             kgen_ins(e, "bne     s7, zero, L%u", top);
-            kgen_ins(e, "sem.wait 1, %" PRIu64 "                 # V_h's DMA and K_h's %" PRIu64, tc + 1, tc);
+            kgen_ins(e, "sem.wait 1, %" PRIu64 "                 # V_h's DMAs and K_h's %" PRIu64, tc + nv, tc);
             continue;
         }
         kgen_line(e, "        # K_h, token-major: feature d of the %" PRIu64 " tokens is a column, %" PRIu64 " rows of 2 bytes",
@@ -389,7 +450,7 @@ static void kv_code(kgen_emitter *e, const kgen_block *b, uint64_t h)
         kgen_ins(e, "addi    s2, s2, 2");
         kgen_ins(e, "addi    s7, s7, -1");
         kgen_ins(e, "bne     s7, zero, L%u", top);
-        kgen_ins(e, "sem.wait 1, %" PRIu64 "                 # V_h's DMA and K_h's %" PRIu64, dh + 1, dh);
+        kgen_ins(e, "sem.wait 1, %" PRIu64 "                 # V_h's DMAs and K_h's %" PRIu64, dh + nv, dh);
     }
 }
 
@@ -428,10 +489,11 @@ long kgen_block_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
     kgen_line(e, "#   feature-major (x^T [D][T] fp32 in, y^T [D][T] fp32 out), bf16 weights:");
     kgen_line(e, "#   X = LN1(x); QKV^T = Wqkv^T X^T; per head S^T = K_h Q_h^T, P^T = softmax over the keys,");
     kgen_line(e, "#   O^T rows of the head = V_h^T P^T; x1 = x + Wo^T O^T; y = x1 + Wout^T gelu(Win^T LN2(x1))");
-    kgen_line(e, "#   predicted %.0f cycles: QKV %.0f, the KV cache write %.0f, a head %.0f (S %.0f, softmax %.0f, PV %.0f),",
-              b->predicted, b->c_qkv.predicted, b->t_transpose,
-              b->c_sc.predicted + b->sm.cost.predicted + b->c_av.predicted, b->c_sc.predicted,
-              b->sm.cost.predicted, b->c_av.predicted);
+    if (b->flash)
+        kgen_line(e, "#   flash: %" PRIu64 " blocks of %" PRIu64 " keys, a running max and sum (numerics.md 12, \"Flash\")",
+                  b->nb, b->kb);
+    kgen_line(e, "#   predicted %.0f cycles: QKV %.0f, the KV cache write %.0f, a head %.0f,",
+              b->predicted, b->c_qkv.predicted, b->t_transpose, head_predicted(b));
     kgen_line(e, "#   Wo %.0f, the MLP %.0f, the norms and residuals %.0f", b->c_wo.predicted,
               b->c_win.predicted + b->gl.cost.predicted + b->c_wout.predicted,
               b->ln1.cost.predicted + b->ln2.cost.predicted + b->res1.cost.predicted + b->res2.cost.predicted);
@@ -449,6 +511,10 @@ long kgen_block_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
         kv_code(e, b, h);
     }
     for (uint64_t h = 0; h < H; h++) {
+        if (b->flash) {
+            kgen_flash_head(e, b, h);
+            continue;
+        }
         uint64_t hb = b->h_head + h * b->head_bytes;
         kgen_plan sc = b->sc, av = b->av;
         kgen_nn_plan sm = b->sm;
@@ -457,7 +523,7 @@ long kgen_block_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
         sc.h_y = hb + b->o_s;
         sm.h_x = sc.h_y;
         sm.h_z = hb + b->o_p;
-        av.h_x = hb + b->av.h_x;
+        av.h_x = hb + b->o_v;
         av.h_w = sm.h_z;
         av.h_y = b->h_ob + h * dh * T * 2;
         char lp1[32], lp2[32], w1[80], w2[80], w3[120];
@@ -523,20 +589,44 @@ long kgen_block_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
             kgen_line(e, "        .zero   %" PRIu64 "      # the new tokens' K rows", (tk - P) * b->sc.kp * 2);
         } else {
             kgen_line(e, "KH%" PRIu64 ":   .zero   %" PRIu64 "      # K_h [%" PRIu64 "][%" PRIu64 "] bf16, token-major",
-                      h, b->sc.x_bytes, tk, b->sc.kp);
+                      h, tk * b->sc.kp * 2, tk, b->sc.kp);
         }
-        kgen_line(e, "        .hbm    %" PRIu64, hb + b->av.h_x);
+        kgen_line(e, "        .hbm    %" PRIu64, hb + b->o_v);
         if (P) {
-            snprintf(l, sizeof l, "VH%" PRIu64, h);
-            wmatrix(e, l, dh, P, b->av.kp, SEED_VP + h * 0x1000, KP_RANGE);   /* the past, then the new columns */
+            kgen_line(e, "VH%" PRIu64 ":                                     # V_h: %" PRIu64 " block%s of [%" PRIu64 "][%" PRIu64 "] bf16, the past's columns first",
+                      h, b->nb, b->nb > 1 ? "s" : "", dh, b->vpitch);
+            for (uint64_t j = 0; j < b->nb; j++)
+                for (uint64_t r = 0; r < dh; r++) {
+                    uint64_t c0 = j * b->vpitch, n = P > c0 ? (P - c0 < b->vpitch ? P - c0 : b->vpitch) : 0;
+                    if (n)
+                        kgen_line(e, "        .random bf16, %" PRIu64 ", %" PRIu64 ", %.17g, %.17g", n,
+                                  vseed(b, h, r, j), -KP_RANGE, KP_RANGE);
+                    if (n < b->vpitch)
+                        kgen_line(e, "        .zero   %" PRIu64, (b->vpitch - n) * 2);
+                }
         } else {
-            kgen_line(e, "VH%" PRIu64 ":   .zero   %" PRIu64 "      # V_h [%" PRIu64 "][%" PRIu64 "] bf16, feature-major",
-                      h, b->av.x_bytes, dh, b->av.kp);
+            kgen_line(e, "VH%" PRIu64 ":   .zero   %" PRIu64 "      # V_h: %" PRIu64 " block%s of [%" PRIu64 "][%" PRIu64 "] bf16, feature-major",
+                      h, b->nb * dh * b->vpitch * 2, b->nb, b->nb > 1 ? "s" : "", dh, b->vpitch);
         }
         kgen_line(e, "        .hbm    %" PRIu64, hb + b->o_s);
-        kgen_line(e, "S%" PRIu64 ":     .zero   %" PRIu64 "      # S^T [%" PRIu64 "][%" PRIu64 "] fp32", h, b->sc.y_bytes, tk, T);
+        kgen_line(e, "S%" PRIu64 ":     .zero   %" PRIu64 "      # S^T [%" PRIu64 "][%" PRIu64 "] fp32", h, tk * T * 4, tk, T);
         kgen_line(e, "        .hbm    %" PRIu64, hb + b->o_p);
-        kgen_line(e, "P%" PRIu64 ":     .zero   %" PRIu64 "      # P^T [%" PRIu64 "][%" PRIu64 "] bf16", h, b->av.w_bytes, b->av.kp, T);
+        kgen_line(e, "P%" PRIu64 ":     .zero   %" PRIu64 "      # P^T %" PRIu64 " x [%" PRIu64 "][%" PRIu64 "] bf16", h,
+                  b->nb * b->vpitch * T * 2, b->nb, b->vpitch, T);
+        if (b->flash) {
+            kgen_line(e, "        .hbm    %" PRIu64, hb + b->o_m);
+            kgen_line(e, "FM%" PRIu64 ":    .rept   %" PRIu64, h, T);
+            kgen_line(e, "        .f32    -inf                    # the running maximum, -inf before the first block");
+            kgen_line(e, "        .endr");
+            kgen_line(e, "        .hbm    %" PRIu64, hb + b->o_l);
+            kgen_line(e, "FL%" PRIu64 ":    .zero   %" PRIu64 "      # the running sum", h, T * 4);
+            kgen_line(e, "        .hbm    %" PRIu64, hb + b->o_c);
+            kgen_line(e, "FC%" PRIu64 ":    .zero   %" PRIu64 "      # the block's correction exp(m_old - m_new)", h, T * 4);
+            kgen_line(e, "        .hbm    %" PRIu64, hb + b->o_acc);
+            kgen_line(e, "FA%" PRIu64 ":    .zero   %" PRIu64 "      # O_acc^T [dh][T] fp32", h, dh * T * 4);
+            kgen_line(e, "        .hbm    %" PRIu64, hb + b->o_oj);
+            kgen_line(e, "FO%" PRIu64 ":    .zero   %" PRIu64 "      # O_j^T, a block's, [dh][T] fp32 each", h, b->nb * dh * T * 4);
+        }
     }
     kgen_line(e, "        .hbm    %" PRIu64, b->h_ob);
     kgen_line(e, "OB:     .zero   %" PRIu64 "      # O^T [%" PRIu64 "][%" PRIu64 "] bf16, the heads side by side", b->wo.w_bytes, b->wo.kp, T);
@@ -583,6 +673,14 @@ long kgen_block_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
         uint64_t q = b->h_qkv + h * dh * T * 2;
         kgen_line(e, "        .expect matmul_epi S%" PRIu64 ", KH%" PRIu64 ", hbm(%" PRIu64 "), S%" PRIu64 ", %" PRIu64 ", %" PRIu64
                   ", %" PRIu64 ", 68", h, h, q, h, tk, b->sc.kp, T);
+        if (b->flash) {
+            uint64_t hb = b->h_head + h * b->head_bytes;
+            for (uint64_t j = 0; j < b->nb; j++)
+                kgen_line(e, "        .expect matmul_epi hbm(%" PRIu64 "), hbm(%" PRIu64 "), hbm(%" PRIu64 "), OB, %" PRIu64 ", %" PRIu64
+                          ", %" PRIu64 ", 68", hb + b->o_oj + j * dh * T * 4, hb + b->o_v + j * dh * b->vpitch * 2,
+                          hb + b->o_p + j * b->vpitch * T * 2, dh, b->vpitch, T);
+            continue;
+        }
         if (!b->causal)
             kgen_line(e, "        .expect softmax_s P%" PRIu64 ", S%" PRIu64 ", %" PRIu64 ", %" PRIu64 ", 0x%08x, 12", h, h, T, tk,
                       b->sm.o.scale);

@@ -30,10 +30,22 @@ typedef struct {
     /* HBM */
     uint64_t h_qkv;              /* QKV^T [3D][T] bf16 (the projection's output) */
     uint64_t h_head, head_bytes; /* head h's K_h, S_h, P_h at h_head + h head_bytes */
-    uint64_t o_kh, o_s, o_p;     /* their offsets in a head's block */
+    uint64_t o_kh, o_v, o_s, o_p;   /* their offsets in a head's block (K_h, V_h, S_h, P_h) */
     uint64_t h_ob;               /* O^T [D][T] bf16: the heads side by side */
     uint64_t h_qpos;             /* the queries' positions (causal), fp32 */
     uint64_t h_kpast, h_vpast;   /* decode: the cache's past part (inside the heads' K_h, V) */
+    /* flash (kgen_block_flash.c): the keys a block of kb at a time, nb blocks
+     * (nb = 1: one softmax over all the keys, kgen_nn.c) */
+    uint64_t key_block;          /* --key-block (0: choose) */
+    uint64_t kb, nb;
+    int flash;
+    kgen_plan sc_last, avf;      /* the last block's S GEMM; P_j V_j with fp32 O_j */
+    kgen_cost c_sc_last, c_avf;
+    uint64_t fu, fu_d;           /* keys (features) a step of the flash loops */
+    uint64_t v_fs, v_fp, v_fm, v_fl, v_fc, v_fq, v_fa, v_fo, v_fz;   /* its VMEM */
+    uint64_t o_m, o_l, o_c, o_acc, o_oj;   /* its HBM, in a head's block */
+    double t_flash;              /* its VPU stages' predicted cycles, a head */
+    uint64_t vpitch;             /* V_h's rows: a block of vpitch keys (nb blocks) */
     uint64_t hbm_need;
     uint64_t flops, hbm_bytes;   /* the cost model's totals */
     double predicted;
@@ -50,6 +62,11 @@ typedef struct {
 } kgen_block_data;
 int kgen_block_data_make(const kgen_block *b, kgen_block_data *d);
 void kgen_block_data_free(kgen_block_data *d);
+
+/* Flash (kgen_block_flash.c): the plan (after b's softmax plan was found
+ * too large, or --key-block), and the code of head h's attention. */
+int kgen_flash_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errlen);
+void kgen_flash_head(kgen_emitter *e, const kgen_block *b, uint64_t h);
 
 /* tpu-gen block (kgen_block_cli.c); -1 when argv[1] is not "block". */
 int kgen_cli_block(int argc, char **argv);

@@ -32,7 +32,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: tpu-gen block --config NAME -T TOKENS -D WIDTH -F HIDDEN [--heads H] [--causal]\n"
-            "       [--decode --past P] [--eps E] [--timing-only] [--predict] [--ref FILE.npy]\n"
+            "       [--decode --past P] [--key-block K] [--eps E] [--timing-only] [--predict]\n"
+            "       [--ref FILE.npy]\n"
             "       [-o FILE] [--quiet]\n"
             "A pre-norm transformer block on one core, feature-major (x^T [D][T] fp32 in,\n"
             "y^T [D][T] fp32 out), bf16 weights: X = layernorm(x); Q, K, V = X Wqkv (bf16);\n"
@@ -43,6 +44,9 @@ static void usage(FILE *f)
             "--decode --past P: the KV cache already holds P tokens (K_h [P][dh], V_h [dh][P]\n"
             "per head, as the prefill writes them); the T new tokens' K and V follow them and\n"
             "their queries are positions P .. P + T - 1.\n"
+            "Attention goes flash-style, K keys a block with a running max and sum, when the\n"
+            "softmax over all the keys of a vector of queries does not fit VMEM, or with\n"
+            "--key-block K (a multiple of the MXU size; K >= the keys: one softmax).\n"
             "T must be a multiple of the vector's S x L (the tokens are the lanes).  Each stage\n"
             "checks itself bit for bit; --ref FILE.npy writes y^T as the C reference\n"
             "(tpu_ref_block) computes it, to compare with tpu-sim --dump Y=FILE.npy.\n"
@@ -65,6 +69,7 @@ static void params(const kgen_block *b, const tpu_config *cfg, const kgen_block_
     p->x = d->x, p->g1 = d->g1, p->b1 = d->b1, p->g2 = d->g2, p->b2 = d->b2;
     p->wqkv = d->wqkv, p->wo = d->wo, p->win = d->win, p->wout = d->wout;
     p->kpast = d->kpast, p->vpast = d->vpast;
+    p->kblock = b->flash ? b->kb : 0;
 }
 
 int kgen_cli_block(int argc, char **argv)
@@ -118,6 +123,8 @@ int kgen_cli_block(int argc, char **argv)
             ref = v;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "--heads", &missing)) || missing) {
             dst = &b.heads;
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "--key-block", &missing)) || missing) {
+            dst = &b.key_block;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "--past", &missing)) || missing) {
             dst = &b.past, zero_ok = 1, have_past = 1;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "-T", &missing)) || missing) {
@@ -152,10 +159,13 @@ int kgen_cli_block(int argc, char **argv)
     char err[800], what[400];
     if (kgen_block_plan(&cfg, &b, err, sizeof err))
         return bad("%s", err);
-    snprintf(what, sizeof what, "block (%s) T %llu%s, D %llu, F %llu, %llu head%s of %llu%s on %s",
+    char fl[80] = "";
+    if (b.flash)
+        snprintf(fl, sizeof fl, ", flash: %llu blocks of %llu keys", (unsigned long long)b.nb, (unsigned long long)b.kb);
+    snprintf(what, sizeof what, "block (%s) T %llu%s, D %llu, F %llu, %llu head%s of %llu%s%s on %s",
              b.decode ? "decode" : "prefill", (unsigned long long)b.t, b.decode ? " new" : "",
              (unsigned long long)b.d, (unsigned long long)b.f, (unsigned long long)b.heads,
-             b.heads > 1 ? "s" : "", (unsigned long long)b.dh, b.causal ? ", causal" : "", cfg.name);
+             b.heads > 1 ? "s" : "", (unsigned long long)b.dh, b.causal ? ", causal" : "", fl, cfg.name);
     FILE *rp = out ? stdout : stderr;
     uint64_t num, den;
     tpu_config_bytes_per_cycle(cfg.hbm_bw, cfg.clock_hz, &num, &den);
@@ -180,7 +190,8 @@ int kgen_cli_block(int argc, char **argv)
                 (unsigned long long)cfg.imem_words, (unsigned long long)b.hbm_need);
         fprintf(rp, "tpu-gen: predicted %.0f cycles (QKV %.0f, the KV cache write %.0f, a head %.0f, Wo %.0f, the MLP %.0f, "
                     "norms and residuals %.0f)\n", b.predicted, b.c_qkv.predicted, b.t_transpose,
-                b.c_sc.predicted + b.sm.cost.predicted + b.c_av.predicted, b.c_wo.predicted,
+                b.flash ? ((double)(b.nb - 1) * b.c_sc.predicted + b.c_sc_last.predicted + (double)b.nb * b.c_avf.predicted + b.t_flash)
+                        : b.c_sc.predicted + b.sm.cost.predicted + b.c_av.predicted, b.c_wo.predicted,
                 b.c_win.predicted + b.gl.cost.predicted + b.c_wout.predicted,
                 b.ln1.cost.predicted + b.ln2.cost.predicted + b.res1.cost.predicted + b.res2.cost.predicted);
         fprintf(rp, "tpu-gen: MXU FLOPs %llu (T_math %.0f cycles), HBM bytes %llu (T_memory %.0f cycles): %s-bound by the book's rule\n",

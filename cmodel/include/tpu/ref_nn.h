@@ -92,7 +92,9 @@ void tpu_nn_error_add(tpu_nn_error *e, const uint32_t *z, const double *w, uint6
  * the `past` tokens' K and V (kpast [P][D], token-major, vpast^T [D][P]
  * feature-major, bf16, as the prefill writes them) come first; the T new
  * tokens are queries P .. P + T - 1 and their keys follow the past ones
- * (t_keys of them: tokens that only pad the lanes are no keys). */
+ * (t_keys of them: tokens that only pad the lanes are no keys).  With
+ * kblock, attention goes a block of keys at a time with a running maximum
+ * and sum and the output rescaled (numerics.md 12, "Flash"). */
 typedef struct {
     uint64_t t, d, f, heads;     /* new tokens, width, hidden width, heads */
     uint64_t past;               /* decode: tokens already in the KV cache (0: prefill) */
@@ -100,6 +102,8 @@ typedef struct {
                                   * (0: all t; the rest pad the lanes and are no keys) */
     int causal;                  /* mask the keys after each query (-inf before the softmax) */
     unsigned tile;               /* the MXU's N: the GEMMs' K-tile */
+    uint64_t kblock;             /* flash: keys a block (a multiple of tile; one block or more), 0: one softmax
+                                  * over all the keys (numerics.md 12, "Flash") */
     uint32_t eps;                /* both layernorms' epsilon (fp32 bits) */
     const uint32_t *x;           /* x^T [D][T] fp32 */
     const uint32_t *g1, *b1, *g2, *b2;   /* D fp32 each */

@@ -225,7 +225,7 @@ static void test_softmax_keys(void **state)
     assert_int_equal(z[0], TPU_NN_ONE);   /* query 0 sees key 0 alone: exp(0) rcp(1) */
 }
 
-/* A small block: its fp32 result near float64's; causal changes it; a
+/* A small block: its fp32 result near float64's, flash's too; causal changes it; a
  * decode step whose padding tokens are no keys gives the real tokens the
  * y of those tokens alone; and K, V of the past change the result. */
 static void test_block(void **state)
@@ -257,6 +257,16 @@ static void test_block(void **state)
         err = fmax(err, fabs(F(y[i]) - yd[i]));
     }
     assert_true(mx > 0.5 && err < 0.02 * mx);   /* the bf16 roundings of X, QKV, P, O, G */
+    /* flash, 2 blocks of 4 keys: another rounding (P unnormalised in bf16,
+     * the rescaled sums), the same function */
+    uint32_t yf[D * T];
+    p.kblock = 4;
+    assert_int_equal(tpu_ref_block(&p, yf, NULL), 0);
+    double fe = 0;
+    for (int i = 0; i < D * T; i++)
+        fe = fmax(fe, fabs(F(yf[i]) - yd[i]));
+    assert_true(fe < 0.02 * mx);
+    p.kblock = 0;
     p.causal = 1;
     assert_int_equal(tpu_ref_block(&p, yc, NULL), 0);
     assert_memory_not_equal(y, yc, sizeof y);

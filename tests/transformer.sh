@@ -15,7 +15,8 @@
 #   - block (layernorm, QKV, the KV cache write with K token-major, attention
 #     per head, W_o, residual, the MLP half): prefill and --causal on tiny
 #     (dh 8, 10 padded, 3 heads) and v5e, --decode --past P (a few new
-#     tokens padded to the lanes, and a whole vector of them); every stage
+#     tokens padded to the lanes, and a whole vector of them), flash
+#     attention (--key-block, and a decode whose softmax would not fit); every stage
 #     checked and y^T the same bytes as tpu_ref_block's (--ref, --dump); a
 #     program without the causal mask, or with K's transpose one column off,
 #     gives another y;
@@ -173,6 +174,11 @@ block tiny 0.02 -T 64 -D 20 -F 32 --heads 2 --causal --eps 0.001   # dh 10: Q's 
 block tiny 0.02 -T 3 -D 16 -F 32 --heads 2 --decode --past 64  # 3 new tokens, 61 of padding
 block tiny 0.02 -T 64 -D 16 -F 32 --heads 2 --decode --past 8
 block v5e 0.02 -T 1024 -D 128 -F 256 --heads 2 --causal        # dh 64 on 128 x 128 MXUs
+# flash: a block of keys at a time (--key-block, or when one softmax tile does not fit VMEM)
+block tiny 0.02 -T 64 -D 16 -F 32 --heads 1 --key-block 32 --causal
+block mid 0.02 -T 256 -D 32 -F 64 --heads 2 --key-block 96 --causal  # 3 blocks (the last partial), 2 query vectors
+block mid 0.02 -T 128 -D 32 -F 64 --heads 2 --decode --past 48 --key-block 64   # new keys across blocks
+block tiny 0.02 -T 3 -D 16 -F 32 --heads 1 --decode --past 400  # one softmax tile would not fit: flash
 if grep -q 'padding tokens do not change' <("$bin/tpu-gen" block --config tiny -T 1 -D 8 -F 16 --heads 2 --decode --past 8 -o /dev/null); then
   ok "block --decode: a padded step's real token has the y of the reference on it alone"
 else
@@ -197,6 +203,7 @@ block_mutant() {   # NAME SED-EXPR OPTIONS...
 }
 block_mutant "without the causal mask" '/^        vsel    /d' -T 64 -D 16 -F 32 --heads 2 --causal
 block_mutant "K transposed one feature off" 's/^        addi    s2, s2, 2$/        addi    s2, s2, 4/' -T 64 -D 16 -F 32 --heads 4
+block_mutant "flash, the sum without the correction" 's/^        vmul    v1, v1, v3$/        vmul    v1, v1, v31/' -T 64 -D 16 -F 32 --heads 1 --key-block 32
 mismatch "block, the scores' K read before the run" 's/^\(        .expect matmul_epi S0, KH0, .*\), 68$/\1, 64/' block tiny -T 64 -D 16 -F 32 --heads 2
 timing_twin block tiny -T 64 -D 16 -F 32 --heads 2 --causal
 
@@ -243,7 +250,9 @@ err "block needs -T, -D and -F"      block --config tiny -T 64 -D 16
 err "--past is for --decode"         block --config tiny -T 64 -D 16 -F 32 --past 8
 err "--decode needs --past"          block --config tiny -T 1 -D 16 -F 32 --decode
 err "--past 5 must be a multiple"    block --config tiny -T 1 -D 16 -F 32 --decode --past 5
-err "too large for VMEM"             block --config tiny -T 64 -D 16 -F 32 --decode --past 400
+err "VMEM cannot hold one block of 800 keys" block --config tiny -T 64 -D 16 -F 32 --decode --past 8000 --key-block 800
+err "--key-block 12 must be a multiple" block --config tiny -T 64 -D 16 -F 32 --key-block 12
+err "too large for VMEM"             block --config tiny -T 64 -D 512 -F 32
 err "--ref needs the data"           block --config tiny -T 64 -D 16 -F 32 --timing-only --ref x.npy
 err "unknown option '--kv'"          block --config tiny -T 64 -D 16 -F 32 --kv 8
 err "--heads 300: at most 256"       block --config tiny -T 64 -D 16 -F 32 --heads 300

@@ -16,6 +16,7 @@
 
 #include "fp.h"
 #include "objfile.h"
+#include "ref.h"
 #include "ref_nn.h"
 
 static uint32_t B(float f) { return tpu_f32_from_float(f); }
@@ -299,6 +300,55 @@ static void test_block(void **state)
     assert_memory_not_equal(y2, y3, sizeof y2);
 }
 
+/* Decode continues a prefill bit for bit: the causal prefill of 8 tokens
+ * and, after a prefill of the first 4, a decode of the last 4 whose cache
+ * holds the first 4's K and V (bf16, as the prefill computes them) give the
+ * last 4 tokens the same y. */
+static void test_decode_continues_prefill(void **state)
+{
+    (void)state;
+    enum { T = 8, P = 4, D = 8, FH = 16, H = 2 };
+    uint32_t x[D * T], g[D], bt[D], y[D * T], xd[D * (T - P)], yd[D * (T - P)];
+    uint32_t xp[D * P], ln[D * P], tmp[D], qkv[3 * D * P];
+    uint16_t wqkv[3 * D * D], wo[D * D], win[FH * D], wout[D * FH], xb[D * P], kp[P * D], vp[D * P];
+    for (int i = 0; i < D * T; i++)
+        x[i] = tpu_fill_random_f32(11, (uint64_t)i, B(-2.0f), B(2.0f), 0);
+    for (int i = 0; i < D; i++) {
+        g[i] = tpu_fill_random_f32(12, (uint64_t)i, B(0.5f), B(1.5f), 0);
+        bt[i] = tpu_fill_random_f32(13, (uint64_t)i, B(-0.5f), B(0.5f), 0);
+    }
+#define FILLW2(a, seed) for (size_t i = 0; i < sizeof a / 2; i++) \
+        a[i] = (uint16_t)(tpu_fill_random_f32(seed, i, B(-0.5f), B(0.5f), 1) >> 16)
+    FILLW2(wqkv, 14); FILLW2(wo, 15); FILLW2(win, 16); FILLW2(wout, 17);
+    tpu_block_params p;
+    memset(&p, 0, sizeof p);
+    p.t = T, p.d = D, p.f = FH, p.heads = H, p.tile = 4, p.eps = 0x3727c5acu, p.causal = 1;
+    p.x = x, p.g1 = g, p.b1 = bt, p.g2 = g, p.b2 = bt;
+    p.wqkv = wqkv, p.wo = wo, p.win = win, p.wout = wout;
+    assert_int_equal(tpu_ref_block(&p, y, NULL), 0);
+    /* the first P tokens' K and V, as the prefill computes them */
+    for (int r = 0; r < D; r++)
+        for (int c = 0; c < P; c++)
+            xp[r * P + c] = x[r * T + c];
+    tpu_nn_params lp = { TPU_NN_LAYERNORM, D, g, bt, 0x3727c5acu, 0, NULL };
+    tpu_ref_nn(&lp, xp, ln, P, P, tmp);
+    for (int i = 0; i < D * P; i++)
+        xb[i] = tpu_bf16_from_f32(ln[i]);
+    assert_int_equal(tpu_ref_matmul(wqkv, xb, qkv, 3 * D, D, P, 4), 0);
+    for (int c = 0; c < P; c++)
+        for (int f = 0; f < D; f++) {
+            kp[c * D + f] = tpu_bf16_from_f32(qkv[(D + f) * P + c]);       /* K token-major */
+            vp[f * P + c] = tpu_bf16_from_f32(qkv[(2 * D + f) * P + c]);   /* V feature-major */
+        }
+    for (int r = 0; r < D; r++)
+        for (int c = 0; c < T - P; c++)
+            xd[r * (T - P) + c] = x[r * T + P + c];
+    p.t = T - P, p.past = P, p.x = xd, p.kpast = kp, p.vpast = vp;
+    assert_int_equal(tpu_ref_block(&p, yd, NULL), 0);
+    for (int r = 0; r < D; r++)
+        assert_memory_equal(yd + r * (T - P), y + r * T + P, (T - P) * 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_error_stats),
         cmocka_unit_test(test_softmax_keys),
         cmocka_unit_test(test_block),
+        cmocka_unit_test(test_decode_continues_prefill),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

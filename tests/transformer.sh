@@ -16,7 +16,8 @@
 #     per head, W_o, residual, the MLP half): prefill and --causal on tiny
 #     (dh 8, 10 padded, 3 heads) and v5e, --decode --past P (a few new
 #     tokens padded to the lanes, and a whole vector of them), flash
-#     attention (--key-block, and a decode whose softmax would not fit); every stage
+#     attention (--key-block, and a decode whose softmax would not fit); a
+#     decode on the KV cache a prefill dumped equals the longer prefill; every stage
 #     checked and y^T the same bytes as tpu_ref_block's (--ref, --dump); a
 #     program without the causal mask, or with K's transpose one column off,
 #     gives another y;
@@ -184,6 +185,41 @@ if grep -q 'padding tokens do not change' <("$bin/tpu-gen" block --config tiny -
 else
   bad "block --decode: the padding tokens' report"
 fi
+# decode continues a prefill: a causal prefill of 128 tokens; a prefill of
+# its first 64 (x loaded from it), whose KV cache (--dump KH, VH) is the past
+# of a decode of the last 64 (--load KP, VP, x): the decode's y is the long
+# prefill's last 64 columns, byte for byte
+chain() {
+  local d="$work/chain" o="--config tiny -D 16 -F 32 --heads 2" xa ya
+  mkdir -p "$d"
+  # shellcheck disable=SC2086
+  if ! "$bin/tpu-gen" block $o -T 128 --causal -o "$d/a.s" --quiet ||
+     ! "$bin/tpu-gen" block $o -T 64 --causal -o "$d/b.s" --quiet ||
+     ! "$bin/tpu-gen" block $o -T 64 --decode --past 64 -o "$d/c.s" --quiet; then
+    bad "block: decode continues a prefill: tpu-gen failed"; return
+  fi
+  xa=$(awk '/^        \.hbm/ {a=$2} /^XRES:/ {print a; exit}' "$d/a.s")
+  ya=$(awk '/^        \.hbm/ {a=$2} /^Y:/ {print a; exit}' "$d/a.s")
+  printf '        .hbm    %s\nXH:\n        .array  XH, f32, 16, 64, pitch 512\n        .hbm    %s\nXT:\n        .array  XT, f32, 16, 64, pitch 512\n        .hbm    %s\nYT:\n        .array  YT, f32, 16, 64, pitch 512\n' \
+    "$xa" $((xa + 256)) $((ya + 256)) >>"$d/a.s"
+  local r1 r2 r3
+  if ! "$bin/tpu-as" --config tiny -o "$d/a.bin" "$d/a.s" || ! "$bin/tpu-as" --config tiny -o "$d/b.bin" "$d/b.s" ||
+     ! "$bin/tpu-as" --config tiny -o "$d/c.bin" "$d/c.s"; then
+    bad "block: decode continues a prefill: tpu-as failed"; return
+  fi
+  r1=$("$bin/tpu-sim" --config tiny --dump "XH=$d/xh.npy" --dump "XT=$d/xt.npy" --dump "YT=$d/yt.npy" "$d/a.bin" | grep '^result')
+  r2=$("$bin/tpu-sim" --config tiny --load "XRES=$d/xh.npy" --dump "KH0=$d/k0.npy" --dump "KH1=$d/k1.npy" \
+       --dump "VH0=$d/v0.npy" --dump "VH1=$d/v1.npy" "$d/b.bin" | grep '^result')
+  r3=$("$bin/tpu-sim" --config tiny --load "XRES=$d/xt.npy" --load "KP0=$d/k0.npy" --load "KP1=$d/k1.npy" \
+       --load "VP0=$d/v0.npy" --load "VP1=$d/v1.npy" --dump "Y=$d/yc.npy" "$d/c.bin" | grep '^result')
+  if [ "$r1$r2$r3" = "result: bit-exactresult: bit-exactresult: bit-exact" ] && cmp -s "$d/yt.npy" "$d/yc.npy"; then
+    ok "block: a decode of 64 tokens on the KV cache a prefill of 64 wrote gives the 128-token prefill's last 64 y, byte for byte"
+  else
+    bad "block: decode continues a prefill: '$r1' '$r2' '$r3', y $(cmp "$d/yt.npy" "$d/yc.npy" 2>&1)"
+  fi
+}
+chain
+
 # the end-to-end comparison catches what the stages' checks do not see
 block_mutant() {   # NAME SED-EXPR OPTIONS...
   local name=$1 expr=$2; shift 2

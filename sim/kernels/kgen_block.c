@@ -652,6 +652,27 @@ long kgen_block_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
     kgen_line(e, "Y:      .zero   %" PRIu64 "      # y^T [D][T] fp32, the result", D * T * 4);
     kgen_line(e, "        .array  Y, f32, %" PRIu64 ", %" PRIu64, D, T);
     kgen_line(e, "        .array  X1, f32, %" PRIu64 ", %" PRIu64, D, T);
+    kgen_line(e, "        .array  XRES, f32, %" PRIu64 ", %" PRIu64, D, T);
+    /* the KV cache for tpu-sim --dump/--load: a prefill's K_h, V_h are the
+     * next decode's past (KP_h, VP_h: the same layout, the first P keys) */
+    for (uint64_t h = 0; h < H; h++) {
+        uint64_t hb = b->h_head + h * b->head_bytes;
+        kgen_line(e, "        .array  KH%" PRIu64 ", bf16, %" PRIu64 ", %" PRIu64 ", pitch %" PRIu64, h, tk, dh, b->sc.kp * 2);
+        if (b->nb == 1)
+            kgen_line(e, "        .array  VH%" PRIu64 ", bf16, %" PRIu64 ", %" PRIu64 ", pitch %" PRIu64, h, dh, tk, b->vpitch * 2);
+        if (P) {
+            kgen_line(e, "        .hbm    %" PRIu64, hb + b->o_kh);
+            kgen_line(e, "KP%" PRIu64 ":", h);
+            kgen_line(e, "        .array  KP%" PRIu64 ", bf16, %" PRIu64 ", %" PRIu64 ", pitch %" PRIu64 "   # the past's K rows",
+                      h, P, dh, b->sc.kp * 2);
+            if (b->nb == 1) {
+                kgen_line(e, "        .hbm    %" PRIu64, hb + b->o_v);
+                kgen_line(e, "VP%" PRIu64 ":", h);
+                kgen_line(e, "        .array  VP%" PRIu64 ", bf16, %" PRIu64 ", %" PRIu64 ", pitch %" PRIu64 "   # the past's V columns",
+                          h, dh, P, b->vpitch * 2);
+            }
+        }
+    }
     if (b->causal) {
         kgen_line(e, "        .hbm    %" PRIu64, b->h_qpos);
         kgen_line(e, "QPOS:                                   # the queries' positions, fp32");

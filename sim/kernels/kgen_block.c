@@ -23,6 +23,12 @@
  *   12 O2^T   = Wout^T G^T                               MXU  M = D, K = F, N = T
  *   13 y^T    = x1^T + O2^T                              VPU
  *
+ * Stages 4-6 go flash-style, a block of keys at a time, when one softmax
+ * tile of all the keys does not fit VMEM (kgen_block_flash.c).  Decode
+ * (--decode --past P): the cache's first P keys are data, the new tokens'
+ * K and V follow them, the queries sit at P ..; a few new tokens are padded
+ * to whole vectors with zero tokens that are no keys.
+ *
  * Q_h^T is rows h dh .. of QKV^T used as the GEMM's stationary operand:
  * when dh is not a multiple of the MXU's N its K-tile reads the rows after
  * them (the next head's), which meet K_h's zero padding columns: +-0

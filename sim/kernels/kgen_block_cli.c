@@ -33,8 +33,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: tpu-gen block --config NAME -T TOKENS -D WIDTH -F HIDDEN [--heads H] [--causal]\n"
             "       [--decode --past P] [--key-block K] [--eps E] [--timing-only] [--predict]\n"
-            "       [--ref FILE.npy]\n"
-            "       [-o FILE] [--quiet]\n"
+            "       [--ref FILE.npy] [-o FILE] [--quiet]\n"
             "A pre-norm transformer block on one core, feature-major (x^T [D][T] fp32 in,\n"
             "y^T [D][T] fp32 out), bf16 weights: X = layernorm(x); Q, K, V = X Wqkv (bf16);\n"
             "per head (dh = D / H) P = softmax(Q K^T / sqrt(dh)) over the keys, O = P V side\n"

@@ -520,7 +520,7 @@ else bad "t3-ar 3x2x2: 4 threads $cycles cycles (exit $rc), the plain loop $c0";
 # block of x = 0 on every core
 mkdir -p "$work/t3-broken/lib"
 cp programs/torus3d.s "$work/t3-broken/"
-cp programs/lib/ring.inc programs/lib/contrib.inc "$work/t3-broken/lib/"
+cp programs/lib/ring.inc programs/lib/contrib.inc programs/lib/torus3d_once.inc "$work/t3-broken/lib/"
 awk '/^# z: Z slots/ || /# z: Z slots/ { on = 1 } on && /mul     s20, s20, \\rx/ && !done { print "        mul     s20, s20, zero"; done = 1; next } { print }' \
   programs/lib/torus3d.inc >"$work/t3-broken/lib/torus3d.inc"
 if cmp -s programs/lib/torus3d.inc "$work/t3-broken/lib/torus3d.inc"; then bad "t3-broken: the mutation did not apply"
@@ -559,6 +559,63 @@ else bad "a 3-D --grid on a torus2d: exit $rc $(head -n 1 "$work/t3-grid-3d-on-2
 run t3-default-grid tiny programs/torus3d.s "-D X=3 -D Y=2 -D Z=2 -D OP=0" "--cores 12 --topology torus3d"
 if [ "$rc" = 0 ] && grep -q '"topology": "torus3d 3x2x2"' "$work/t3-default-grid.json"; then ok "torus3d of 12 cores: 3x2x2 by default"
 else bad "torus3d of 12 cores: exit $rc, $(grep -o '"topology": "[^"]*"' "$work/t3-default-grid.json")"; fi
+
+# ---- the three axes at once (torus3d.s -D ONCE=1, lib/torus3d_once.inc) -----------------
+# bit-exact: AllGather, ReduceScatter, AllReduce on 2x2x2, cubes and boxes up to
+# 4x4x4 (the reductions' checks need every core's input in VMEM: 2x4x4, 4x4x2),
+# in one piece per half part and in many
+sed 's/^name .*/name = tiny-8m/; s/^vmem_bytes .*/vmem_bytes = 8Mi/' cmodel/configs/tiny.cfg >"$work/tiny-8m.cfg"
+for op in 0 1 2; do
+  exact "t3once-op$op-2x2x2" tiny programs/torus3d.s "-D OP=$op -D ONCE=1" "--cores 8 --topology torus3d --grid 2x2x2"
+done
+exact t3once-ag-4x4x4 tiny programs/torus3d.s "-D X=4 -D Y=4 -D Z=4 -D OP=0 -D ONCE=1" "--cores 64 --topology torus3d --grid 4x4x4"
+exact t3once-ag-2x3x4 tiny programs/torus3d.s "-D X=2 -D Y=3 -D Z=4 -D OP=0 -D ONCE=1" "--cores 24 --topology torus3d --grid 2x3x4"
+exact t3once-rs-2x4x4 "$work/tiny-8m.cfg" programs/torus3d.s "-D X=2 -D Y=4 -D Z=4 -D OP=1 -D ONCE=1" "--cores 32 --topology torus3d --grid 2x4x4"
+exact t3once-ar-4x4x2 "$work/tiny-8m.cfg" programs/torus3d.s "-D X=4 -D Y=4 -D Z=2 -D OP=2 -D ONCE=1" "--cores 32 --topology torus3d --grid 4x4x2"
+exact t3once-rs-4x2x3 "$work/tiny-1m.cfg" programs/torus3d.s "-D X=4 -D Y=2 -D Z=3 -D OP=1 -D ONCE=1" "--cores 24 --topology torus3d --grid 4x2x3"
+exact t3once-ar-3x2x2 tiny programs/torus3d.s "-D X=3 -D Y=2 -D Z=2 -D OP=2 -D ONCE=1" "--cores 12 --topology torus3d --grid 3x2x2"
+exact t3once-ag-3x3x3-pieces tiny programs/torus3d.s "-D X=3 -D Y=3 -D Z=3 -D OP=0 -D ONCE=1 -D SHARD=3072 -D LIB_PIECE=256" "--cores 27 --topology torus3d --grid 3x3x3"
+exact t3once-rs-3x3x3-pieces "$work/tiny-8m.cfg" programs/torus3d.s "-D X=3 -D Y=3 -D Z=3 -D OP=1 -D ONCE=1 -D CHUNK=3072 -D LIB_PIECE=256" "--cores 27 --topology torus3d --grid 3x3x3"
+exact t3once-ar-2x2x2-pieces "$work/tiny-1m.cfg" programs/torus3d.s "-D OP=2 -D ONCE=1 -D CHUNK=6144 -D LIB_PIECE=512" "--cores 8 --topology torus3d --grid 2x2x2"
+# the check can fail: a copy of torus3d_once.inc whose phase 1 takes every
+# segment's own part from the first
+mkdir -p "$work/t3once-broken/lib"
+cp programs/torus3d.s "$work/t3once-broken/"
+cp programs/lib/ring.inc programs/lib/contrib.inc programs/lib/torus3d.inc "$work/t3once-broken/lib/"
+sed 's/^        \.set    t3\.st1_\\d, t3\.h$/        .set    t3.st1_\\d, 0/' programs/lib/torus3d_once.inc >"$work/t3once-broken/lib/torus3d_once.inc"
+if cmp -s programs/lib/torus3d_once.inc "$work/t3once-broken/lib/torus3d_once.inc"; then bad "t3once-broken: the mutation did not apply"
+else
+  run t3once-broken tiny "$work/t3once-broken/torus3d.s" "-D OP=1 -D ONCE=1" "--cores 8 --topology torus3d --grid 2x2x2"
+  if [ "$rc" = 1 ] && grep -q '"result": "mismatch' "$work/t3once-broken.json"; then ok "t3once-broken: a mismatch"
+  else bad "t3once-broken: exit $rc, want 1 and a mismatch"; fi
+fi
+# time, on tiny with 1 MiB of VMEM (4 B per cycle per link, 10 cycles a hop):
+# on 4x4x4 with 12 KiB shards every port carries 63/6 shards (a third of the
+# one axis after the other's busiest link), the AllGather takes within 15% of
+# 63/6 shards / W + 9 hops and at most 0.4 of the one axis after the other;
+# on 2x2x2 with 18 KiB per core (7/6 per link) the AllGather, ReduceScatter
+# and AllReduce at once take at most 0.5 of the one axis after the other
+run t3once-ag-time "$work/tiny-1m.cfg" programs/torus3d.s "-D X=4 -D Y=4 -D Z=4 -D OP=0 -D ONCE=1 -D SHARD=12288 -D DATA=0" "--cores 64 --topology torus3d --grid 4x4x4"
+once=$cycles
+ports=""
+for p in 0 1 2 3 4 5; do ports="$ports $(json_field "ici_port${p}_bytes" "$work/t3once-ag-time.json")"; done
+if [ "$rc" = 0 ] && [ "$ports" = "$(printf ' %s' $((64 * 129024)) $((64 * 129024)) $((64 * 129024)) $((64 * 129024)) $((64 * 129024)) $((64 * 129024)))" ]; then
+  ok "t3once-ag-time: every port of every core carries 63/6 shards (129024 bytes)"
+else bad "t3once-ag-time: exit $rc, bytes on ports 0..5 over the 64 cores:$ports, want $((64 * 129024)) each"; fi
+within "t3once-ag-time: cycles / (63/6 x 12 KiB / 4 + 9 x 10)" "$(awk -v c="$once" 'BEGIN { printf "%.3f", c / (63 / 6 * 12288 / 4 + 90) }')" 0.98 1.15
+run t3seq-ag-time "$work/tiny-1m.cfg" programs/torus3d.s "-D X=4 -D Y=4 -D Z=4 -D OP=0 -D SHARD=12288 -D DATA=0" "--cores 64 --topology torus3d --grid 4x4x4"
+within "t3once-ag-time 4x4x4: at once / one axis after the other" "$(awk -v a="$once" -v b="$cycles" 'BEGIN { printf "%.3f", a / b }')" 0.2 0.4
+for op in 0 1 2; do
+  run "t3once-time-op$op" "$work/tiny-1m.cfg" programs/torus3d.s "-D OP=$op -D ONCE=1 -D SHARD=18432 -D CHUNK=18432 -D DATA=0" "--cores 8 --topology torus3d --grid 2x2x2"
+  once=$cycles
+  run "t3seq-time-op$op" "$work/tiny-1m.cfg" programs/torus3d.s "-D OP=$op -D SHARD=18432 -D CHUNK=18432 -D DATA=0" "--cores 8 --topology torus3d --grid 2x2x2"
+  within "t3once-time OP=$op 2x2x2: at once / one axis after the other ($once / $cycles cycles)" "$(awk -v a="$once" -v b="$cycles" 'BEGIN { printf "%.3f", b ? a / b : 9 }')" 0.2 0.5
+done
+# bad input: ONCE=1 wants three axes of at least 2, whole sixths
+asm_error t3once-a2 programs/torus3d.s "-D ONCE=1 -D A=2" "ONCE=1 runs the three axes at once: it needs A=3"
+asm_error t3once-axis1 programs/torus3d.s "-D ONCE=1 -D X=1 -D Y=1 -D Z=2" "every axis of at least 2 cores"
+asm_error t3once-bad-shard programs/torus3d.s "-D ONCE=1 -D OP=0 -D SHARD=1024" "SHARD must be a multiple of 24 bytes"
+asm_error t3once-bad-chunk programs/torus3d.s "-D ONCE=1 -D OP=2 -D CHUNK=1024" "CHUNK must be a multiple of six vector registers"
 
 # ---- tpu-collectives ---------------------------------------------------------------------
 "$bin/tpu-collectives" --help | grep -q -- "--topologies" && ok "tpu-collectives --help" || bad "tpu-collectives --help"

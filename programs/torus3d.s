@@ -2,7 +2,8 @@
 #
 # torus3d.s - AllGather, ReduceScatter or AllReduce over one, two or three
 # axes of a 3-D torus (the v4p/v5p slices), with the macros of
-# programs/lib/torus3d.inc (docs/collectives.md, "3-D torus").
+# programs/lib/torus3d.inc, or over the three at once with those of
+# lib/torus3d_once.inc (docs/collectives.md, "3-D torus").
 #
 #   tpu-as -D X=2 -D Y=2 -D Z=2 -D OP=2 programs/torus3d.s &&
 #       tpu-sim --cores 8 --topology torus3d --grid 2x2x2 programs/torus3d.bin
@@ -16,11 +17,11 @@
 # -D CHUNK=b     ReduceScatter, AllReduce: bytes per chunk, a multiple of two
 #                vector registers (default two); a core's input is G chunks
 # -D DATA=0      no data and no check: the timing runs of tpu-collectives
-# -D ONCE=1      all three axes at once (lib/torus3d_once.inc; A=3, every axis
-#                at least 2 cores): each shard or chunk in three parts, each
-#                part visiting the axes in its own rotation, all six links
-#                busy; SHARD a multiple of 24 bytes and CHUNK of six vector
-#                registers (defaults: six vector registers)
+# -D ONCE=1      all three axes at once (lib/torus3d_once.inc; A=3): each
+#                shard or chunk in three parts, each part visiting the axes
+#                in its own rotation, all six links busy; SHARD a multiple
+#                of 24 bytes and CHUNK of six vector registers (defaults:
+#                six vector registers)
 #
 # In a group, core h (h = x*Y*Z + y*Z + z for A = 3, x*Y + y for 2, x for 1)
 # owns shard h (AllGather) or ends with chunk h of the sum (ReduceScatter).
@@ -47,7 +48,7 @@
         .assert DATA == 0 || SHARD % VB == 0, "with DATA=1 SHARD must be a multiple of a vector register (%d bytes), got %d", VB, SHARD
         .assert CHUNK >= 2 * VB && CHUNK % (2 * VB) == 0, "CHUNK must be a multiple of two vector registers (%d bytes), got %d", 2 * VB, CHUNK
         .assert ONCE == 0 || ONCE == 1, "ONCE must be 0 or 1, got %d", ONCE
-        .assert ONCE == 0 || (A == 3 && X >= 2 && Y >= 2 && Z >= 2), "ONCE=1 runs the three axes at once: it needs A=3 and every axis of at least 2 cores, got A=%d on %d x %d x %d", A, X, Y, Z
+        .assert ONCE == 0 || A == 3, "ONCE=1 runs the three axes at once: it needs A=3, got A=%d", A
         .assert ONCE == 0 || OP != 0 || SHARD % 24 == 0, "with ONCE=1 SHARD must be a multiple of 24 bytes (six parts of whole words), got %d", SHARD
         .assert ONCE == 0 || OP == 0 || CHUNK % (6 * VB) == 0, "with ONCE=1 CHUNK must be a multiple of six vector registers (%d bytes), got %d", 6 * VB, CHUNK
         .equ    G, A == 3 ? NC : (A == 2 ? X * Y : X)   # cores in a group
@@ -55,8 +56,8 @@
         .equ    RED, OP != 0
         .equ    IN_BYTES, G * CHUNK
         .equ    MIDB, ONCE ? 0 : A == 3 ? (G / X + Z) * CHUNK : (A == 2 ? G / X * CHUNK : 0)
-        # all axes at once: (sum_d (n_d - 1) (G / n_d + n_(d+1) + 1)) x CHUNK / 3
-        .equ    WORK3, ((X - 1) * (G / X + Y + 1) + (Y - 1) * (G / Y + Z + 1) + (Z - 1) * (G / Z + X + 1)) * CHUNK / 3
+        # all axes at once: (sum_d max(n_d - 1, 1) (G / n_d + n_(d+1) + 1)) x CHUNK / 3
+        .equ    WORK3, ((X > 1 ? X - 1 : 1) * (G / X + Y + 1) + (Y > 1 ? Y - 1 : 1) * (G / Y + Z + 1) + (Z > 1 ? Z - 1 : 1) * (G / Z + X + 1)) * CHUNK / 3
         .equ    WORKB, ONCE ? WORK3 : 4 * G / X * CHUNK
         .equ    OUTB, OP == 1 ? CHUNK : IN_BYTES
         .assert AG == 0 || (1 + DATA) * G * SHARD <= VMEM_BYTES, "%d shards of %d bytes do not fit VMEM twice (make SHARD smaller or -D DATA=0)", G, SHARD

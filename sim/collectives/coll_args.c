@@ -32,9 +32,8 @@ void coll_usage(FILE *f)
           "                       3: all, the default), one axis after the other\n"
           "  --at-once            on a torus3d: the three axes at once (programs/torus3d.s\n"
           "                       -D ONCE=1: each shard in three parts, all six links\n"
-          "                       busy; every axis of 2 or more, --axes 3; sizes 3/2 x\n"
-          "                       a power of two: shards of 24 bytes, chunks of six\n"
-          "                       vector registers, times 2^k)\n"
+          "                       busy; --axes 3; sizes 3/2 x a power of two: shards\n"
+          "                       of 24 bytes, chunks of six vector registers, times 2^k)\n"
           "  --collectives LIST   allgather,reducescatter,allreduce,alltoall,allgather-whole,\n"
           "                       allgather-both,reducescatter-both,allreduce-both (the\n"
           "                       default; allgather-whole needs wraparound: not on a\n"
@@ -243,12 +242,6 @@ int coll_parse_args(int argc, char **argv, options *o)
     if (o->once && o->axes != 3)
         return coll_bad_usage("--at-once runs the three axes of a torus3d at once: it needs "
                               "--axes 3, got --axes %s", o->axes == 1 ? "1" : "2");
-    for (unsigned t = 0; o->once && t < o->ntopos; t++) {
-        const topo *tp = &o->topos[t];
-        if (tp->kind == TPU_TOPO_TORUS3D && (tp->cols < 2 || tp->rows < 2 || tp->depth < 2))
-            return coll_bad_usage("--at-once: '%s' has an axis of one core (the three axes at "
-                                  "once need 2 or more on each)", tp->name);
-    }
     if (!o->img)
         o->img = o->out;
     return 0;

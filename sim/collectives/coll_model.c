@@ -227,7 +227,7 @@ uint64_t coll_vmem_need(const topo *t, int coll, uint64_t s, unsigned axes, int 
     if (t->kind == TPU_TOPO_TORUS3D && once) {     /* torus3d.s -D ONCE=1, DATA=0 */
         uint64_t n[3] = { t->cols, t->rows, t->depth }, g = n[0] * n[1] * n[2], w = 0;
         for (int d = 0; d < 3; d++)
-            w += (n[d] - 1) * (g / n[d] + n[(d + 1) % 3] + 1);
+            w += (n[d] > 1 ? n[d] - 1 : 1) * (g / n[d] + n[(d + 1) % 3] + 1);
         if (coll == AG)
             return g * s;
         return g * s + (coll == RS ? s : g * s) + w * s / 3 + 64 + 8192;

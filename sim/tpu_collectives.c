@@ -77,16 +77,15 @@ int main(int argc, char **argv)
         for (unsigned t = 0; t < o.ntopos; t++) {
             if (!coll_runs_on(c, &o.topos[t]))
                 continue;
-            uint64_t s = c == AG || c == AGW || c == AGB ? 256 : c == AA ? vb
-                       : c == RSB || c == ARB ? 4 * vb : 2 * vb;
+            uint64_t s = coll_first_size(&o.topos[t], c, vb, o.once);
             while (s < o.min_bytes)
                 s *= 2;
-            for (; s <= o.max_bytes && coll_vmem_need(&o.topos[t], c, s, o.axes) <= cfg.vmem_bytes &&
+            for (; s <= o.max_bytes && coll_vmem_need(&o.topos[t], c, s, o.axes, o.once) <= cfg.vmem_bytes &&
                    np < MAX_POINTS; s *= 4) {
                 point *p = &pts[np++];
                 memset(p, 0, sizeof *p);
                 p->coll = c, p->topo = (int)t, p->shard = s;
-                coll_model(&o.topos[t], c, s, w, (double)cfg.ici_latency, o.axes, p);
+                coll_model(&o.topos[t], c, s, w, (double)cfg.ici_latency, o.axes, o.once, p);
             }
         }
     }

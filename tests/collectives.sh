@@ -40,6 +40,16 @@
 #     grids stop with file:line:col or exit 2 naming --grid, a torus3d
 #     program on a torus2d with exit 3 at port 4 or 5; tpu-collectives on a
 #     torus3d with the book's time, a bad --axes or shape exit 2;
+#   - the three axes of a torus3d at once (torus3d.s -D ONCE=1,
+#     lib/torus3d_once.inc): AllGather, ReduceScatter and AllReduce
+#     bit-exact on 1x1x2, 2x1x3, 2x1x2, 2x2x2, 3x2x2, 2x3x4, 4x2x3, 3x3x3
+#     and (the AllGather) 4x4x4, in one piece and in many, added in one
+#     block and in a loop (a copy with a wrong
+#     segment stride gives a mismatch); on tiny 4x4x4 with 6 KiB shards
+#     every port carries 63/6 shards, the AllGather within 15% of that over
+#     W plus 9 hops; on 2x2x2 all three at most 0.5 of the one axis after
+#     the other; a bad A and sizes stop at
+#     assembly; tpu-collectives --at-once on a torus3d, with --axes 2 exit 2;
 #   - a program that sends on a port the topology lacks, or waits for data
 #     that never comes, stops with exit 3 and a message naming the core;
 #     sizes and grids a program cannot take stop at assembly (file:line:col);
@@ -520,7 +530,7 @@ else bad "t3-ar 3x2x2: 4 threads $cycles cycles (exit $rc), the plain loop $c0";
 # block of x = 0 on every core
 mkdir -p "$work/t3-broken/lib"
 cp programs/torus3d.s "$work/t3-broken/"
-cp programs/lib/ring.inc programs/lib/contrib.inc "$work/t3-broken/lib/"
+cp programs/lib/ring.inc programs/lib/contrib.inc programs/lib/torus3d_once.inc "$work/t3-broken/lib/"
 awk '/^# z: Z slots/ || /# z: Z slots/ { on = 1 } on && /mul     s20, s20, \\rx/ && !done { print "        mul     s20, s20, zero"; done = 1; next } { print }' \
   programs/lib/torus3d.inc >"$work/t3-broken/lib/torus3d.inc"
 if cmp -s programs/lib/torus3d.inc "$work/t3-broken/lib/torus3d.inc"; then bad "t3-broken: the mutation did not apply"
@@ -560,6 +570,66 @@ run t3-default-grid tiny programs/torus3d.s "-D X=3 -D Y=2 -D Z=2 -D OP=0" "--co
 if [ "$rc" = 0 ] && grep -q '"topology": "torus3d 3x2x2"' "$work/t3-default-grid.json"; then ok "torus3d of 12 cores: 3x2x2 by default"
 else bad "torus3d of 12 cores: exit $rc, $(grep -o '"topology": "[^"]*"' "$work/t3-default-grid.json")"; fi
 
+# ---- the three axes at once (torus3d.s -D ONCE=1, lib/torus3d_once.inc) -----------------
+# bit-exact: AllGather, ReduceScatter, AllReduce on 2x2x2, cubes and boxes up to
+# 4x4x4 (the reductions' checks need every core's input in VMEM, and the
+# assembler's time to write them: up to 27 cores), in one piece per half part
+# and in many
+sed 's/^name .*/name = tiny-8m/; s/^vmem_bytes .*/vmem_bytes = 8Mi/' cmodel/configs/tiny.cfg >"$work/tiny-8m.cfg"
+for op in 0 1 2; do
+  exact "t3once-op$op-2x2x2" tiny programs/torus3d.s "-D OP=$op -D ONCE=1" "--cores 8 --topology torus3d --grid 2x2x2"
+done
+# axes of one core (their phases move nothing; a reduction copies its own parts)
+for op in 0 1 2; do
+  exact "t3once-op$op-1x1x2" tiny programs/torus3d.s "-D X=1 -D Y=1 -D Z=2 -D OP=$op -D ONCE=1" "--cores 2 --topology torus3d --grid 1x1x2"
+done
+exact t3once-rs-2x1x3 tiny programs/torus3d.s "-D X=2 -D Y=1 -D Z=3 -D OP=1 -D ONCE=1" "--cores 6 --topology torus3d --grid 2x1x3"
+exact t3once-ar-2x1x2-loop "$work/tiny-8m.cfg" programs/torus3d.s "-D X=2 -D Y=1 -D Z=2 -D OP=2 -D ONCE=1 -D CHUNK=18432" "--cores 4 --topology torus3d --grid 2x1x2"
+exact t3once-ag-4x4x4 tiny programs/torus3d.s "-D X=4 -D Y=4 -D Z=4 -D OP=0 -D ONCE=1" "--cores 64 --topology torus3d --grid 4x4x4"
+exact t3once-ag-2x3x4 tiny programs/torus3d.s "-D X=2 -D Y=3 -D Z=4 -D OP=0 -D ONCE=1" "--cores 24 --topology torus3d --grid 2x3x4"
+exact t3once-rs-3x3x3 "$work/tiny-8m.cfg" programs/torus3d.s "-D X=3 -D Y=3 -D Z=3 -D OP=1 -D ONCE=1" "--cores 27 --topology torus3d --grid 3x3x3"
+exact t3once-rs-4x2x3 "$work/tiny-1m.cfg" programs/torus3d.s "-D X=4 -D Y=2 -D Z=3 -D OP=1 -D ONCE=1" "--cores 24 --topology torus3d --grid 4x2x3"
+exact t3once-ar-3x2x2 tiny programs/torus3d.s "-D X=3 -D Y=2 -D Z=2 -D OP=2 -D ONCE=1" "--cores 12 --topology torus3d --grid 3x2x2"
+exact t3once-ag-3x3x3-pieces tiny programs/torus3d.s "-D X=3 -D Y=3 -D Z=3 -D OP=0 -D ONCE=1 -D SHARD=3072 -D LIB_PIECE=256" "--cores 27 --topology torus3d --grid 3x3x3"
+exact t3once-ar-2x2x2-pieces "$work/tiny-1m.cfg" programs/torus3d.s "-D OP=2 -D ONCE=1 -D CHUNK=6144 -D LIB_PIECE=512" "--cores 8 --topology torus3d --grid 2x2x2"
+# the check can fail: a copy of torus3d_once.inc whose phase 1 takes every
+# segment's own part from the first
+mkdir -p "$work/t3once-broken/lib"
+cp programs/torus3d.s "$work/t3once-broken/"
+cp programs/lib/ring.inc programs/lib/contrib.inc programs/lib/torus3d.inc "$work/t3once-broken/lib/"
+sed 's/^        \.set    t3\.st1_\\d, t3\.h$/        .set    t3.st1_\\d, 0/' programs/lib/torus3d_once.inc >"$work/t3once-broken/lib/torus3d_once.inc"
+if cmp -s programs/lib/torus3d_once.inc "$work/t3once-broken/lib/torus3d_once.inc"; then bad "t3once-broken: the mutation did not apply"
+else
+  run t3once-broken tiny "$work/t3once-broken/torus3d.s" "-D OP=1 -D ONCE=1" "--cores 8 --topology torus3d --grid 2x2x2"
+  if [ "$rc" = 1 ] && grep -q '"result": "mismatch' "$work/t3once-broken.json"; then ok "t3once-broken: a mismatch"
+  else bad "t3once-broken: exit $rc, want 1 and a mismatch"; fi
+fi
+# time, on tiny with 1 MiB of VMEM (4 B per cycle per link, 10 cycles a hop):
+# on 4x4x4 with 6 KiB shards every port carries 63/6 shards (a third of the
+# one axis after the other's busiest link) and the AllGather takes within
+# 15% of 63/6 shards / W + 9 hops (the sequencer's instructions are most of
+# the rest at this size); on 2x2x2 with 18 KiB per core (7/6 shards per
+# link against 3.5 one axis after the other) the AllGather, ReduceScatter
+# and AllReduce at once take at most 0.5 of the one axis after the other
+run t3once-ag-time "$work/tiny-1m.cfg" programs/torus3d.s "-D X=4 -D Y=4 -D Z=4 -D OP=0 -D ONCE=1 -D SHARD=6144 -D DATA=0" "--cores 64 --topology torus3d --grid 4x4x4"
+once=$cycles
+ports=""
+for p in 0 1 2 3 4 5; do ports="$ports $(json_field "ici_port${p}_bytes" "$work/t3once-ag-time.json")"; done
+if [ "$rc" = 0 ] && [ "$ports" = "$(printf ' %s' $((64 * 64512)) $((64 * 64512)) $((64 * 64512)) $((64 * 64512)) $((64 * 64512)) $((64 * 64512)))" ]; then
+  ok "t3once-ag-time: every port of every core carries 63/6 shards (64512 bytes)"
+else bad "t3once-ag-time: exit $rc, bytes on ports 0..5 over the 64 cores:$ports, want $((64 * 64512)) each"; fi
+within "t3once-ag-time: cycles / (63/6 x 6 KiB / 4 + 9 x 10)" "$(awk -v c="$once" 'BEGIN { printf "%.3f", c / (63 / 6 * 6144 / 4 + 90) }')" 0.98 1.15
+for op in 0 1 2; do
+  run "t3once-time-op$op" "$work/tiny-1m.cfg" programs/torus3d.s "-D OP=$op -D ONCE=1 -D SHARD=18432 -D CHUNK=18432 -D DATA=0" "--cores 8 --topology torus3d --grid 2x2x2"
+  once=$cycles
+  run "t3seq-time-op$op" "$work/tiny-1m.cfg" programs/torus3d.s "-D OP=$op -D SHARD=18432 -D CHUNK=18432 -D DATA=0" "--cores 8 --topology torus3d --grid 2x2x2"
+  within "t3once-time OP=$op 2x2x2: at once / one axis after the other ($once / $cycles cycles)" "$(awk -v a="$once" -v b="$cycles" 'BEGIN { printf "%.3f", b ? a / b : 9 }')" 0.2 0.5
+done
+# bad input: ONCE=1 wants three axes of at least 2, whole sixths
+asm_error t3once-a2 programs/torus3d.s "-D ONCE=1 -D A=2" "ONCE=1 runs the three axes at once: it needs A=3"
+asm_error t3once-bad-shard programs/torus3d.s "-D ONCE=1 -D OP=0 -D SHARD=1024" "SHARD must be a multiple of 24 bytes"
+asm_error t3once-bad-chunk programs/torus3d.s "-D ONCE=1 -D OP=2 -D CHUNK=1024" "CHUNK must be a multiple of six vector registers"
+
 # ---- tpu-collectives ---------------------------------------------------------------------
 "$bin/tpu-collectives" --help | grep -q -- "--topologies" && ok "tpu-collectives --help" || bad "tpu-collectives --help"
 "$bin/tpu-collectives" --topologies ring4,cube3 >/dev/null 2>"$work/tc.err"; rc=$?
@@ -598,4 +668,16 @@ else bad "tpu-collectives --axes 4: exit $rc $(head -n 1 "$work/tc3b.err")"; fi
 "$bin/tpu-collectives" --config tiny --topologies torus3d2x2x3x1 >/dev/null 2>"$work/tc3c.err"; rc=$?
 if [ $rc = 2 ] && grep -q "unknown topology 'torus3d2x2x3x1'" "$work/tc3c.err"; then ok "tpu-collectives bad torus3d: exit 2"
 else bad "tpu-collectives bad torus3d: exit $rc $(head -n 1 "$work/tc3c.err")"; fi
+# --at-once: torus3d.s -D ONCE=1 (sizes 3/2 x 2^k), the summary says so; it
+# needs --axes 3 and no axis of one core
+"$bin/tpu-collectives" --config tiny --topologies torus3d2x2x2 --at-once --max-bytes 2K --out "$work/tc3o" --no-plot >"$work/tc3o.out" 2>&1; rc=$?
+if [ $rc = 0 ] && grep -qE "^allgather,torus3d2x2x2,8,384," "$work/tc3o/collectives-tiny.csv" &&
+   grep -qE "^reducescatter,torus3d2x2x2,8,1536," "$work/tc3o/collectives-tiny.csv" &&
+   grep -qE "^allreduce,torus3d2x2x2,8,1536," "$work/tc3o/collectives-tiny.csv" &&
+   grep -q "the three axes at once; the book: all axes at once" "$work/tc3o/collectives-tiny.txt"; then
+  ok "tpu-collectives --at-once torus3d2x2x2: CSV, summary, the book's time"
+else bad "tpu-collectives --at-once torus3d2x2x2: exit $rc $(tail -n 2 "$work/tc3o.out")"; fi
+"$bin/tpu-collectives" --config tiny --topologies torus3d2x2x2 --at-once --axes 2 >/dev/null 2>"$work/tc3d.err"; rc=$?
+if [ $rc = 2 ] && grep -q -- "--at-once runs the three axes of a torus3d at once: it needs --axes 3" "$work/tc3d.err"; then ok "tpu-collectives --at-once --axes 2: exit 2"
+else bad "tpu-collectives --at-once --axes 2: exit $rc $(head -n 1 "$work/tc3d.err")"; fi
 finish collectives

@@ -30,6 +30,10 @@ void coll_usage(FILE *f)
           "                       reducescatter and allreduce as programs/torus3d.s\n"
           "  --axes N             on a torus3d: over its first N axes (1: x, 2: x and y,\n"
           "                       3: all, the default), one axis after the other\n"
+          "  --at-once            on a torus3d: the three axes at once (programs/torus3d.s\n"
+          "                       -D ONCE=1: each shard in three parts, all six links\n"
+          "                       busy; --axes 3; sizes 3/2 x a power of two: shards\n"
+          "                       of 24 bytes, chunks of six vector registers, times 2^k)\n"
           "  --collectives LIST   allgather,reducescatter,allreduce,alltoall,allgather-whole,\n"
           "                       allgather-both,reducescatter-both,allreduce-both (the\n"
           "                       default; allgather-whole needs wraparound: not on a\n"
@@ -202,6 +206,8 @@ int coll_parse_args(int argc, char **argv, options *o)
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--max-bytes", &missing))) {
             if (parse_bytes(v, &o->max_bytes))
                 return coll_bad_usage("--max-bytes: expected a size such as 256, 64K or 4M, got '%s'", v);
+        } else if (!strcmp(argv[i], "--at-once")) {
+            o->once = 1;
         } else if (!strcmp(argv[i], "--matmul-2chip")) {
             o->matmul2 = 1;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--b", &missing))) {
@@ -233,6 +239,9 @@ int coll_parse_args(int argc, char **argv, options *o)
     }
     if (o->min_bytes > o->max_bytes)
         return coll_bad_usage("--min-bytes is larger than --max-bytes%s", "");
+    if (o->once && o->axes != 3)
+        return coll_bad_usage("--at-once runs the three axes of a torus3d at once: it needs "
+                              "--axes 3, got --axes %s", o->axes == 1 ? "1" : "2");
     if (!o->img)
         o->img = o->out;
     return 0;

@@ -103,11 +103,55 @@ double coll_book_cycles(const topo *t, int coll, uint64_t s, unsigned axes, doub
     return (coll == AR ? 2 : 1) * (bw > hop ? bw : hop);
 }
 
+/* A torus3d's three axes at once (lib/torus3d_once.inc): a shard (chunk) in
+ * six parts; in phase p = 0, 1, 2 the stream of axis d carries part d - p
+ * over n_d - 1 steps of 1, n_(d-1), n_(d-1) n_(d+1) sixths (AllGather; the
+ * ReduceScatter the other way round: n_(d-1) n_(d+1), n_(d+1), 1), and a
+ * phase takes as long as its busiest stream, over max(n) - 1 hops. */
+/* the sixths of a shard (chunk) the busiest link of each phase carries,
+ * summed over the phases: AllGather (rs = 0) or ReduceScatter (rs = 1) */
+static double once_sixths(const unsigned n[3], int rs)
+{
+    double sum = 0;
+    for (int ph = 0; ph < 3; ph++) {
+        double most = 0;
+        for (int d = 0; d < 3; d++) {
+            double before = n[(d + 2) % 3], after = n[(d + 1) % 3];
+            double segs = !rs ? (ph == 0 ? 1 : ph == 1 ? before : before * after)
+                              : (ph == 0 ? before * after : ph == 1 ? after : 1);
+            double c = (n[d] - 1) * segs;
+            most = c > most ? c : most;
+        }
+        sum += most;
+    }
+    return sum;
+}
+
+/* A torus3d's three axes at once (lib/torus3d_once.inc): a shard (chunk) in
+ * six parts; in phase p = 0, 1, 2 the stream of axis d carries part d - p
+ * over n_d - 1 steps of 1, n_(d-1), n_(d-1) n_(d+1) sixths (AllGather; the
+ * ReduceScatter n_(d-1) n_(d+1), n_(d+1), 1), and a phase takes as long as
+ * its busiest stream, over max(n) - 1 hops.  AllReduce is both. */
+static void model3d_once(const topo *t, int coll, uint64_t s, double w, double lat, point *p)
+{
+    unsigned n[3] = { t->cols, t->rows, t->depth }, m = 0;
+    for (int d = 0; d < 3; d++)
+        m = n[d] > m ? n[d] : m;
+    double sixths = (coll != AG ? once_sixths(n, 1) : 0) + (coll != RS ? once_sixths(n, 0) : 0);
+    p->hops = (coll == AR ? 6 : 3) * (m - 1);
+    p->link_bytes = sixths * (double)s / 6;
+    p->bw = p->link_bytes / w;
+    p->lat = p->hops * lat;
+}
+
 void coll_model(const topo *t, int coll, uint64_t s, double w, double lat, unsigned axes,
-                point *p)
+                int once, point *p)
 {
     if (t->kind == TPU_TOPO_TORUS3D) {
-        model3d(t, coll, s, w, lat, axes, p);
+        if (once)
+            model3d_once(t, coll, s, w, lat, p);
+        else
+            model3d(t, coll, s, w, lat, axes, p);
         return;
     }
     if (coll == AA && t->kind == TPU_TOPO_MESH2D) {
@@ -170,8 +214,24 @@ static uint64_t a2a_work(uint64_t n, int mesh)
 }
 
 /* VMEM the program needs for shard s (DATA=0), as its .asserts say. */
-uint64_t coll_vmem_need(const topo *t, int coll, uint64_t s, unsigned axes)
+uint64_t coll_first_size(const topo *t, int coll, uint64_t vb, int once)
 {
+    if (once && t->kind == TPU_TOPO_TORUS3D)   /* torus3d.s -D ONCE=1: 24 bytes, 6 vregs */
+        return coll == AG ? 384 : 6 * vb;
+    return coll == AG || coll == AGW || coll == AGB ? 256 : coll == AA ? vb
+         : coll == RSB || coll == ARB ? 4 * vb : 2 * vb;
+}
+
+uint64_t coll_vmem_need(const topo *t, int coll, uint64_t s, unsigned axes, int once)
+{
+    if (t->kind == TPU_TOPO_TORUS3D && once) {     /* torus3d.s -D ONCE=1, DATA=0 */
+        uint64_t n[3] = { t->cols, t->rows, t->depth }, g = n[0] * n[1] * n[2], w = 0;
+        for (int d = 0; d < 3; d++)
+            w += (n[d] > 1 ? n[d] - 1 : 1) * (g / n[d] + n[(d + 1) % 3] + 1);
+        if (coll == AG)
+            return g * s;
+        return g * s + (coll == RS ? s : g * s) + w * s / 3 + 64 + 8192;
+    }
     if (t->kind == TPU_TOPO_TORUS3D) {      /* torus3d.s's .asserts, DATA=0 */
         uint64_t g = coll_group(t, axes), x = t->cols, z = axes >= 3 ? t->depth : 1;
         uint64_t mid = axes >= 3 ? (g / x + z) * s : axes == 2 ? g / x * s : 0;

@@ -36,8 +36,8 @@ int coll_run_point(const options *o, const tpu_config *cfg, const program *prog,
                      char *err, size_t errlen)
 {
     const topo *t = &o->topos[p->topo];
-    char defs[8][64];
-    tpu_asm_define d[8];
+    char defs[10][64];
+    tpu_asm_define d[10];
     size_t nd = 0;
     if (t->kind == TPU_TOPO_TORUS3D) {
         snprintf(defs[nd++], 64, "X=%u", t->cols);
@@ -45,6 +45,8 @@ int coll_run_point(const options *o, const tpu_config *cfg, const program *prog,
         snprintf(defs[nd++], 64, "Z=%u", t->depth);
         snprintf(defs[nd++], 64, "A=%u", o->axes);
         snprintf(defs[nd++], 64, "OP=%d", p->coll == AG ? 0 : p->coll == RS ? 1 : 2);
+        if (o->once)
+            snprintf(defs[nd++], 64, "ONCE=1");
     } else if (t->kind == TPU_TOPO_RING || t->kind == TPU_TOPO_SINGLE) {
         snprintf(defs[nd++], 64, "K=%u", t->cols);
     } else {

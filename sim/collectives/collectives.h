@@ -54,6 +54,7 @@ typedef struct options {
     uint64_t min_bytes, max_bytes;
     int plot, quiet;
     unsigned axes;                  /* --axes: a torus3d's collectives over its first 1..3 axes */
+    int once;                       /* --at-once: a torus3d's three axes at once (torus3d.s -D ONCE=1) */
     int matmul2;                    /* --matmul-2chip */
     uint64_t mm_b, mm_f;
     uint64_t mm_d[32];
@@ -75,9 +76,14 @@ int coll_parse_args(int argc, char **argv, options *o);
 /* a both-axes collective's one axis after the other (its plot shows both), or -1 */
 int coll_one_axis_of(int coll);
 int coll_runs_on(int coll, const topo *t);
+/* once: a torus3d's three axes at once (lib/torus3d_once.inc), else one
+ * after the other */
 void coll_model(const topo *t, int coll, uint64_t s, double w, double lat, unsigned axes,
-                point *p);
-uint64_t coll_vmem_need(const topo *t, int coll, uint64_t s, unsigned axes);
+                int once, point *p);
+uint64_t coll_vmem_need(const topo *t, int coll, uint64_t s, unsigned axes, int once);
+/* the smallest size a collective's program takes, and the unit of its
+ * sizes (the sweep doubles it up to --min-bytes, then takes every fourth) */
+uint64_t coll_first_size(const topo *t, int coll, uint64_t vb, int once);
 /* the cores of one collective: all of them, or a torus3d's group of its
  * first `axes` axes */
 unsigned coll_group(const topo *t, unsigned axes);

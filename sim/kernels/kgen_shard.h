@@ -22,12 +22,22 @@ typedef struct {
     int part;                    /* KGEN_SHARD_ALL, _COMPUTE (no sum), _COMM (the sum only) */
     int ring;                    /* the sum: 0 AllToAll + VPU (order P_0 + P_1 + ...), 1 ring_reducescatter
                                   * (each half chunk in its ring's order) */
+    int overlap;                 /* 1: the collective matmul (--overlap): GEMM 2 in 2 n half-chunk
+                                  * pieces, each piece's partial sent on while the next is computed
+                                  * (the ring's order of the sum, as --reduce ring) */
     int timing_only;
     kgen_tfm l;                  /* one core's ffn: T / dp, D, F / tp */
     uint64_t region;             /* HBM of one core's block; core c's at c x region */
     uint64_t h_o;                /* in a region: O^T [D][T / dp] fp32, the summed output */
     uint64_t chunk, v_p, v_slots, v_work, v_o, vmem_need;  /* the sum's VMEM */
+    /* --overlap: a piece is hr = D / 2n rows of O^T (half a chunk, half bytes); VMEM above every
+     * stage's: my pieces (2 n halves: +1's steps 0 .. n-1, then -1's), the received (2 (n-1)) */
+    kgen_plan piece;
+    kgen_cost cpiece;
+    uint64_t hr, half, v_mine, v_recv;
     double predicted_local, predicted_comm;
+    double predicted_exposed;    /* the cost model's exposed communication (not under compute) */
+    double book_exposed;         /* the book's formula for it (kgen_shard_cli.c prints it) */
 } kgen_shard;
 
 /* Parse "B_X", "F_Y", "B_X,F_Y", "B_XY", or the words dp / tp, into s. */

@@ -15,6 +15,9 @@
 #     v5e ring of 4: the same checks, and core 0's result byte for byte
 #     --reduce ring's (the same order of the sum); on a communication-heavy
 #     shape (tiny and v5e) the same ICI bytes in fewer cycles;
+#   - --partials bf16 with --overlap on the same three: bit-exact against
+#     the reference that rounds each hop to bf16, half the ICI bytes, the
+#     error against float64 reported;
 #   - --timing-only takes the cycles of its checked twin; --part compute
 #     and --part comm add up to the whole within 5% (they do not overlap);
 #   - the checks can fail: a core sent to another's block reports a
@@ -89,6 +92,26 @@ for p in "ovl2 ring2" "ovl22 ring22" "ovl4-v5e ring4-v5e"; do
   if [ -s "$work/$a.ref.npy" ] && cmp -s "$work/$a.o0.npy" "$work/$b.o0.npy"; then ok "$a: O0 byte for byte --reduce ring's ($b)"
   else bad "$a: O0 differs from --reduce ring's ($b)"; fi
 done
+# --partials bf16: each sum rounded to bf16 before it travels (docs/numerics.md 14), the
+# reference rounds the same way: bit-exact, half the ICI bytes of fp32 partials
+run bf2 tiny 2 O0 -- -T 64 -D 16 -F 64 --mesh 2 --shard tp --overlap --partials bf16
+run bf22 tiny 4 O0 "${T2[@]}" -- -T 128 -D 16 -F 32 --mesh 2x2 --shard B_X,F_Y --overlap --partials bf16
+run bf4-v5e v5e 4 O0 -- -T 1024 -D 128 -F 512 --mesh 4 --shard tp --overlap --partials bf16
+for p in "bf2 ovl2" "bf22 ovl22" "bf4-v5e ovl4-v5e"; do
+  read -r a b <<<"$p"
+  x=$(sed -n 's/^ici bytes *\([0-9]*\).*/\1/p' "$work/$a.sim" | head -n 1); y=$(sed -n 's/^ici bytes *\([0-9]*\).*/\1/p' "$work/$b.sim" | head -n 1)
+  if [ -n "$x" ] && [ -n "$y" ] && [ "$x" -gt 0 ] && [ $((2 * x)) -eq "$y" ] && ! cmp -s "$work/$a.o0.npy" "$work/$b.o0.npy"; then
+    ok "$a: $x ICI bytes, half of fp32 partials' $y; the result differs from theirs (rounded)"
+  else
+    bad "$a: ICI bytes '$x' against fp32 partials' '$y'"
+  fi
+done
+if grep -Eq 'against float64 .*max abs error [0-9.e+-]+ with bf16 partials, [0-9.e+-]+ with fp32' "$work/bf4-v5e.gen"; then
+  ok "bf16 partials: $(grep -o 'max abs error [^;]*' "$work/bf4-v5e.gen")"
+else
+  bad "bf16 partials: no error against float64 in the report"
+fi
+
 # on a communication-heavy shape --overlap sends the same ICI bytes in fewer cycles
 icib() { sed -n 's/^ici bytes *\([0-9]*\).*/\1/p' "$1" | head -n 1; }
 ovl() {
@@ -244,6 +267,8 @@ badcmd "not with --reduce a2a" "${G[@]}" -T 64 --mesh 4 --shard tp --overlap --r
 badcmd "--overlap: only with F sharded" "${G[@]}" -T 256 --mesh 4 --shard dp --overlap
 badcmd "does not divide into 8 half chunks" --config tiny -T 64 -D 12 -F 32 --mesh 4 --shard tp --overlap
 badcmd "IMEM holds 4096" --config tiny -T 64 -D 64 -F 96 --mesh 4 --shard tp --overlap
+badcmd "--partials bf16: only with --overlap" "${G[@]}" -T 64 --mesh 4 --shard tp --reduce ring --partials bf16
+badcmd "--partials must be fp32 or bf16" "${G[@]}" -T 64 --mesh 4 --shard tp --overlap --partials fp16
 if "$bin/tpu-gen" ffn-shard --help | grep -q "usage: tpu-gen ffn-shard"; then ok "--help"; else bad "--help"; fi
 
 finish shard

@@ -26,6 +26,14 @@
  * +1 from position c+1, its second half along -1 from c-1, position c
  * last; the reference adds in that order.
  *
+ * --overlap is the book's collective matmul (overlap_code): GEMM 2 in n pieces
+ * of D/n rows, each piece's two half chunks added to what came from behind
+ * and sent on both ways round the ring while the MXUs compute the next, in
+ * --reduce ring's order (the same result, the same bytes), then the
+ * AllGather.  --partials bf16 (with it) sends each sum rounded to bf16 and
+ * gathers the chunks in bf16 (docs/numerics.md 14; the reference rounds
+ * the same way).
+ *
  * Every core runs the same program; it starts with a jump on `cid` to its
  * own copy of the stages (the GEMM code's addresses are immediates), each
  * with its own HBM block (core c's at c x region) holding its slices of
@@ -37,6 +45,7 @@
 #include "kgen_shard.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +170,9 @@ int kgen_shard_plan(const tpu_config *cfg, kgen_shard *s, char *err, size_t errl
                     s->region * cores, cfg->name, (uint64_t)cfg->hbm_bytes);
     s->predicted_local = s->l.predicted;
     s->predicted_comm = s->predicted_exposed = 0;
+    if (s->bf16 && !s->overlap)
+        return fail(err, errlen, "--partials bf16: only with --overlap (the library's ReduceScatter and the AllToAll's "
+                    "sum add fp32 partials)");
     if (s->overlap && s->tp < 2)
         return fail(err, errlen, "--overlap: only with F sharded (there is no sum to overlap with GEMM 2)");
     if (s->tp > 1) {
@@ -200,9 +212,12 @@ int kgen_shard_plan(const tpu_config *cfg, kgen_shard *s, char *err, size_t errl
                 top = s->l.g2.vmem_need;
             if (s->piece.vmem_need > top)
                 top = s->piece.vmem_need;
+            s->hs = s->bf16 ? s->half / 2 : s->half;
             s->v_mine = (top + vb - 1) / vb * vb;
             s->v_recv = s->v_mine + n * s->chunk;
-            s->v_o = s->v_recv + 2 * (n - 1) * s->half;
+            s->v_send = s->v_recv + 2 * (n - 1) * s->hs;
+            s->v_og = s->v_send + (s->bf16 ? 2 * (n - 1) * s->hs : 0);
+            s->v_o = s->v_og + (s->bf16 ? ob / 2 : 0);
             s->vmem_need = s->v_o + ob;
             if (s->vmem_need > cfg->vmem_bytes || s->vmem_need >= (1ull << 31))
                 return fail(err, errlen, "--overlap: the pieces' buffers do not fit VMEM: %" PRIu64 " bytes (the stages' "
@@ -215,7 +230,9 @@ int kgen_shard_plan(const tpu_config *cfg, kgen_shard *s, char *err, size_t errl
              * next step computes */
             double piece = s->cpiece.predicted;
             double c = piece + (double)s->chunk / hbmw + (double)cfg->hbm_latency + 8 * nvh;
-            double send = (double)s->half / w + L, ag = (double)(n - 1) * (double)s->chunk / 2 / w + (double)n * L;
+            double send = (double)s->hs / w + L, ag = (double)(n - 1) * (double)s->hs / w + (double)n * L;
+            if (s->bf16)
+                ag += (double)(ob / vb) * 2;         /* the widening of the gathered O^T */
             double step = c > send + 8 * nvh ? c : send + 8 * nvh;
             double local = s->l.c1.predicted + s->l.v.cost.predicted + (double)n * piece;
             double total = s->l.c1.predicted + s->l.v.cost.predicted + c + (double)(n - 1) * step + ag
@@ -400,13 +417,40 @@ static void gather_code(kgen_emitter *e, const kgen_shard *s)
     uint64_t n = s->tp, ch = s->chunk, rowb = s->l.t * 4;
     int axis = s->taxis;
     kgen_line(e, "SHARD_GATHER:");
-    kgen_ins(e, "li      s20, %" PRIu64, s->v_o);
-    kgen_ins(e, "li      s21, %" PRIu64, ch);
-    kgen_ins(e, "li      s22, %" PRIu64, n);
-    kgen_ins(e, "add     s23, s3, zero");
-    kgen_ins(e, "li      s24, %d", axis);
-    kgen_ins(e, "li      s25, 1");
-    kgen_ins(e, "jal     s30, ring_allgather       # every chunk of O^T");
+    if (s->bf16) {
+        uint64_t vb = (uint64_t)s->l.v.e * 4, hb = vb / 2, ob = s->d * s->l.t * 4;
+        unsigned l = kgen_new_label(e);
+        kgen_ins(e, "li      s20, %" PRIu64, s->v_og);
+        kgen_ins(e, "li      s21, %" PRIu64, ch / 2);
+        kgen_ins(e, "li      s22, %" PRIu64, n);
+        kgen_ins(e, "add     s23, s3, zero");
+        kgen_ins(e, "li      s24, %d", axis);
+        kgen_ins(e, "li      s25, 1");
+        kgen_ins(e, "jal     s30, ring_allgather       # every chunk of O^T, in bf16");
+        kgen_line(e, "        # widened to fp32");
+        kgen_ins(e, "li      s4, 0");
+        kgen_ins(e, "li      s6, 0");
+        kgen_ins(e, "li      s5, %" PRIu64, ob);
+        uint64_t nv = ob / vb;
+        unsigned u = nv % 8 == 0 ? 8 : nv % 4 == 0 ? 4 : nv % 2 == 0 ? 2 : 1;
+        kgen_put_label(e, l);
+        for (unsigned k = 0; k < u; k++)
+            kgen_ins(e, "vld.bf16 v%u, s6, %" PRIu64, k, s->v_og + k * hb);
+        for (unsigned k = 0; k < u; k++)
+            kgen_ins(e, "vst     v%u, s4, %" PRIu64, k, s->v_o + k * vb);
+        kgen_ins(e, "addi    s4, s4, %" PRIu64, u * vb);
+        kgen_ins(e, "addi    s6, s6, %" PRIu64, u * hb);
+        kgen_ins(e, "blt     s4, s5, L%u", l);
+        kgen_ins(e, "sync    vpu");
+    } else {
+        kgen_ins(e, "li      s20, %" PRIu64, s->v_o);
+        kgen_ins(e, "li      s21, %" PRIu64, ch);
+        kgen_ins(e, "li      s22, %" PRIu64, n);
+        kgen_ins(e, "add     s23, s3, zero");
+        kgen_ins(e, "li      s24, %d", axis);
+        kgen_ins(e, "li      s25, 1");
+        kgen_ins(e, "jal     s30, ring_allgather       # every chunk of O^T");
+    }
     kgen_ins(e, "li      s9, %" PRIu64, s->v_o);
     kgen_ins(e, "li      s5, %" PRIu64, s->d);
     kgen_ins(e, "li      s10, %" PRIu64, rowb);
@@ -433,6 +477,36 @@ static void vadd_code(kgen_emitter *e, const tpu_config *cfg, uint64_t a, uint64
     for (unsigned k = 0; k < u; k++)
         kgen_ins(e, "vst     v%u, s4, %" PRIu64, k, d + k * vb);
     kgen_ins(e, "addi    s4, s4, %" PRIu64, u * vb);
+    kgen_ins(e, "blt     s4, s5, L%u", l);
+}
+
+/* --partials bf16: dst (bf16) = bf16(fp32(a) + b) for the n bytes of fp32 at b (a: bf16; without
+ * have_a, dst = bf16(b)), u vectors a step; s4 walks the fp32 bytes, s6 the bf16 ones */
+static void bf16_code(kgen_emitter *e, const tpu_config *cfg, uint64_t a, int have_a, uint64_t b, uint64_t d,
+                      uint64_t n)
+{
+    uint64_t vb = (uint64_t)cfg->vpu_sublanes * cfg->vpu_lanes * 4, hb = vb / 2, nv = n / vb;
+    unsigned u = nv % 8 == 0 ? 8 : nv % 4 == 0 ? 4 : nv % 2 == 0 ? 2 : 1;
+    unsigned l = kgen_new_label(e);
+    kgen_ins(e, "li      s4, 0");
+    kgen_ins(e, "li      s6, 0");
+    kgen_ins(e, "li      s5, %" PRIu64, n);
+    kgen_put_label(e, l);
+    if (have_a) {
+        for (unsigned k = 0; k < u; k++)
+            kgen_ins(e, "vld.bf16 v%u, s6, %" PRIu64, k, a + k * hb);
+        for (unsigned k = 0; k < u; k++)
+            kgen_ins(e, "vld     v%u, s4, %" PRIu64, 8 + k, b + k * vb);
+        for (unsigned k = 0; k < u; k++)
+            kgen_ins(e, "vadd    v%u, v%u, v%u", k, k, 8 + k);
+    } else {
+        for (unsigned k = 0; k < u; k++)
+            kgen_ins(e, "vld     v%u, s4, %" PRIu64, k, b + k * vb);
+    }
+    for (unsigned k = 0; k < u; k++)
+        kgen_ins(e, "vst.bf16 v%u, s6, %" PRIu64, k, d + k * hb);
+    kgen_ins(e, "addi    s4, s4, %" PRIu64, u * vb);
+    kgen_ins(e, "addi    s6, s6, %" PRIu64, u * hb);
     kgen_ins(e, "blt     s4, s5, L%u", l);
 }
 
@@ -487,20 +561,29 @@ static void overlap_code(kgen_emitter *e, const tpu_config *cfg, const kgen_shar
         kgen_ins(e, "dma.h2v s6, s7, s8, s9, s9, s9, %d", SEM_PIECE);
         kgen_ins(e, "sem.wait %d, 1                 # the piece is in VMEM", SEM_PIECE);
         for (int d = 0; d < 2; d++) {
-            uint64_t my = mine + (uint64_t)d * half, src = my;
-            if (t > 0) {
-                uint64_t acc = s->v_recv + ((uint64_t)d * (n - 1) + t - 1) * half;
-                uint64_t dst = t == n - 1 ? s->v_o + pos * s->chunk + (uint64_t)d * half : acc;
+            uint64_t my = mine + (uint64_t)d * half, src = my, hs = s->hs;
+            uint64_t recv = s->v_recv + ((uint64_t)d * (n - 1) + t) * hs;          /* step t's arrival there */
+            uint64_t acc = t ? s->v_recv + ((uint64_t)d * (n - 1) + t - 1) * hs : 0;  /* step t-1's here */
+            if (t > 0)
                 kgen_ins(e, "sem.wait %d, 1                 # %s: the sum of the cores behind has landed",
                          d ? SEM_ARR_D : SEM_ARR_U, way[d]);
+            if (s->bf16) {
+                /* sum = fp32(the bf16 that came) + mine; sent (or gathered) as bf16 */
+                uint64_t dst = t == n - 1 ? s->v_og + pos * (s->chunk / 2) + (uint64_t)d * hs
+                                          : s->v_send + ((uint64_t)d * (n - 1) + t) * hs;
+                bf16_code(e, cfg, t ? acc : 0, t > 0, my, dst, half);
+                kgen_ins(e, "sync    vpu");
+                src = dst;
+            } else if (t > 0) {
+                uint64_t dst = t == n - 1 ? s->v_o + pos * s->chunk + (uint64_t)d * half : acc;
                 vadd_code(e, cfg, acc, my, dst, half);
                 kgen_ins(e, "sync    vpu");
                 src = acc;
             }
             if (t + 1 < n) {
-                kgen_ins(e, "li      s6, %" PRIu64, s->v_recv + ((uint64_t)d * (n - 1) + t) * half);
+                kgen_ins(e, "li      s6, %" PRIu64, recv);
                 kgen_ins(e, "li      s7, %" PRIu64, src);
-                kgen_ins(e, "li      s8, %" PRIu64, half);
+                kgen_ins(e, "li      s8, %" PRIu64, hs);
                 kgen_ins(e, "dma.ici %d, s6, s7, s8, %d, %d   # on %s, while the next piece is computed", port[d],
                          SEM_SENT, d ? SEM_ARR_D : SEM_ARR_U, way[d]);
             }
@@ -704,8 +787,9 @@ int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uin
             for (uint64_t i = 0; i < cnt; i++)
                 o[i] = tpu_f32_add(o[i], pm[m * cnt + i]);
     } else {
-        /* ring_reducescatter: chunk c's first half travels +1 from position c+1, its second
-         * half -1 from c-1; each core adds its own on arrival; position c adds last */
+        /* ring_reducescatter (and --overlap): chunk c's first half travels +1 from position c+1,
+         * its second half -1 from c-1; each core adds its own on arrival; position c adds last.
+         * --partials bf16: each sum rounded to bf16 before it travels, the last one too */
         uint64_t ce = cnt / tp, half = ce / 2;
         for (uint64_t c = 0; c < tp; c++)
             for (uint64_t i = 0; i < ce; i++) {
@@ -714,9 +798,11 @@ int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uin
                 uint32_t acc = pm[src * cnt + idx];
                 for (uint64_t k = 2; k <= tp; k++) {
                     src = up ? (c + k) % tp : (c + tp - k % tp) % tp;
+                    if (s->bf16)            /* the sum travels as bf16 (numerics.md 14) */
+                        acc = tpu_f32_from_bf16(tpu_bf16_from_f32(acc));
                     acc = tpu_f32_add(acc, pm[src * cnt + idx]);
                 }
-                o[idx] = acc;
+                o[idx] = s->bf16 ? tpu_f32_from_bf16(tpu_bf16_from_f32(acc)) : acc;   /* gathered in bf16 */
             }
     }
     /* one chip: W_out^T [D][F] whole, K = F in one accumulation */
@@ -737,5 +823,56 @@ int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uin
     rc = 0;
 out:
     free(pm); free(o1); free(g); free(w);
+    return rc;
+}
+
+/* the float64 sums of the second GEMM for core 0's tokens (D x tl) from the same bf16 data */
+int kgen_shard_error64(const kgen_shard *s, const uint32_t *o, double *err, double *err_fp32, double *omax)
+{
+    uint64_t tl = s->l.t, D = s->d, F = s->f, cnt = D * tl, tp = s->tp, fl = s->l.f;
+    uint64_t n = s->l.g2.n_mxu, fp = (F + n - 1) / n * n;
+    uint32_t *pm = malloc(tp * cnt * 4);
+    uint16_t *g = calloc(fp * tl, 2);
+    double *x = calloc(cnt, sizeof *x), *row = malloc(F * sizeof *row);
+    int rc = -1;
+    *err = *err_fp32 = *omax = 0;
+    if (!pm || !g || !x || !row)
+        goto out;
+    for (unsigned m = 0; m < tp; m++)
+        if (partial(s, m, pm + m * cnt, g, fp))
+            goto out;
+    for (uint64_t r = 0; r < D; r++) {
+        for (uint64_t c = 0; c < F; c++)
+            row[c] = tpu_f32_to_float((uint32_t)(tpu_fill_random_f32(SEED_WOUT + r * tp + c / fl, c % fl, LO_BITS,
+                                                                     HI_BITS, 1) >> 16) << 16);
+        for (uint64_t c = 0; c < F; c++) {
+            double w = row[c];
+            const uint16_t *gr = g + c * tl;
+            for (uint64_t t = 0; t < tl; t++)
+                x[r * tl + t] += w * (double)tpu_f32_to_float((uint32_t)gr[t] << 16);
+        }
+    }
+    /* the same order with fp32 partials */
+    kgen_shard f32 = *s;
+    f32.bf16 = 0;
+    uint32_t *o32 = malloc(cnt * 4);
+    uint64_t dif, ulp;
+    if (!o32 || kgen_shard_reference(&f32, o32, &dif, &ulp)) {
+        free(o32);
+        goto out;
+    }
+    for (uint64_t i = 0; i < cnt; i++) {
+        double a = fabs((double)tpu_f32_to_float(o[i]) - x[i]), b = fabs((double)tpu_f32_to_float(o32[i]) - x[i]);
+        if (a > *err)
+            *err = a;
+        if (b > *err_fp32)
+            *err_fp32 = b;
+        if (fabs(x[i]) > *omax)
+            *omax = fabs(x[i]);
+    }
+    free(o32);
+    rc = 0;
+out:
+    free(pm); free(g); free(x); free(row);
     return rc;
 }

@@ -29,7 +29,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: tpu-gen ffn-shard --config NAME -T TOKENS -D WIDTH -F HIDDEN --mesh N|RxC\n"
-            "       --shard SPEC [--reduce a2a|ring] [--overlap] [--part all|compute|comm]\n"
+            "       --shard SPEC [--reduce a2a|ring] [--overlap [--partials fp32|bf16]]\n"
+            "       [--part all|compute|comm]"
             "       [--timing-only] [--predict]\n"
             "       [--ref FILE.npy] [-o FILE] [--quiet]\n"
             "The transformer MLP (tpu-gen ffn) sharded across the cores of a ring (--mesh N)\n"
@@ -48,6 +49,9 @@ static void usage(FILE *f)
             "--overlap: the collective matmul: GEMM 2 computed in n pieces of D/n rows, each\n"
             "piece's two half chunks sent on round the ring both ways (as --reduce ring: the\n"
             "same order and bytes) while the MXUs compute the next; then the AllGather.\n"
+            "--partials bf16 (with --overlap): every partial sum sent rounded to bf16 and the\n"
+            "summed chunks gathered in bf16 (half the ICI bytes; docs/numerics.md 14); the\n"
+            "report gives the error against float64 with and without.\n"
             "--part compute|comm: the stages only, or the AllReduce only (timing).\n"
             "\nexit status: 0 success, 1 the output cannot be written, 2 a bad command line\n"
             "or a shape or sharding the machine cannot take.\n");
@@ -155,6 +159,15 @@ int kgen_cli_shard(int argc, char **argv)
                 s.ring = 1;
             else
                 return bad("--reduce must be a2a or ring, got '%s'", v);
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--partials", &missing)) || missing) {
+            if (missing)
+                return bad("%s needs a value (fp32, bf16)", a);
+            if (!strcmp(v, "fp32"))
+                s.bf16 = 0;
+            else if (!strcmp(v, "bf16"))
+                s.bf16 = 1;
+            else
+                return bad("--partials must be fp32 or bf16, got '%s'", v);
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--part", &missing)) || missing) {
             if (missing)
                 return bad("%s needs a value (all, compute, comm)", a);
@@ -242,21 +255,21 @@ int kgen_cli_shard(int argc, char **argv)
             }
         }
         if (s.tp > 1) {
-            uint64_t n = s.tp, V = s.d * tl * 4, dcw = n / 2, dcc = n - 1 - dcw;
+            uint64_t n = s.tp, V = s.d * tl * (s.bf16 ? 2 : 4), dcw = n / 2, dcc = n - 1 - dcw;
             uint64_t sent = (dcw * (dcw + 1) / 2 + dcc * (dcc + 1) / 2 + (n - 1)) * s.chunk;
             double book = 2.0 * (double)(n - 1) / (double)n * (double)V / (2.0 * w);
             double t_rs = book / 2, tm2 = (double)c2.flops / peak;
             double book_exp = s.overlap ? (t_rs > tm2 ? t_rs - tm2 : 0) + t_rs : book;
             if (s.ring)
-                sent = 2 * (n - 1) * s.chunk;
+                sent = 2 * (n - 1) * s.chunk / (s.bf16 ? 2 : 1);
             fprintf(rp, "tpu-gen:   %-10s %14llu %12llu %12llu %10s %10.0f %10.0f %10.0f %10.0f %10.0f\n", "AllReduce",
-                    (unsigned long long)((n - 1) * s.chunk / 4), (unsigned long long)(2 * V),
-                    (unsigned long long)sent, "-", (double)(2 * V) / hbmw, book, s.predicted_comm,
+                    (unsigned long long)((n - 1) * s.chunk / 4), (unsigned long long)(2 * s.d * tl * 4),
+                    (unsigned long long)sent, "-", (double)(2 * s.d * tl * 4) / hbmw, book, s.predicted_comm,
                     s.predicted_exposed, book_exp);
             double tm = (double)(l->c1.flops + l->c2.flops) / peak;
-            fprintf(rp, "tpu-gen: the book: AllReduce of V = %llu bytes (O^T fp32) on a ring of %llu: 2 (n-1)/n V / W_bidir = %.0f cycles; "
+            fprintf(rp, "tpu-gen: the book: AllReduce of V = %llu bytes (O^T %s) on a ring of %llu: 2 (n-1)/n V / W_bidir = %.0f cycles; "
                     "this schedule (%s + AllGather) sends %llu bytes a core\n",
-                    (unsigned long long)V, (unsigned long long)n, book,
+                    (unsigned long long)V, s.bf16 ? "bf16" : "fp32", (unsigned long long)n, book,
                     s.overlap ? "the collective matmul's ReduceScatter" : s.ring ? "ReduceScatter" : "AllToAll",
                     (unsigned long long)sent);
             if (s.overlap)
@@ -305,6 +318,17 @@ int kgen_cli_shard(int argc, char **argv)
                         "%llu of %llu values differ, by at most %llu ulp%s\n",
                     (unsigned long long)differ, (unsigned long long)cnt, (unsigned long long)ulp,
                     s.tp > 1 && differ ? " (the sum over the cores associates differently)" : "");
+        if (!quiet && s.bf16) {
+            double e64, e32, omax;
+            if (kgen_shard_error64(&s, o, &e64, &e32, &omax)) {
+                free(o);
+                fprintf(stderr, TOOL ": error: out of memory for the float64 reference\n");
+                return 1;
+            }
+            fprintf(rp, "tpu-gen: against float64 (the second GEMM from the same bf16 G^T, summed exactly; core 0's tokens): "
+                        "max abs error %.3g with bf16 partials, %.3g with fp32 partials in the same order; largest |O| %.3g "
+                        "(%.2g and %.2g of it)\n", e64, e32, omax, omax > 0 ? e64 / omax : 0, omax > 0 ? e32 / omax : 0);
+        }
         if (ref) {
             npy_array a;
             memset(&a, 0, sizeof a);

@@ -337,13 +337,13 @@ cosim-mid: all
 # ---- tests -------------------------------------------------------------
 # make test first builds everything it runs, JOBS (default: the number of
 # CPUs) compiles at once: the C tools and tests, the SystemC objects, the
-# fuzz targets and the Verilated models (tiny's core and its systems of two and four cores, the
-# mutant, mid's core, the fp units; their Verilator makefiles share make's
+# fuzz targets and the Verilated models (tiny's core and its systems of two and four cores,
+# tiny's meta-mutant core (the mutants' and the mutation test's), mid's core, the fp units;
+# their Verilator makefiles share make's
 # job slots).  The Verilated benches link the plain library, so with SAN=1
 # they are built by a second, SAN=0 make.  Then it runs the tests in turn.
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 TEST_RTL    = build/rtl/tiny/rtl-bench build/rtl/tiny/rtl-bench2 build/rtl/tiny/rtl-bench4 \
-              $(COSIM_MUT_DIR)/rtl-bench \
               build/rtl/mid/rtl-bench \
               $(MUT_DIR)/tiny/rtl-bench $(CMUT_DIR)/tiny/rtl-bench $(CMUT_DIR)/test_fp \
               $(CMUT_DIR)/test_ref

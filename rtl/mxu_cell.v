@@ -106,38 +106,10 @@ module mxu_cell #(
     /* verilator tracing_on */
   end
 
-`ifdef TPU_MUTATION
-  // Mutation test (docs/cosim.md, sim/cosim/cosim.mk): a deliberately
-  // injected rare bug that lockstep must catch.  In the one cell whose
-  // instance path contains g_row[3].u_row.g_col[5] (cell k = 3, c = 5 of every
-  // MXU), the product 1.5 x 3.0 (x = 0x3fc0, w = 0x4040) has fraction bit
-  // 22 flipped (4.5 becomes 6.5).  Simulation only; never in a normal build.
-  logic mut_here;
-  initial begin
-    string path;
-    path = $sformatf("%m");
-    mut_here = 1'b0;
-    for (int i = 0; i + 23 <= path.len(); i++)
-      if (path.substr(i, i + 22) == "g_row[3].u_row.g_col[5]")
-        mut_here = 1'b1;
-  end
-  // mxu_mac_f's two steps (mxu_mac_pkg.vh), with the product altered
-  // between them for that one operand pair.
-  function automatic logic [31:0] mac(input logic [31:0] p, input logic [15:0] x,
-                                      input logic [15:0] wt);
-    logic [31:0] prod;
-    prod = mxu_mac_pkg::fp32_mul_f(x, wt);
-    if (mut_here && x == 16'h3fc0 && wt == 16'h4040) begin
-      prod = prod ^ 32'h0040_0000;
-    end
-    mac = mxu_mac_pkg::fp32_add_f(p, prod);
-  endfunction
-`else
   function automatic logic [31:0] mac(input logic [31:0] p, input logic [15:0] x,
                                       input logic [15:0] wt);
     mac = mxu_mac_pkg::mxu_mac_f(p, x, wt);
   endfunction
-`endif
 
   // Every register, in one clocked block: the next values are computed
   // here, at the clock edge, not by continuous assignments, so that the

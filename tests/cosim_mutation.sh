@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# cosim_mutation.sh BIN_DIR GOOD_BENCH MUTANT_BENCH - the mutation test
-# (docs/cosim.md): proves that lockstep catches a rare RTL bug, names the
-# right cycle, unit, field, values and instruction in flight, and writes
-# the waveform of the cycles before it.
+# cosim_mutation.sh BIN_DIR GOOD_BENCH MUTANT_BENCH [+mutant=ID] - the
+# mutation test (docs/cosim.md): proves that lockstep catches a rare RTL
+# bug, names the right cycle, unit, field, values and instruction in
+# flight, and writes the waveform of the cycles before it.
 #
-# MUTANT_BENCH is the tiny RTL built with +define+TPU_MUTATION (make
-# cosim-mutant): in MXU cell (3, 5) the product 1.5 x 3.0 has one wrong
-# bit.  sim/cosim/mutation.s makes exactly one such product, in result row
-# 2 of an mxu.mm on mxu0.  Checks:
+# MUTANT_BENCH with the plusarg (make cosim-mutation: tiny's meta-mutant
+# bench, build/mutants/tiny/rtl-bench, and +mutant=86 of
+# sim/cosim/mutants.def): in every MXU cell the product 1.5 x 3.0 has one
+# wrong bit.  sim/cosim/mutation.s makes exactly one such product, in
+# result row 2 of an mxu.mm on mxu0.  Checks:
 #   1. GOOD_BENCH --lockstep passes the trigger program;
 #   2. the cycle in which GOOD_BENCH writes result row 2 (from --verbose)
 #      is the cycle T24 gives;
@@ -28,13 +29,20 @@
 # Prints a TAP point per check (tests/checks.sh), stopping at the first
 # failure, then "cosim mutation: ..." and exits 0 when all hold.
 set -uo pipefail
-usage="usage: cosim_mutation.sh BIN_DIR GOOD_BENCH MUTANT_BENCH"
+usage="usage: cosim_mutation.sh BIN_DIR GOOD_BENCH MUTANT_BENCH [+mutant=ID]"
 bin=${1:?$usage}
 good=${2:?$usage}
-mutant=${3:?$usage}
+mutant_bench=${3:?$usage}
+plusarg=${4:-}
 src=sim/cosim/mutation.s
 work=$(mktemp -d "${TMPDIR:-/tmp}/cosim_mutation.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
+# The mutant as one command (tpu-cosim --bench and cosim_random.sh run a
+# bench by its path): the bench with the plusarg that selects the mutant.
+mutant=$work/mutant-bench
+printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$(cd "$(dirname "$mutant_bench")" && pwd)/$(basename "$mutant_bench")" \
+  "$plusarg" >"$mutant" && chmod +x "$mutant" || exit 2
+cp "$(dirname "$mutant_bench")/rtl_config.h" "$work/" 2>/dev/null   # its config, for cosim_random.sh
 source "$(dirname "$0")/checks.sh"   # ok, bad, diag, finish: TAP (tests/README.md)
 # fail WHAT: a failed point; the checks after it need this one, so stop
 fail() { bad "$*"; finish cosim-mutation; }

@@ -7,9 +7,10 @@
 #   make soak             new seeds for SOAK_SECONDS (default 600), split
 #                         over SOAK_CONFIGS (tiny mid), starting at a seed
 #                         from the clock; cycles and programs per hour
-#   make cosim-mutant     build/rtl/tiny-mutant/rtl-bench: the tiny RTL with
-#                         +define+TPU_MUTATION (one wrong product bit in one
-#                         MXU cell for one operand pair, rtl/mxu_mac.v)
+#   make cosim-mutant     the bench of the mutation test: tiny's meta-mutant
+#                         bench (sim/cosim/mutants.mk), whose mutant 86
+#                         (+mutant=86) flips one product bit for one operand
+#                         pair (sim/cosim/mutants.def)
 #   make cosim-report-test  cmocka tests of the mismatch report
 #                         (sim/cosim/trace_records.h), no Verilator needed
 #   make cosim-mutation   the mutation test: lockstep must catch the mutant
@@ -24,8 +25,10 @@ COSIM_SEEDS      ?= 200
 COSIM_SEEDS_MID  ?= 0
 SOAK_SECONDS     ?= 600
 SOAK_CONFIGS     ?= tiny mid
-COSIM_MUT_DIR    := build/rtl/tiny-mutant
 COSIM_MUT_CFG    := build/rtl/tiny
+# The mutation test's bug is mutant 86 of the catalogue: no build of its own.
+COSIM_MUT_BENCH  := build/mutants/tiny/rtl-bench
+COSIM_MUT_ID     := 86
 
 .PHONY: randprog-coverage cosim-random soak cosim-mutant cosim-mutation cosim-report-test cosim-cli-test
 
@@ -60,18 +63,11 @@ soak: $(BIN)/tpu-randprog $(BIN)/tpu-as
 	    1000000000 $$(( $$(date +%s) * 100 )) || st=1; \
 	done; exit $$st
 
-# The mutant: the same sources and bench as $(COSIM_MUT_CFG)/rtl-bench, with
-# the mutation compiled in.
-$(COSIM_MUT_DIR)/rtl-bench: $(COSIM_MUT_CFG)/tpu_cfg.vh $(RTL_BENCH_DEPS) sim/cosim/cosim.mk
-	@mkdir -p $(COSIM_MUT_DIR)
-	cp $(COSIM_MUT_CFG)/rtl_config.h $(COSIM_MUT_DIR)/rtl_config.h
-	$(call rtl_bench_recipe,core,$(COSIM_MUT_DIR)/obj,$(COSIM_MUT_CFG),+define+TPU_MUTATION)
+cosim-mutant: $(COSIM_MUT_BENCH)
 
-cosim-mutant: $(COSIM_MUT_DIR)/rtl-bench
-
-cosim-mutation: $(COSIM_MUT_DIR)/rtl-bench $(COSIM_MUT_CFG)/rtl-bench $(BIN)/tpu-as \
+cosim-mutation: $(COSIM_MUT_BENCH) $(COSIM_MUT_CFG)/rtl-bench $(BIN)/tpu-as \
                 $(BIN)/tpu-cosim cosim-report-test
-	@bash tests/cosim_mutation.sh $(BIN) $(COSIM_MUT_CFG)/rtl-bench $(COSIM_MUT_DIR)/rtl-bench
+	@bash tests/cosim_mutation.sh $(BIN) $(COSIM_MUT_CFG)/rtl-bench $(COSIM_MUT_BENCH) +mutant=$(COSIM_MUT_ID)
 
 cosim-cli-test: build/rtl/tiny/rtl-bench $(BIN)/tpu-as $(BIN)/tpu-cosim $(BIN)/tpu-rtlcfg
 	@bash tests/cosim_cli.sh $(BIN)

@@ -49,6 +49,10 @@
 #define VK 29
 #define VZERO 30
 #define VINV 31
+#define VNEG 25          /* softmax, causal: -inf */
+#define VKEY 26          /* softmax, causal: the column's key position c */
+#define VONEC 27         /* softmax, causal: 1.0 */
+#define VM0 30           /* softmax, causal: two masks in turn */
 #define VG 26            /* layernorm, rmsnorm: the column's gamma (no VONE there) */
 #define VB 27            /* layernorm: the column's beta */
 
@@ -84,6 +88,8 @@ static void nn_cost(const tpu_config *cfg, const kgen_nn_plan *p, kgen_cost *c)
     double eng = (double)(cfg->dma_engines > 1 ? cfg->dma_engines : 1);
     double k, kc, C = (double)p->o.c, rb = (double)p->rb;
     per_elem(p->o.op, &k, &kc);
+    if (p->o.causal)
+        k += 2, kc += 1;                     /* vcmplt, vsel a vector; the key's vadd */
     int passes = p->o.op == TPU_NN_GELU || p->o.op == TPU_NN_SILU || p->o.op == TPU_NN_ADD ? 1
                  : p->o.op == TPU_NN_RMSNORM ? 2 : 3;
     double issue = C * (rb * k + kc + 3.0 * passes) + 40.0;
@@ -136,6 +142,7 @@ int kgen_nn_plan_make(const tpu_config *cfg, const kgen_nn_opts *o, kgen_nn_plan
     p->blocks = o->n / p->e;
     p->ng = o->op == TPU_NN_LAYERNORM ? 2 : o->op == TPU_NN_RMSNORM ? 1 : 0;
     uint64_t par = (uint64_t)p->ng * o->c * p->e * 4;
+    uint64_t qp = o->causal ? o->n * 4 + 64 : 0;      /* the queries' positions */
     uint64_t want = 8;
     if (o->tile_rows) {
         if (o->tile_rows % p->e || o->tile_rows / p->e > 8 || p->blocks % (o->tile_rows / p->e))
@@ -151,11 +158,11 @@ int kgen_nn_plan_make(const tpu_config *cfg, const kgen_nn_opts *o, kgen_nn_plan
             continue;
         p->col_bytes = rb * p->e * 4;
         p->tile_bytes = o->c * p->col_bytes;
-        if (par + nbuf * p->tile_bytes + nbuf * 64 <= cfg->vmem_bytes || o->tile_rows)
+        if (par + qp + nbuf * p->tile_bytes + nbuf * 64 <= cfg->vmem_bytes || o->tile_rows)
             break;
     }
     p->rb = rb;
-    if (rb == 0 || par + nbuf * p->tile_bytes + nbuf * 64 > cfg->vmem_bytes) {
+    if (rb == 0 || par + qp + nbuf * p->tile_bytes + nbuf * 64 > cfg->vmem_bytes) {
         p->rb = 0;
         p->col_bytes = (o->tile_rows ? want : 1) * p->e * 4;
         p->tile_bytes = o->c * p->col_bytes;
@@ -164,7 +171,7 @@ int kgen_nn_plan_make(const tpu_config *cfg, const kgen_nn_opts *o, kgen_nn_plan
                     "%" PRIu64 " bytes, the machine '%s' has %" PRIu64, o->c,
                     o->tile_rows ? "" : "at least ", o->tile_rows ? o->tile_rows : p->e,
                     p->tile_bytes, p->ng ? " with the gamma/beta vectors" : "",
-                    par + nbuf * p->tile_bytes, cfg->name, (uint64_t)cfg->vmem_bytes);
+                    par + qp + nbuf * p->tile_bytes, cfg->name, (uint64_t)cfg->vmem_bytes);
     }
     p->tiles = p->blocks / p->rb;
     /* elementwise: q columns a step, so that a step has up to 8 independent vectors */
@@ -188,6 +195,13 @@ int kgen_nn_plan_make(const tpu_config *cfg, const kgen_nn_opts *o, kgen_nn_plan
     }
     p->v_par = a;
     a += par;
+    if (o->causal) {
+        if (o->op != TPU_NN_SOFTMAX)
+            return fail(err, errlen, "internal: the causal mask is the softmax's");
+        a = ALIGN64(a);
+        p->v_qpos = a;
+        a += o->n * 4;
+    }
     p->vmem_need = a;
     if (a > INT32_MAX)
         return fail(err, errlen, "the VPU buffers pass 2^31 bytes of VMEM");
@@ -320,6 +334,24 @@ static void pass(nctx *n, col_body body, int peel, int x, int z, int g, const ch
 static void sm_max(nctx *n, int first)
 {
     FOR_J kgen_ins(n->e, "vld     v%u, %s, %" PRIu64, X(j), XP, OFF(j));
+    if (n->p->o.causal) {
+        /* v = scale x; v = -inf where the key c is after the query (q < c, the
+         * positions in S(j)); stored in place for pass 2; m = max v */
+        FOR_J kgen_ins(n->e, "vmul    v%u, v%u, v%u", X(j), X(j), VSCALE);
+        unsigned nj = (unsigned)(n->p->rb * n->p->q);
+        for (unsigned j = 0; j <= nj; j++) {
+            if (j < nj)
+                kgen_ins(n->e, "vcmplt  v%u, v%u, v%u", VM0 + j % 2, S(j), VKEY);
+            if (j >= 1)
+                kgen_ins(n->e, "vsel    v%u, v%u, v%u, v%u", first ? A(j - 1) : X(j - 1), VM0 + (j - 1) % 2,
+                         VNEG, X(j - 1));
+        }
+        FOR_J kgen_ins(n->e, "vst     v%u, %s, %" PRIu64, first ? A(j) : X(j), XP, OFF(j));
+        if (!first)
+            FOR_J kgen_ins(n->e, "vmax    v%u, v%u, v%u", A(j), A(j), X(j));
+        kgen_ins(n->e, "vadd    v%u, v%u, v%u", VKEY, VKEY, VONEC);
+        return;
+    }
     FOR_J {
         if (first)
             kgen_ins(n->e, "vmul    v%u, v%u, v%u", A(j), X(j), VSCALE);
@@ -332,7 +364,8 @@ static void sm_max(nctx *n, int first)
 static void sm_exp(nctx *n, int first)
 {
     FOR_J kgen_ins(n->e, "vld     v%u, %s, %" PRIu64, X(j), XP, OFF(j));
-    FOR_J kgen_ins(n->e, "vmul    v%u, v%u, v%u", X(j), X(j), VSCALE);
+    if (!n->p->o.causal)                 /* causal: pass 1 stored scale x, masked */
+        FOR_J kgen_ins(n->e, "vmul    v%u, v%u, v%u", X(j), X(j), VSCALE);
     FOR_J kgen_ins(n->e, "vsub    v%u, v%u, v%u", X(j), X(j), A(j));
     FOR_J kgen_ins(n->e, "vexp    v%u, v%u", first ? S(j) : X(j), X(j));
     FOR_J kgen_ins(n->e, "vst     v%u, %s, %" PRIu64, first ? S(j) : X(j), XP, OFF(j));
@@ -444,7 +477,15 @@ static void tile_code(nctx *n)
     kgen_emitter *e = n->e;
     switch (n->p->o.op) {
     case TPU_NN_SOFTMAX:
-        pass(n, sm_max, 1, 1, 0, 0, "pass 1: m = max over the columns of scale * x");
+        if (n->p->o.causal) {
+            kgen_ins(e, "vbcast  v%u, zero                  # the key position c = 0", VKEY);
+            kgen_li(e, T0, n->p->rb * n->p->e * 4);
+            kgen_ins(e, "mul     %s, %s, s11", T0, T0);
+            kgen_addi(e, T0, T0, (int64_t)n->p->v_qpos, T1);
+            FOR_J kgen_ins(e, "vld     v%u, %s, %" PRIu64 "          # the queries' positions", S(j), T0, OFF(j));
+        }
+        pass(n, sm_max, 1, 1, 0, 0, n->p->o.causal ? "pass 1: m = max over the columns of scale * x, -inf after the query (stored)"
+                                                  : "pass 1: m = max over the columns of scale * x");
         pass(n, sm_exp, 1, 1, 0, 0, "pass 2: e = exp(scale * x - m) in place of x, s = their sum");
         FOR_J kgen_ins(e, "vrcp    v%u, v%u", S(j), S(j));
         pass(n, sm_scale, 0, 1, 1, 0, "pass 3: Z = e * rcp(s)");
@@ -488,6 +529,17 @@ void kgen_nn_code(kgen_emitter *e, const kgen_nn_plan *p)
     switch (o->op) {
     case TPU_NN_SOFTMAX:
         vconst(n, VSCALE, o->scale, "scale");
+        if (o->causal) {
+            vconst(n, VNEG, 0xff800000u, "-inf: the mask");
+            vconst(n, VONEC, TPU_NN_ONE, "1.0: the next key");
+            kgen_line(e, "        # the queries' positions (fp32) into VMEM, once");
+            kgen_li(e, T0, p->v_qpos);
+            kgen_li(e, T1, o->h_qpos);
+            kgen_li(e, T2, 1);
+            kgen_li(e, T3, o->n * 4);
+            kgen_ins(e, "dma.h2v %s, %s, %s, %s, %s, %s, 3", T0, T1, T2, T3, T3, T3);
+            kgen_ins(e, "sem.wait 3, 1");
+        }
         break;
     case TPU_NN_LAYERNORM: case TPU_NN_RMSNORM:
         vconst(n, VEPS, o->eps, "eps");

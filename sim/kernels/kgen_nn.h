@@ -23,6 +23,11 @@ typedef struct {
     uint64_t tile_rows;          /* rows per tile: a multiple of the vector's S x L (0: choose) */
     int timing_only;             /* no data, no .expect */
     int out_bf16;                /* Z rounded to bf16 (vst.bf16): a GEMM's operand next */
+    /* softmax over the keys of S^T (rows = queries, columns = keys): with
+     * causal, column c of row i is -inf before the softmax when c > the
+     * query's position, n fp32 positions at h_qpos in HBM (kgen_block.c) */
+    int causal;
+    uint64_t h_qpos;
 } kgen_nn_opts;
 
 typedef struct {
@@ -35,7 +40,7 @@ typedef struct {
     uint64_t col_bytes;          /* one column of a tile: rb * e * 4 */
     uint64_t tile_bytes;         /* C * col_bytes */
     int ng;                      /* per-column parameters: 0, 1 (gamma), 2 (gamma, beta) */
-    uint64_t v_in[2], v_out[2], v_par, vmem_need;
+    uint64_t v_in[2], v_out[2], v_par, v_qpos, vmem_need;
     uint64_t r_delta;            /* residual: its second input's VMEM, from the input's */
     uint64_t h_x, h_par, h_scr, h_z, h_r, hbm_need;   /* h_scr: the gamma/beta vectors' scratch */
     kgen_cost cost;

@@ -5,7 +5,8 @@
 # per host second of a tiled matmul (programs/matmul.s) and the peak memory,
 # plus the speed of tpu_ref_row_tile (the MXU model's inner loop) alone, on
 # one host thread; then 16 v5e cores on one thread and on one per CPU (the
-# collective matmul, and the sharded MLP of tpu-gen ffn-shard).
+# collective matmul, and the sharded MLP of tpu-gen ffn-shard); GPT-2 small's
+# transformer block on one v5e core (tpu-gen block).
 # Numbers only: nothing here asserts on speed.  The MXU kernel is the
 # fastest this host runs unless TPU_REF_KERNEL names another (soft, sse2,
 # avx2, avx2-fma, avx512-fma: docs/numerics.md section 8); tpu-bench prints
@@ -109,6 +110,23 @@ if cmp -s "$out/shard-0.json" "$out/shard-1.json" && cmp -s "$out/shard-0.json" 
 else
   echo "the reports or core 0's O of the plain loop, 1 and $ncpu threads DIFFER (a bug)"
 fi
+
+# ---- a transformer block on one core (tpu-gen block, docs/transformers.md) -------------
+# GPT-2 small's block (D 768, F 3072, 12 heads, T 1024, causal) prefill on one
+# v5e core with data, every stage checked bit for bit (aim: under 60 s).
+block_sizes=${BENCH_BLOCK:--T 1024 -D 768 -F 3072 --heads 12 --causal}
+echo "== tpu-gen block $block_sizes on one v5e core"
+# shellcheck disable=SC2086
+"$bin/tpu-gen" block --config v5e $block_sizes --quiet -o "$out/block.s"
+"$bin/tpu-as" --config v5e -o "$out/block.bin" "$out/block.s"
+t0=$(date +%s.%N)
+rc=0
+"$bin/tpu-sim" --config v5e "$out/block.bin" >"$out/block.txt" || rc=$?
+t1=$(date +%s.%N)
+cyc=$(sed -n 's/^cycles *\([0-9]*\).*/\1/p' "$out/block.txt")
+awk -v c="$cyc" -v a="$t0" -v b="$t1" -v r="$(grep -m1 '^result' "$out/block.txt")" -v rc="$rc" 'BEGIN {
+  printf "block: %d cycles in %.2f s wall (%.3g cycles/s), %s%s\n", c, b - a, c / (b - a), r,
+         rc == 0 ? "" : " (exit " rc ")" }'
 
 # ---- whole networks (tpu-net, docs/workloads.md "Networks") ----------------------
 # Wall time of the whole command on every CPU (-j the CPUs): ResNet-50 at

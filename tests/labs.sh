@@ -51,6 +51,7 @@ reference 6 $S/06-answers.txt
 reference 7 $S/07-codesign.cfg
 reference 8 $S/08-answers.txt
 reference 9 $S/09-network-codesign.cfg
+reference 10 $S/10-shard-mlp.cfg
 
 T=tests/labs
 wrong 1 programs/labs/01-answers.txt  q1
@@ -78,6 +79,9 @@ wrong 9 programs/labs/09-network-codesign.cfg best
 wrong 9 $T/09-over-budget.cfg         area
 wrong 9 $T/09-wrong-answer.cfg        answer
 wrong 9 $T/09-names-a-file.cfg        config
+wrong 10 programs/labs/10-shard-mlp.cfg faster
+wrong 10 $T/10-overlap-a2a.cfg        config
+wrong 10 $T/10-data-parallel.cfg      config
 
 # the friendly lines of a student's error
 grep -q 'deadlock: sem.wait on sem 4' "$work/wrong-03-deadlock.s.txt" \
@@ -115,7 +119,7 @@ expect_usage() {  # expect_usage PATTERN ARGS...: exit 2, the message matches
     bad "tpu-lab $*: exit $rc, $(head -n 1 "$work/usage.err")"
   fi
 }
-expect_usage "no lab '10'" grade 10 $S/01-answers.txt
+expect_usage "no lab '11'" grade 11 $S/01-answers.txt
 expect_usage "no lab 'x'" grade x $S/01-answers.txt
 expect_usage "cannot open $work/nosuch.s" grade 2 "$work/nosuch.s"
 expect_usage "no command given" 
@@ -123,8 +127,8 @@ expect_usage "unknown command 'mark'" mark 1 x
 expect_usage "unknown option '--fast'" grade 1 x --fast
 expect_usage "'grade' wants a lab number and a file" grade 1
 expect_usage "$work/nosuch is not a folder" grade-class 1 "$work/nosuch"
-"$bin/tpu-lab" list > "$work/list.txt" 2>&1 && [ "$(grep -c '^[1-9] ' "$work/list.txt")" -eq 9 ] \
-  && ok "list: 9 labs" || bad "list"
+"$bin/tpu-lab" list > "$work/list.txt" 2>&1 && [ "$(grep -Ec '^[1-9][0-9]? ' "$work/list.txt")" -eq 10 ] \
+  && ok "list: 10 labs" || bad "list"
 "$bin/tpu-lab" --help | grep -q '^usage: tpu-lab list' && ok "--help" || bad "--help"
 "$bin/tpu-lab" grade --quiet 1 $S/01-answers.txt | grep -qx 'score: 10/10' \
   && ok "--quiet prints the score line" || bad "--quiet"

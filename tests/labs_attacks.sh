@@ -9,7 +9,10 @@
 #   - grade-class picks the lab's file in a student's folder, says which and
 #     warns about the others; formula cells are escaped; a class summary;
 #   - the "look at:" line fits what failed; repeated answer gradings slow down;
-#   - tpu-lab run through PATH from another folder finds its programs.
+#   - tpu-lab run through PATH from another folder finds its programs;
+#   - lab 10's design file: lines that name files, huge keys and values,
+#     bytes that are not text, malformed lines: the config check fails at
+#     once with the reason, nothing of another file is printed.
 set -uo pipefail
 bin=${1:?usage: labs_attacks.sh BIN_DIR WORK_DIR}
 work=${2:?usage: labs_attacks.sh BIN_DIR WORK_DIR}
@@ -70,6 +73,39 @@ for pair in "/etc/passwd /etc/no-such-file" "../secret/pw.txt ../secret/nothing.
 done
 
 # a submission that is a link to the solution, to grade and to grade-class
+# Lab 10's design file is read as three words and nothing else: lines that
+# name files, huge values, bytes that are not text, malformed lines.  Each
+# costs the config check (0/10, at once), says why, and prints nothing of
+# the files named.
+att10() {
+  local name=$1 want=$2 dir="$work/l10-$1"
+  mkdir -p "$dir"
+  cat > "$dir/10-shard-mlp.cfg"
+  lab grade 10 "$dir/10-shard-mlp.cfg" >"$dir/out.txt" 2>&1
+  local rc=$? score
+  score=$(sed -n 's/^score: \([0-9]*\)\/10$/\1/p' "$dir/out.txt")
+  if [ $rc -eq 1 ] && [ "$score" = 0 ] && grep -Eq "^  FAIL +0/1 +config .*$want" "$dir/out.txt" \
+     && ! grep -Eq 'hunter2|root:|daemon' "$dir/out.txt" && [ "$(wc -c < "$dir/out.txt")" -lt 4000 ]; then
+    ok "lab 10 attack $name: 0/10, '$(grep -o "config .*" "$dir/out.txt" | head -n 1 | cut -c1-90)'"
+  else
+    bad "lab 10 attack $name: exit $rc, score '$score'"; head -c 2000 "$dir/out.txt" | sed 's/^/      /'
+  fi
+}
+att10 include "unknown key 'include'" < <(printf 'include = /etc/passwd\nshard = F_X\nreduce = ring\noverlap = yes\n')
+att10 path-value "the lab takes F_X" < <(printf 'shard = ../secret/pw.txt\nreduce = ring\noverlap = yes\n')
+att10 long-path "1 to 16 characters" < <(printf 'shard = ../../secret/pw.txt\nreduce = ring\noverlap = yes\n')
+att10 abs-value "the lab takes F_X" < <(printf 'shard = /etc/passwd\nreduce = ring\noverlap = yes\n')
+att10 huge-value "1 to 16 characters" < <({ printf 'shard = F_X\nreduce = ring\noverlap = '; head -c 200000 /dev/zero | tr '\0' y; printf '\n'; })
+att10 huge-key "unknown key 'xxxxxxxx" < <({ printf 'shard = F_X\nreduce = ring\n'; head -c 300000 /dev/zero | tr '\0' x; printf ' = yes\n'; })
+att10 huge-number "overlap = 99999999999: yes or no" < <(printf 'shard = F_X\nreduce = ring\noverlap = 99999999999\n')
+att10 nul "not a text file" < <(printf 'shard = F_X\x00\nreduce = ring\noverlap = yes\n')
+att10 binary "not plain text \\(0xff\\)" < <(printf 'shard = F_X\xff\x1b[2J\nreduce = ring\noverlap = yes\n')
+att10 no-equals "expected 'key = value'" < <(printf 'shard F_X\nreduce = ring\noverlap = yes\n')
+att10 twice "shard is given twice" < <(printf 'shard = F_X\nshard = B_X\nreduce = ring\noverlap = yes\n')
+att10 other-axis "the lab takes F_X" < <(printf 'shard = F_X,F_Y\nreduce = ring\noverlap = yes\n')
+att10 missing "no 'overlap = ...' line" < <(printf 'shard = F_X\nreduce = ring\n')
+att10 bad-reduce "reduce = tree: a2a or ring" < <(printf 'shard = F_X\nreduce = tree\noverlap = no\n')
+
 mkdir -p "$work/linked"
 ln -s "$S/03-tiling.s" "$work/linked/lab3.s"
 lab grade 3 "$work/linked/lab3.s" >"$work/linked.out" 2>&1

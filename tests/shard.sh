@@ -11,6 +11,13 @@
 #   - --reduce ring (the library's ReduceScatter, each half chunk added in
 #     its ring's order) on rings of 2 and 4 and the 2x2 torus, the same;
 #   - v5e: Megatron on a ring of 4 (both reductions), the same checks;
+#   - --overlap (the collective matmul) on a ring of 2, the 2x2 torus and a
+#     v5e ring of 4: the same checks, and core 0's result byte for byte
+#     --reduce ring's (the same order of the sum); on a communication-heavy
+#     shape (tiny and v5e) the same ICI bytes in fewer cycles;
+#   - --partials bf16 with --overlap on the same three: bit-exact against
+#     the reference that rounds each hop to bf16, half the ICI bytes, the
+#     error against float64 reported;
 #   - --timing-only takes the cycles of its checked twin; --part compute
 #     and --part comm add up to the whole within 5% (they do not overlap);
 #   - the checks can fail: a core sent to another's block reports a
@@ -74,6 +81,58 @@ run ring4 tiny 4 O0 -- -T 64 -D 64 -F 96 --mesh 4 --shard tp --reduce ring
 run ring2 tiny 2 O0 -- -T 64 -D 16 -F 64 --mesh 2 --shard tp --reduce ring
 run ring22 tiny 4 O0 "${T2[@]}" -- -T 128 -D 16 -F 32 --mesh 2x2 --shard B_X,F_Y --reduce ring
 run ring4-v5e v5e 4 O0 -- -T 1024 -D 128 -F 512 --mesh 4 --shard tp --reduce ring
+
+# --overlap: the collective matmul (GEMM 2 in n pieces, each piece's halves sent on while the
+# next computes): the same order of the sum as --reduce ring, so the same result byte for byte
+run ovl2 tiny 2 O0 -- -T 64 -D 16 -F 64 --mesh 2 --shard tp --overlap
+run ovl22 tiny 4 O0 "${T2[@]}" -- -T 128 -D 16 -F 32 --mesh 2x2 --shard B_X,F_Y --overlap
+run ovl4-v5e v5e 4 O0 -- -T 1024 -D 128 -F 512 --mesh 4 --shard tp --overlap
+for p in "ovl2 ring2" "ovl22 ring22" "ovl4-v5e ring4-v5e"; do
+  read -r a b <<<"$p"
+  if [ -s "$work/$a.ref.npy" ] && cmp -s "$work/$a.o0.npy" "$work/$b.o0.npy"; then ok "$a: O0 byte for byte --reduce ring's ($b)"
+  else bad "$a: O0 differs from --reduce ring's ($b)"; fi
+done
+# --partials bf16: each sum rounded to bf16 before it travels (docs/numerics.md 14), the
+# reference rounds the same way: bit-exact, half the ICI bytes of fp32 partials
+run bf2 tiny 2 O0 -- -T 64 -D 16 -F 64 --mesh 2 --shard tp --overlap --partials bf16
+run bf22 tiny 4 O0 "${T2[@]}" -- -T 128 -D 16 -F 32 --mesh 2x2 --shard B_X,F_Y --overlap --partials bf16
+run bf4-v5e v5e 4 O0 -- -T 1024 -D 128 -F 512 --mesh 4 --shard tp --overlap --partials bf16
+for p in "bf2 ovl2" "bf22 ovl22" "bf4-v5e ovl4-v5e"; do
+  read -r a b <<<"$p"
+  x=$(sed -n 's/^ici bytes *\([0-9]*\).*/\1/p' "$work/$a.sim" | head -n 1); y=$(sed -n 's/^ici bytes *\([0-9]*\).*/\1/p' "$work/$b.sim" | head -n 1)
+  if [ -n "$x" ] && [ -n "$y" ] && [ "$x" -gt 0 ] && [ $((2 * x)) -eq "$y" ] && ! cmp -s "$work/$a.o0.npy" "$work/$b.o0.npy"; then
+    ok "$a: $x ICI bytes, half of fp32 partials' $y; the result differs from theirs (rounded)"
+  else
+    bad "$a: ICI bytes '$x' against fp32 partials' '$y'"
+  fi
+done
+if grep -Eq 'against float64 .*max abs error [0-9.e+-]+ with bf16 partials, [0-9.e+-]+ with fp32' "$work/bf4-v5e.gen"; then
+  ok "bf16 partials: $(grep -o 'max abs error [^;]*' "$work/bf4-v5e.gen")"
+else
+  bad "bf16 partials: no error against float64 in the report"
+fi
+
+# on a communication-heavy shape --overlap sends the same ICI bytes in fewer cycles
+icib() { sed -n 's/^ici bytes *\([0-9]*\).*/\1/p' "$1" | head -n 1; }
+ovl() {
+  local name=$1 cfg=$2 cores=$3; shift 3
+  local x
+  for x in "" --overlap; do
+    "$bin/tpu-gen" ffn-shard --config "$cfg" "$@" --reduce ring $x --timing-only --quiet -o "$work/$name$x.s" \
+      && "$bin/tpu-as" --config "$cfg" -I "$lib" -o "$work/$name$x.bin" "$work/$name$x.s" \
+      && "$bin/tpu-sim" --config "$cfg" --cores "$cores" "$work/$name$x.bin" >"$work/$name$x.sim" 2>&1
+  done
+  local c0 c1 b0 b1
+  c0=$(sed -n 's/^cycles *\([0-9]*\).*/\1/p' "$work/$name.sim" | head -n 1); c1=$(sed -n 's/^cycles *\([0-9]*\).*/\1/p' "$work/$name--overlap.sim" | head -n 1)
+  b0=$(icib "$work/$name.sim"); b1=$(icib "$work/$name--overlap.sim")
+  if [ -n "$c0" ] && [ -n "$c1" ] && [ -n "$b0" ] && [ "$b0" = "$b1" ] && [ "$b0" -gt 0 ] && [ "$c1" -lt "$c0" ]; then
+    ok "$name: --overlap $c1 cycles against $c0, the same $b0 ICI bytes"
+  else
+    bad "$name: --overlap '$c1' cycles against '$c0', ICI bytes '$b1' against '$b0'"
+  fi
+}
+ovl ovl-tiny tiny 2 -T 64 -D 64 -F 32 --mesh 2 --shard tp
+ovl ovl-v5e v5e 4 -T 1024 -D 512 -F 2048 --mesh 4 --shard tp
 
 # --timing-only and --part
 cyc() { sed -n 's/^cycles *\([0-9]*\).*/\1/p' "$1" | head -n 1; }
@@ -204,6 +263,12 @@ badcmd "do not fit VMEM" --config tiny -T 1024 -D 64 -F 32 --mesh 4 --shard tp
 badcmd "--reduce must be" "${G[@]}" -T 64 --mesh 4 --shard tp --reduce tree
 badcmd "an even number of vectors" --config tiny -T 64 -D 12 -F 32 --mesh 4 --shard tp --reduce ring
 badcmd "unknown option" "${G[@]}" -T 64 --mesh 4 --shard tp --heads 2
+badcmd "not with --reduce a2a" "${G[@]}" -T 64 --mesh 4 --shard tp --overlap --reduce a2a
+badcmd "--overlap: only with F sharded" "${G[@]}" -T 256 --mesh 4 --shard dp --overlap
+badcmd "does not divide into 8 half chunks" --config tiny -T 64 -D 12 -F 32 --mesh 4 --shard tp --overlap
+badcmd "IMEM holds 4096" --config tiny -T 64 -D 64 -F 96 --mesh 4 --shard tp --overlap
+badcmd "--partials bf16: only with --overlap" "${G[@]}" -T 64 --mesh 4 --shard tp --reduce ring --partials bf16
+badcmd "--partials must be fp32 or bf16" "${G[@]}" -T 64 --mesh 4 --shard tp --overlap --partials fp16
 if "$bin/tpu-gen" ffn-shard --help | grep -q "usage: tpu-gen ffn-shard"; then ok "--help"; else bad "--help"; fi
 
 finish shard

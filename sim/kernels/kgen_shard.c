@@ -26,6 +26,14 @@
  * +1 from position c+1, its second half along -1 from c-1, position c
  * last; the reference adds in that order.
  *
+ * --overlap is the book's collective matmul (overlap_code): GEMM 2 in n pieces
+ * of D/n rows, each piece's two half chunks added to what came from behind
+ * and sent on both ways round the ring while the MXUs compute the next, in
+ * --reduce ring's order (the same result, the same bytes), then the
+ * AllGather.  --partials bf16 (with it) sends each sum rounded to bf16 and
+ * gathers the chunks in bf16 (docs/numerics.md 14; the reference rounds
+ * the same way).
+ *
  * Every core runs the same program; it starts with a jump on `cid` to its
  * own copy of the stages (the GEMM code's addresses are immediates), each
  * with its own HBM block (core c's at c x region) holding its slices of
@@ -37,6 +45,7 @@
 #include "kgen_shard.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +63,10 @@
 #define SEED_X 0x200000u
 #define SEED_WOUT 0x400000u
 #define SEM_DMA 1
+#define SEM_PIECE 16          /* --overlap: a piece landed in VMEM */
+#define SEM_ARR_U 17          /* a sum landed from the -1 neighbour (it sent +1) */
+#define SEM_ARR_D 18          /* from the +1 neighbour */
+#define SEM_SENT 19           /* a send has left */
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -156,18 +169,78 @@ int kgen_shard_plan(const tpu_config *cfg, kgen_shard *s, char *err, size_t errl
         return fail(err, errlen, "the data does not fit HBM: %" PRIu64 " bytes, the machine '%s' has %" PRIu64,
                     s->region * cores, cfg->name, (uint64_t)cfg->hbm_bytes);
     s->predicted_local = s->l.predicted;
-    s->predicted_comm = 0;
+    s->predicted_comm = s->predicted_exposed = 0;
+    if (s->bf16 && !s->overlap)
+        return fail(err, errlen, "--partials bf16: only with --overlap (the library's ReduceScatter and the AllToAll's "
+                    "sum add fp32 partials)");
+    if (s->overlap && s->tp < 2)
+        return fail(err, errlen, "--overlap: only with F sharded (there is no sum to overlap with GEMM 2)");
     if (s->tp > 1) {
         uint64_t n = s->tp, vb = (uint64_t)cfg->vpu_sublanes * cfg->vpu_lanes * 4;
         s->chunk = ob / n;
         if (s->chunk % vb)
             return fail(err, errlen, "internal: a chunk of %" PRIu64 " bytes is not whole vectors", s->chunk);
+        if (s->overlap && s->d % (2 * n))
+            return fail(err, errlen, "--overlap: -D %" PRIu64 " does not divide into %" PRIu64 " half chunks (each of the "
+                    "%" PRIu64 " chunks of O^T is summed in two halves, one each way round the ring)",
+                    s->d, 2 * n, n);
         uint64_t dcw = n / 2, dcc = n - 1 - dcw, work = dcw * (dcw - (dcw > 0)) / 2 + dcc * (dcc - (dcc > 0)) / 2;
         if (s->ring) {
             work = 4;                /* ring_reducescatter's scratch: 4 chunks */
             if (s->chunk % (2 * vb))
                 return fail(err, errlen, "--reduce ring: a chunk (D/%" PRIu64 " rows of O^T, %" PRIu64 " bytes) must be an even "
                             "number of vectors (each direction sums half of it)", n, s->chunk);
+        }
+        if (s->overlap) {
+            s->hr = s->d / (2 * n);
+            s->half = s->chunk / 2;
+            kgen_gemm_opts o;
+            memset(&o, 0, sizeof o);
+            o.m = s->d / n, o.k = s->l.f, o.n = tl, o.dtype = KGEN_BF16, o.timing_only = s->timing_only;
+            char e3[400];
+            if (kgen_gemm_plan(cfg, &o, &s->piece, e3, sizeof e3))
+                return fail(err, errlen, "--overlap: a piece of GEMM 2 (%" PRIu64 " x %" PRIu64 " x %" PRIu64 "): %s",
+                            s->d / n, tl, s->l.f, e3);
+            if (s->piece.kp != s->l.g2.kp || s->piece.np != s->l.g2.np || s->piece.x_row != s->l.g2.x_row)
+                return fail(err, errlen, "internal: a piece's layout is not GEMM 2's");
+            kgen_gemm_cost(cfg, &s->piece, &s->cpiece);
+            /* above every stage's VMEM: a neighbour may send before this core is done with them */
+            uint64_t top = s->l.g1.vmem_need;
+            if (s->l.v.vmem_need > top)
+                top = s->l.v.vmem_need;
+            if (s->l.g2.vmem_need > top)
+                top = s->l.g2.vmem_need;
+            if (s->piece.vmem_need > top)
+                top = s->piece.vmem_need;
+            s->hs = s->bf16 ? s->half / 2 : s->half;
+            s->v_mine = (top + vb - 1) / vb * vb;
+            s->v_recv = s->v_mine + n * s->chunk;
+            s->v_send = s->v_recv + 2 * (n - 1) * s->hs;
+            s->v_og = s->v_send + (s->bf16 ? 2 * (n - 1) * s->hs : 0);
+            s->v_o = s->v_og + (s->bf16 ? ob / 2 : 0);
+            s->vmem_need = s->v_o + ob;
+            if (s->vmem_need > cfg->vmem_bytes || s->vmem_need >= (1ull << 31))
+                return fail(err, errlen, "--overlap: the pieces' buffers do not fit VMEM: %" PRIu64 " bytes (the stages' "
+                            "%" PRIu64 ", then %" PRIu64 " half chunks of O^T and O^T [%" PRIu64 "][%" PRIu64 "] fp32), "
+                            "the machine '%s' has %" PRIu64, s->vmem_need, top, 4 * n - 2, s->d, tl, cfg->name,
+                            (uint64_t)cfg->vmem_bytes);
+            double w = cfg->ici_bw / cfg->clock_hz, hbmw = cfg->hbm_bw / cfg->clock_hz;
+            double L = (double)cfg->ici_latency, nvh = (double)(s->half / vb);
+            /* a step: the piece, its trip back to VMEM, two additions; the sends of a step go while the
+             * next step computes */
+            double piece = s->cpiece.predicted;
+            double c = piece + (double)s->chunk / hbmw + (double)cfg->hbm_latency + 8 * nvh;
+            double send = (double)s->hs / w + L, ag = (double)(n - 1) * (double)s->hs / w + (double)n * L;
+            if (s->bf16)
+                ag += (double)(ob / vb) * 2;         /* the widening of the gathered O^T */
+            double step = c > send + 8 * nvh ? c : send + 8 * nvh;
+            double local = s->l.c1.predicted + s->l.v.cost.predicted + (double)n * piece;
+            double total = s->l.c1.predicted + s->l.v.cost.predicted + c + (double)(n - 1) * step + ag
+                           + (double)ob / hbmw;
+            s->predicted_local = local;
+            s->predicted_comm = total - local;
+            s->predicted_exposed = s->predicted_comm;
+            return 0;
         }
         s->v_p = 0;
         s->v_slots = ob;
@@ -185,6 +258,7 @@ int kgen_shard_plan(const tpu_config *cfg, kgen_shard *s, char *err, size_t errl
                                      : (double)(dcw * (dcw + 1) / 2) * (double)s->chunk / w)
                             + (double)(n - 1) * (double)s->chunk / 2 / w
                             + (double)(s->ring ? 2 * n : dcw + n) * (double)cfg->ici_latency + 2.0 * (double)ob / hbmw;
+        s->predicted_exposed = s->predicted_comm;    /* nothing overlaps */
     }
     return 0;
 }
@@ -205,6 +279,24 @@ static void block(kgen_emitter *e, const char *label, uint64_t seed, uint64_t r0
         kgen_line(e, "        .zero   %" PRIu64 "                  # rows of padding", (prow - rows) * pitch * 2);
 }
 
+/* --overlap: W_out^T's block mi with its rows in the order of core pos's steps (overlap_row) */
+static uint64_t overlap_row(const kgen_shard *s, unsigned pos, uint64_t k);
+static void block_steps(kgen_emitter *e, const char *label, const kgen_shard *s, unsigned pos, unsigned mi,
+                        uint64_t pitch, uint64_t prow)
+{
+    uint64_t cb = s->l.f;
+    kgen_line(e, "%s:                                     # %" PRIu64 " rows of %" PRIu64 ", padded to %" PRIu64
+              ", in the order of the steps", label, s->d, cb, pitch);
+    for (uint64_t k = 0; k < s->d; k++) {
+        kgen_line(e, "        .random bf16, %" PRIu64 ", %" PRIu64 "   # row %" PRIu64, cb,
+                  SEED_WOUT + overlap_row(s, pos, k) * s->tp + mi, overlap_row(s, pos, k));
+        if (pitch > cb)
+            kgen_line(e, "        .zero   %" PRIu64, (pitch - cb) * 2);
+    }
+    if (prow > s->d)
+        kgen_line(e, "        .zero   %" PRIu64 "                  # rows of padding", (prow - s->d) * pitch * 2);
+}
+
 static void block_data(uint16_t *out, uint64_t seed, uint64_t r0, uint64_t rows, uint64_t nb, uint64_t cb_i,
                        uint64_t cb, uint64_t pitch, uint64_t prow)
 {
@@ -223,6 +315,8 @@ static void place(const kgen_shard *s, unsigned c, unsigned *di, unsigned *mi, u
     *mi = s->fx ? x : s->fy ? y : 0;
     *pos = *mi;
 }
+
+static void gather_code(kgen_emitter *e, const kgen_shard *s);
 
 static void sum_code(kgen_emitter *e, const tpu_config *cfg, const kgen_shard *s)
 {
@@ -313,19 +407,196 @@ static void sum_code(kgen_emitter *e, const tpu_config *cfg, const kgen_shard *s
         kgen_ins(e, "blt     s4, s5, L%u", ld);
         kgen_ins(e, "sync    vpu");
     }
-    kgen_ins(e, "li      s20, %" PRIu64, s->v_o);
-    kgen_ins(e, "li      s21, %" PRIu64, ch);
-    kgen_ins(e, "li      s22, %" PRIu64, n);
-    kgen_ins(e, "add     s23, s3, zero");
-    kgen_ins(e, "li      s24, %d", axis);
-    kgen_ins(e, "li      s25, 1");
-    kgen_ins(e, "jal     s30, ring_allgather       # every chunk of O^T");
+    gather_code(e, s);
+}
+
+/* every chunk of O^T (chunk pos of it summed at v_o + pos x chunk) to every core, then O^T to
+ * HBM: s2 HBM of O^T, s3 the position on the axis */
+static void gather_code(kgen_emitter *e, const kgen_shard *s)
+{
+    uint64_t n = s->tp, ch = s->chunk, rowb = s->l.t * 4;
+    int axis = s->taxis;
+    kgen_line(e, "SHARD_GATHER:");
+    if (s->bf16) {
+        uint64_t vb = (uint64_t)s->l.v.e * 4, hb = vb / 2, ob = s->d * s->l.t * 4;
+        unsigned l = kgen_new_label(e);
+        kgen_ins(e, "li      s20, %" PRIu64, s->v_og);
+        kgen_ins(e, "li      s21, %" PRIu64, ch / 2);
+        kgen_ins(e, "li      s22, %" PRIu64, n);
+        kgen_ins(e, "add     s23, s3, zero");
+        kgen_ins(e, "li      s24, %d", axis);
+        kgen_ins(e, "li      s25, 1");
+        kgen_ins(e, "jal     s30, ring_allgather       # every chunk of O^T, in bf16");
+        kgen_line(e, "        # widened to fp32");
+        kgen_ins(e, "li      s4, 0");
+        kgen_ins(e, "li      s6, 0");
+        kgen_ins(e, "li      s5, %" PRIu64, ob);
+        uint64_t nv = ob / vb;
+        unsigned u = nv % 8 == 0 ? 8 : nv % 4 == 0 ? 4 : nv % 2 == 0 ? 2 : 1;
+        kgen_put_label(e, l);
+        for (unsigned k = 0; k < u; k++)
+            kgen_ins(e, "vld.bf16 v%u, s6, %" PRIu64, k, s->v_og + k * hb);
+        for (unsigned k = 0; k < u; k++)
+            kgen_ins(e, "vst     v%u, s4, %" PRIu64, k, s->v_o + k * vb);
+        kgen_ins(e, "addi    s4, s4, %" PRIu64, u * vb);
+        kgen_ins(e, "addi    s6, s6, %" PRIu64, u * hb);
+        kgen_ins(e, "blt     s4, s5, L%u", l);
+        kgen_ins(e, "sync    vpu");
+    } else {
+        kgen_ins(e, "li      s20, %" PRIu64, s->v_o);
+        kgen_ins(e, "li      s21, %" PRIu64, ch);
+        kgen_ins(e, "li      s22, %" PRIu64, n);
+        kgen_ins(e, "add     s23, s3, zero");
+        kgen_ins(e, "li      s24, %d", axis);
+        kgen_ins(e, "li      s25, 1");
+        kgen_ins(e, "jal     s30, ring_allgather       # every chunk of O^T");
+    }
     kgen_ins(e, "li      s9, %" PRIu64, s->v_o);
     kgen_ins(e, "li      s5, %" PRIu64, s->d);
     kgen_ins(e, "li      s10, %" PRIu64, rowb);
     kgen_ins(e, "dma.v2h s2, s9, s5, s10, s10, s10, %d", SEM_DMA);
     kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
     kgen_ins(e, "halt");
+}
+
+/* The vectors of n bytes at a + b (left to right: a's first) into d, u at a time. */
+static void vadd_code(kgen_emitter *e, const tpu_config *cfg, uint64_t a, uint64_t b, uint64_t d, uint64_t n)
+{
+    uint64_t vb = (uint64_t)cfg->vpu_sublanes * cfg->vpu_lanes * 4, nv = n / vb;
+    unsigned u = nv % 8 == 0 ? 8 : nv % 4 == 0 ? 4 : nv % 2 == 0 ? 2 : 1;
+    unsigned l = kgen_new_label(e);
+    kgen_ins(e, "li      s4, 0");
+    kgen_ins(e, "li      s5, %" PRIu64, n);
+    kgen_put_label(e, l);
+    for (unsigned k = 0; k < u; k++)
+        kgen_ins(e, "vld     v%u, s4, %" PRIu64, k, a + k * vb);
+    for (unsigned k = 0; k < u; k++)
+        kgen_ins(e, "vld     v%u, s4, %" PRIu64, 8 + k, b + k * vb);
+    for (unsigned k = 0; k < u; k++)
+        kgen_ins(e, "vadd    v%u, v%u, v%u", k, k, 8 + k);
+    for (unsigned k = 0; k < u; k++)
+        kgen_ins(e, "vst     v%u, s4, %" PRIu64, k, d + k * vb);
+    kgen_ins(e, "addi    s4, s4, %" PRIu64, u * vb);
+    kgen_ins(e, "blt     s4, s5, L%u", l);
+}
+
+/* --partials bf16: dst (bf16) = bf16(fp32(a) + b) for the n bytes of fp32 at b (a: bf16; without
+ * have_a, dst = bf16(b)), u vectors a step; s4 walks the fp32 bytes, s6 the bf16 ones */
+static void bf16_code(kgen_emitter *e, const tpu_config *cfg, uint64_t a, int have_a, uint64_t b, uint64_t d,
+                      uint64_t n)
+{
+    uint64_t vb = (uint64_t)cfg->vpu_sublanes * cfg->vpu_lanes * 4, hb = vb / 2, nv = n / vb;
+    unsigned u = nv % 8 == 0 ? 8 : nv % 4 == 0 ? 4 : nv % 2 == 0 ? 2 : 1;
+    unsigned l = kgen_new_label(e);
+    kgen_ins(e, "li      s4, 0");
+    kgen_ins(e, "li      s6, 0");
+    kgen_ins(e, "li      s5, %" PRIu64, n);
+    kgen_put_label(e, l);
+    if (have_a) {
+        for (unsigned k = 0; k < u; k++)
+            kgen_ins(e, "vld.bf16 v%u, s6, %" PRIu64, k, a + k * hb);
+        for (unsigned k = 0; k < u; k++)
+            kgen_ins(e, "vld     v%u, s4, %" PRIu64, 8 + k, b + k * vb);
+        for (unsigned k = 0; k < u; k++)
+            kgen_ins(e, "vadd    v%u, v%u, v%u", k, k, 8 + k);
+    } else {
+        for (unsigned k = 0; k < u; k++)
+            kgen_ins(e, "vld     v%u, s4, %" PRIu64, k, b + k * vb);
+    }
+    for (unsigned k = 0; k < u; k++)
+        kgen_ins(e, "vst.bf16 v%u, s6, %" PRIu64, k, d + k * hb);
+    kgen_ins(e, "addi    s4, s4, %" PRIu64, u * vb);
+    kgen_ins(e, "addi    s6, s6, %" PRIu64, u * hb);
+    kgen_ins(e, "blt     s4, s5, L%u", l);
+}
+
+/* --overlap: the row of W_out^T (and of P^T) that core pos keeps at row k of its HBM block: its
+ * rows in the order of the steps (overlap_code), two half chunks a step */
+static uint64_t overlap_row(const kgen_shard *s, unsigned pos, uint64_t k)
+{
+    uint64_t n = s->tp, rpc = s->d / n, hr = s->hr, t = k / rpc, d = k % rpc / hr;
+    uint64_t ck = d == 0 ? (pos + 2 * n - t - 1) % n : (pos + t + 1) % n;
+    return ck * rpc + d * hr + k % hr;
+}
+
+/* --overlap, core c at position pos of the model axis: the collective matmul's ReduceScatter.
+ * The core keeps the rows of its W_out^T slice in the order of the steps (overlap_row), so that
+ * at step t = 0 .. n-1 one piece of GEMM 2 (D/n rows) computes two half chunks of its partial
+ * P^T: the first half of chunk (pos - t - 1) mod n, which goes +1, and the second half of chunk
+ * (pos + t + 1) mod n, which goes -1.  For each half: (t > 0) the sum that came from the
+ * neighbour behind plus this core's, sent on (t < n - 1) while the MXUs compute the next piece,
+ * or (t = n - 1: the chunk is pos) kept in O^T's chunk pos.  Chunk c's first half is summed
+ * c+1, c+2, ..., c; its second half c-1, c-2, ..., c: --reduce ring's order.  Then the
+ * AllGather (gather_code). */
+static void overlap_code(kgen_emitter *e, const tpu_config *cfg, const kgen_shard *s, unsigned c, unsigned pos,
+                         uint64_t off)
+{
+    uint64_t n = s->tp, rpc = s->d / n, hr = s->hr, half = s->half, rowb = s->l.t * 4;
+    int port[2] = { s->taxis == 0 ? 0 : 2, s->taxis == 0 ? 1 : 3 };
+    const char *way[2] = { "+1", "-1" };
+    kgen_line(e, "# ======== GEMM 2 in %" PRIu64 " pieces of %" PRIu64 " rows (W_out^T's rows in the order of the steps), "
+              "each piece's halves sent on as the next is computed (the collective matmul; position %u)", n, rpc, pos);
+    for (uint64_t t = 0; t < n; t++) {
+        uint64_t mine = s->v_mine + t * s->chunk;
+        kgen_line(e, "# ---- step %" PRIu64 ": P^T rows %" PRIu64 " .. (chunk %" PRIu64 ", first half: +1) and %" PRIu64
+                  " .. (chunk %" PRIu64 ", second half: -1)", t, overlap_row(s, pos, t * rpc), (pos + 2 * n - t - 1) % n,
+                  overlap_row(s, pos, t * rpc + hr), (pos + t + 1) % n);
+        if (s->part != KGEN_SHARD_COMM) {
+            kgen_plan q = s->piece;
+            q.h_x = s->l.g2.h_x + off + t * rpc * s->l.g2.x_row;
+            q.h_w = s->l.g2.h_w + off;
+            q.h_y = s->l.g2.h_y + off + t * rpc * rowb;
+            char lp[40];
+            snprintf(lp, sizeof lp, "C%uS%" PRIu64 "_", c, t);
+            e->p = &q;
+            e->lp = lp;
+            kgen_gemm_code(e, 0);
+        }
+        if (s->part == KGEN_SHARD_COMPUTE)
+            continue;
+        kgen_ins(e, "li      s6, %" PRIu64, mine);
+        kgen_ins(e, "li      s7, %" PRIu64, s->l.g2.h_y + off + t * rpc * rowb);
+        kgen_ins(e, "li      s8, %" PRIu64, rpc);
+        kgen_ins(e, "li      s9, %" PRIu64, rowb);
+        kgen_ins(e, "dma.h2v s6, s7, s8, s9, s9, s9, %d", SEM_PIECE);
+        kgen_ins(e, "sem.wait %d, 1                 # the piece is in VMEM", SEM_PIECE);
+        for (int d = 0; d < 2; d++) {
+            uint64_t my = mine + (uint64_t)d * half, src = my, hs = s->hs;
+            uint64_t recv = s->v_recv + ((uint64_t)d * (n - 1) + t) * hs;          /* step t's arrival there */
+            uint64_t acc = t ? s->v_recv + ((uint64_t)d * (n - 1) + t - 1) * hs : 0;  /* step t-1's here */
+            if (t > 0)
+                kgen_ins(e, "sem.wait %d, 1                 # %s: the sum of the cores behind has landed",
+                         d ? SEM_ARR_D : SEM_ARR_U, way[d]);
+            if (s->bf16) {
+                /* sum = fp32(the bf16 that came) + mine; sent (or gathered) as bf16 */
+                uint64_t dst = t == n - 1 ? s->v_og + pos * (s->chunk / 2) + (uint64_t)d * hs
+                                          : s->v_send + ((uint64_t)d * (n - 1) + t) * hs;
+                bf16_code(e, cfg, t ? acc : 0, t > 0, my, dst, half);
+                kgen_ins(e, "sync    vpu");
+                src = dst;
+            } else if (t > 0) {
+                uint64_t dst = t == n - 1 ? s->v_o + pos * s->chunk + (uint64_t)d * half : acc;
+                vadd_code(e, cfg, acc, my, dst, half);
+                kgen_ins(e, "sync    vpu");
+                src = acc;
+            }
+            if (t + 1 < n) {
+                kgen_ins(e, "li      s6, %" PRIu64, recv);
+                kgen_ins(e, "li      s7, %" PRIu64, src);
+                kgen_ins(e, "li      s8, %" PRIu64, hs);
+                kgen_ins(e, "dma.ici %d, s6, s7, s8, %d, %d   # on %s, while the next piece is computed", port[d],
+                         SEM_SENT, d ? SEM_ARR_D : SEM_ARR_U, way[d]);
+            }
+        }
+    }
+    if (s->part == KGEN_SHARD_COMPUTE) {
+        kgen_ins(e, "halt");
+        return;
+    }
+    kgen_ins(e, "sem.wait %d, %" PRIu64 "                 # every send has left", SEM_SENT, 2 * (n - 1));
+    kgen_ins(e, "li      s2, %" PRIu64, s->h_o + off);
+    kgen_ins(e, "li      s3, %u", pos);
+    kgen_ins(e, "jmp     SHARD_GATHER");
 }
 
 long kgen_shard_emit(FILE *f, const char *config_name, const tpu_config *cfg, const kgen_shard *s)
@@ -371,20 +642,28 @@ long kgen_shard_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
         kgen_line(e, "# ================ core %u: tokens block %u, F block %u", c, di, mi);
         kgen_line(e, "CORE%u:", c);
         if (s->part != KGEN_SHARD_COMM) {
-            kgen_plan q1 = *p1, q2 = *p2;
+            kgen_plan q1 = *p1;
             kgen_nn_plan qv = s->l.v;
             q1.h_x += off, q1.h_w += off, q1.h_y += off;
-            q2.h_x += off, q2.h_w += off, q2.h_y += off;
             qv.h_x += off, qv.h_z += off;
-            char lp1[32], lp2[32];
+            char lp1[32];
             snprintf(lp1, sizeof lp1, "C%uA1_", c);
-            snprintf(lp2, sizeof lp2, "C%uA2_", c);
             e->p = &q1;
             e->lp = lp1;
             kgen_line(e, "# ======== GEMM 1: H^T = W_in^T X^T");
             kgen_gemm_code(e, 0);
             kgen_line(e, "# ======== GELU on the VPU");
             kgen_nn_code(e, &qv);
+        }
+        if (s->overlap) {
+            overlap_code(e, cfg, s, c, pos, off);
+            continue;
+        }
+        if (s->part != KGEN_SHARD_COMM) {
+            kgen_plan q2 = *p2;
+            q2.h_x += off, q2.h_w += off, q2.h_y += off;
+            char lp2[32];
+            snprintf(lp2, sizeof lp2, "C%uA2_", c);
             e->p = &q2;
             e->lp = lp2;
             kgen_line(e, "# ======== GEMM 2: %s = W_out^T G^T", s->tp > 1 ? "the partial P^T" : "O^T");
@@ -397,8 +676,13 @@ long kgen_shard_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
             kgen_ins(e, "jmp     SHARD_SUM");
         }
     }
-    if (s->tp > 1 && s->part != KGEN_SHARD_COMPUTE)
+    if (s->overlap && s->part != KGEN_SHARD_COMPUTE) {
+        kgen_line(e, "");
+        kgen_line(e, "# ======== the AllGather of the summed chunks (programs/lib/ring.inc)");
+        gather_code(e, s);
+    } else if (s->tp > 1 && s->part != KGEN_SHARD_COMPUTE) {
         sum_code(e, cfg, s);
+    }
     if (!s->timing_only) {
         uint64_t tl = s->l.t;
         kgen_line(e, "");
@@ -423,7 +707,10 @@ long kgen_shard_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
             kgen_line(e, "%s:      .zero   %" PRIu64 "                  # [%" PRIu64 "][%" PRIu64 "] bf16", l[3], p2->w_bytes,
                       p2->kp, p2->np);
             kgen_line(e, "        .hbm    %" PRIu64, p2->h_x + off);
-            block(e, l[4], SEED_WOUT, 0, s->d, s->tp, mi, s->l.f, p2->kp, p2->o.m);
+            if (s->overlap)
+                block_steps(e, l[4], s, pos, mi, p2->kp, p2->o.m);
+            else
+                block(e, l[4], SEED_WOUT, 0, s->d, s->tp, mi, s->l.f, p2->kp, p2->o.m);
             kgen_line(e, "        .hbm    %" PRIu64, p2->h_y + off);
             kgen_line(e, "%s:      .zero   %" PRIu64 "                  # [%" PRIu64 "][%" PRIu64 "] fp32%s", l[5], p2->y_bytes,
                       p2->o.m, p2->np, s->tp > 1 ? ": this core's partial" : "");
@@ -500,8 +787,9 @@ int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uin
             for (uint64_t i = 0; i < cnt; i++)
                 o[i] = tpu_f32_add(o[i], pm[m * cnt + i]);
     } else {
-        /* ring_reducescatter: chunk c's first half travels +1 from position c+1, its second
-         * half -1 from c-1; each core adds its own on arrival; position c adds last */
+        /* ring_reducescatter (and --overlap): chunk c's first half travels +1 from position c+1,
+         * its second half -1 from c-1; each core adds its own on arrival; position c adds last.
+         * --partials bf16: each sum rounded to bf16 before it travels, the last one too */
         uint64_t ce = cnt / tp, half = ce / 2;
         for (uint64_t c = 0; c < tp; c++)
             for (uint64_t i = 0; i < ce; i++) {
@@ -510,9 +798,11 @@ int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uin
                 uint32_t acc = pm[src * cnt + idx];
                 for (uint64_t k = 2; k <= tp; k++) {
                     src = up ? (c + k) % tp : (c + tp - k % tp) % tp;
+                    if (s->bf16)            /* the sum travels as bf16 (numerics.md 14) */
+                        acc = tpu_f32_from_bf16(tpu_bf16_from_f32(acc));
                     acc = tpu_f32_add(acc, pm[src * cnt + idx]);
                 }
-                o[idx] = acc;
+                o[idx] = s->bf16 ? tpu_f32_from_bf16(tpu_bf16_from_f32(acc)) : acc;   /* gathered in bf16 */
             }
     }
     /* one chip: W_out^T [D][F] whole, K = F in one accumulation */
@@ -533,5 +823,56 @@ int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uin
     rc = 0;
 out:
     free(pm); free(o1); free(g); free(w);
+    return rc;
+}
+
+/* the float64 sums of the second GEMM for core 0's tokens (D x tl) from the same bf16 data */
+int kgen_shard_error64(const kgen_shard *s, const uint32_t *o, double *err, double *err_fp32, double *omax)
+{
+    uint64_t tl = s->l.t, D = s->d, F = s->f, cnt = D * tl, tp = s->tp, fl = s->l.f;
+    uint64_t n = s->l.g2.n_mxu, fp = (F + n - 1) / n * n;
+    uint32_t *pm = malloc(tp * cnt * 4);
+    uint16_t *g = calloc(fp * tl, 2);
+    double *x = calloc(cnt, sizeof *x), *row = malloc(F * sizeof *row);
+    int rc = -1;
+    *err = *err_fp32 = *omax = 0;
+    if (!pm || !g || !x || !row)
+        goto out;
+    for (unsigned m = 0; m < tp; m++)
+        if (partial(s, m, pm + m * cnt, g, fp))
+            goto out;
+    for (uint64_t r = 0; r < D; r++) {
+        for (uint64_t c = 0; c < F; c++)
+            row[c] = tpu_f32_to_float((uint32_t)(tpu_fill_random_f32(SEED_WOUT + r * tp + c / fl, c % fl, LO_BITS,
+                                                                     HI_BITS, 1) >> 16) << 16);
+        for (uint64_t c = 0; c < F; c++) {
+            double w = row[c];
+            const uint16_t *gr = g + c * tl;
+            for (uint64_t t = 0; t < tl; t++)
+                x[r * tl + t] += w * (double)tpu_f32_to_float((uint32_t)gr[t] << 16);
+        }
+    }
+    /* the same order with fp32 partials */
+    kgen_shard f32 = *s;
+    f32.bf16 = 0;
+    uint32_t *o32 = malloc(cnt * 4);
+    uint64_t dif, ulp;
+    if (!o32 || kgen_shard_reference(&f32, o32, &dif, &ulp)) {
+        free(o32);
+        goto out;
+    }
+    for (uint64_t i = 0; i < cnt; i++) {
+        double a = fabs((double)tpu_f32_to_float(o[i]) - x[i]), b = fabs((double)tpu_f32_to_float(o32[i]) - x[i]);
+        if (a > *err)
+            *err = a;
+        if (b > *err_fp32)
+            *err_fp32 = b;
+        if (fabs(x[i]) > *omax)
+            *omax = fabs(x[i]);
+    }
+    free(o32);
+    rc = 0;
+out:
+    free(pm); free(g); free(x); free(row);
     return rc;
 }

@@ -22,12 +22,26 @@ typedef struct {
     int part;                    /* KGEN_SHARD_ALL, _COMPUTE (no sum), _COMM (the sum only) */
     int ring;                    /* the sum: 0 AllToAll + VPU (order P_0 + P_1 + ...), 1 ring_reducescatter
                                   * (each half chunk in its ring's order) */
+    int overlap;                 /* 1: the collective matmul (--overlap): GEMM 2 in 2 n half-chunk
+                                  * pieces, each piece's partial sent on while the next is computed
+                                  * (the ring's order of the sum, as --reduce ring) */
+    int bf16;                    /* --partials bf16 (with --overlap): every sum sent rounded to bf16
+                                  * (numerics.md 14), the summed chunks gathered in bf16 */
     int timing_only;
     kgen_tfm l;                  /* one core's ffn: T / dp, D, F / tp */
     uint64_t region;             /* HBM of one core's block; core c's at c x region */
     uint64_t h_o;                /* in a region: O^T [D][T / dp] fp32, the summed output */
     uint64_t chunk, v_p, v_slots, v_work, v_o, vmem_need;  /* the sum's VMEM */
+    /* --overlap: a piece is hr = D / 2n rows of O^T (half a chunk, half bytes); VMEM above every
+     * stage's: my pieces (2 n halves: +1's steps 0 .. n-1, then -1's), the received (2 (n-1)) */
+    kgen_plan piece;
+    kgen_cost cpiece;
+    uint64_t hr, half, v_mine, v_recv;
+    uint64_t hs;                 /* bytes of a half chunk as sent: half, or half / 2 in bf16 */
+    uint64_t v_send, v_og;       /* bf16: the rounded sums to send, the gathered bf16 O^T */
     double predicted_local, predicted_comm;
+    double predicted_exposed;    /* the cost model's exposed communication (not under compute) */
+    double book_exposed;         /* the book's formula for it (kgen_shard_cli.c prints it) */
 } kgen_shard;
 
 /* Parse "B_X", "F_Y", "B_X,F_Y", "B_XY", or the words dp / tp, into s. */
@@ -42,6 +56,13 @@ long kgen_shard_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
  * K = F in one MXU accumulation) and the largest difference in ulps.
  * -1 when out of memory. */
 int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uint64_t *ulp);
+
+/* The errors against float64 of core 0's result o (as kgen_shard_reference
+ * gives it): the second GEMM from the same bf16 G^T and W_out^T, summed in
+ * float64 (nothing rounded), against o, and against the same sum with fp32
+ * partials (o's order, nothing rounded to bf16); *omax the largest |O|.
+ * -1 when out of memory. */
+int kgen_shard_error64(const kgen_shard *s, const uint32_t *o, double *err, double *err_fp32, double *omax);
 
 int kgen_cli_shard(int argc, char **argv);
 

@@ -29,8 +29,9 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: tpu-gen ffn-shard --config NAME -T TOKENS -D WIDTH -F HIDDEN --mesh N|RxC\n"
-            "       --shard SPEC [--reduce a2a|ring] [--part all|compute|comm] [--timing-only]\n"
-            "       [--predict]"
+            "       --shard SPEC [--reduce a2a|ring] [--overlap [--partials fp32|bf16]]\n"
+            "       [--part all|compute|comm]"
+            "       [--timing-only] [--predict]\n"
             "       [--ref FILE.npy] [-o FILE] [--quiet]\n"
             "The transformer MLP (tpu-gen ffn) sharded across the cores of a ring (--mesh N)\n"
             "or a 2-D torus (--mesh RxC: R rows, C columns; run with --topology torus2d\n"
@@ -45,6 +46,12 @@ static void usage(FILE *f)
             "stages bit for bit;\n"
             "--ref FILE.npy writes the whole O^T [D][T/dp] of core 0's tokens as the C\n"
             "reference computes it (compare with tpu-sim --dump O0=... or P0=...).\n"
+            "--overlap: the collective matmul: GEMM 2 computed in n pieces of D/n rows, each\n"
+            "piece's two half chunks sent on round the ring both ways (as --reduce ring: the\n"
+            "same order and bytes) while the MXUs compute the next; then the AllGather.\n"
+            "--partials bf16 (with --overlap): every partial sum sent rounded to bf16 and the\n"
+            "summed chunks gathered in bf16 (half the ICI bytes; docs/numerics.md 14); the\n"
+            "report gives the error against float64 with and without.\n"
             "--part compute|comm: the stages only, or the AllReduce only (timing).\n"
             "\nexit status: 0 success, 1 the output cannot be written, 2 a bad command line\n"
             "or a shape or sharding the machine cannot take.\n");
@@ -102,7 +109,7 @@ int kgen_cli_shard(int argc, char **argv)
     if (strcmp(argv[1], "ffn-shard") != 0)
         return -1;
     const char *config = NULL, *out = NULL, *ref = NULL, *spec = NULL;
-    int quiet = 0, predict = 0, have_mesh = 0;
+    int quiet = 0, predict = 0, have_mesh = 0, a2a = 0;
     static kgen_shard s;
     memset(&s, 0, sizeof s);
     for (int i = 2; i < argc; i++) {
@@ -117,6 +124,8 @@ int kgen_cli_shard(int argc, char **argv)
             quiet = 1;
         } else if (strcmp(a, "--predict") == 0) {
             predict = 1;
+        } else if (strcmp(a, "--overlap") == 0) {
+            s.overlap = 1;
         } else if (strcmp(a, "--timing-only") == 0) {
             s.timing_only = 1;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--config", &missing)) || missing) {
@@ -145,11 +154,20 @@ int kgen_cli_shard(int argc, char **argv)
             if (missing)
                 return bad("%s needs a value (a2a, ring)", a);
             if (!strcmp(v, "a2a"))
-                s.ring = 0;
+                s.ring = 0, a2a = 1;
             else if (!strcmp(v, "ring"))
                 s.ring = 1;
             else
                 return bad("--reduce must be a2a or ring, got '%s'", v);
+        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--partials", &missing)) || missing) {
+            if (missing)
+                return bad("%s needs a value (fp32, bf16)", a);
+            if (!strcmp(v, "fp32"))
+                s.bf16 = 0;
+            else if (!strcmp(v, "bf16"))
+                s.bf16 = 1;
+            else
+                return bad("--partials must be fp32 or bf16, got '%s'", v);
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--part", &missing)) || missing) {
             if (missing)
                 return bad("%s needs a value (all, compute, comm)", a);
@@ -188,6 +206,11 @@ int kgen_cli_shard(int argc, char **argv)
     char err[800];
     if (kgen_shard_spec(&s, spec, err, sizeof err))
         return bad("%s", err);
+    if (s.overlap && a2a)
+        return bad("%s", "--overlap sums each half chunk in its ring's order (the collective matmul's "
+                   "ReduceScatter): not with --reduce a2a");
+    if (s.overlap)
+        s.ring = 1;
     tpu_config cfg;
     if (tpu_cli_load_config(TOOL, config, &cfg) || tpu_cli_finish_config(TOOL, &cfg, NULL, 0))
         return 2;
@@ -210,42 +233,61 @@ int kgen_cli_shard(int argc, char **argv)
                 s.tp > 1 ? "s" : "", (unsigned long long)tl, (unsigned long long)l->f);
         fprintf(rp, "tpu-gen: per core, cycles (peak %.0f FLOP, HBM %.1f B, ICI %.1f B a link and direction, a cycle):\n",
                 peak, hbmw, w);
-        fprintf(rp, "tpu-gen:   %-10s %14s %12s %12s %10s %10s %10s %10s\n", "op", "FLOPs", "HBM bytes", "ICI bytes",
-                "T_math", "T_memory", "T_ici", "predicted");
-        const kgen_cost *c[2] = { &l->c1, &l->c2 };
-        const char *nm[2] = { "GEMM 1", "GEMM 2" };
+        fprintf(rp, "tpu-gen:   %-10s %14s %12s %12s %10s %10s %10s %10s %10s %10s\n", "op", "FLOPs", "HBM bytes",
+                "ICI bytes", "T_math", "T_memory", "T_ici", "predicted", "exposed", "book exp.");
+        kgen_cost c2 = l->c2;
+        if (s.overlap) {        /* GEMM 2 as its n pieces */
+            double k = (double)s.tp;
+            c2 = s.cpiece;
+            c2.flops = (uint64_t)((double)c2.flops * k), c2.hbm_bytes = (uint64_t)((double)c2.hbm_bytes * k);
+            c2.predicted *= k;
+        }
+        const kgen_cost *c[2] = { &l->c1, &c2 };
+        const char *nm[2] = { "GEMM 1", s.overlap ? "GEMM 2 (n)" : "GEMM 2" };
         for (int k = 0; k < 2; k++) {
-            fprintf(rp, "tpu-gen:   %-10s %14llu %12llu %12d %10.0f %10.0f %10s %10.0f\n", nm[k],
+            fprintf(rp, "tpu-gen:   %-10s %14llu %12llu %12d %10.0f %10.0f %10s %10.0f %10s %10s\n", nm[k],
                     (unsigned long long)c[k]->flops, (unsigned long long)c[k]->hbm_bytes, 0,
-                    (double)c[k]->flops / peak, (double)c[k]->hbm_bytes / hbmw, "-", c[k]->predicted);
+                    (double)c[k]->flops / peak, (double)c[k]->hbm_bytes / hbmw, "-", c[k]->predicted, "-", "-");
             if (k == 0) {
                 uint64_t hb = tl * l->f * 6;
-                fprintf(rp, "tpu-gen:   %-10s %14s %12llu %12d %10s %10.0f %10s %10.0f\n", "GELU", "(VPU)",
-                        (unsigned long long)hb, 0, "-", (double)hb / hbmw, "-", l->v.cost.predicted);
+                fprintf(rp, "tpu-gen:   %-10s %14s %12llu %12d %10s %10.0f %10s %10.0f %10s %10s\n", "GELU", "(VPU)",
+                        (unsigned long long)hb, 0, "-", (double)hb / hbmw, "-", l->v.cost.predicted, "-", "-");
             }
         }
         if (s.tp > 1) {
-            uint64_t n = s.tp, V = s.d * tl * 4, dcw = n / 2, dcc = n - 1 - dcw;
+            uint64_t n = s.tp, V = s.d * tl * (s.bf16 ? 2 : 4), dcw = n / 2, dcc = n - 1 - dcw;
             uint64_t sent = (dcw * (dcw + 1) / 2 + dcc * (dcc + 1) / 2 + (n - 1)) * s.chunk;
             double book = 2.0 * (double)(n - 1) / (double)n * (double)V / (2.0 * w);
+            double t_rs = book / 2, tm2 = (double)c2.flops / peak;
+            double book_exp = s.overlap ? (t_rs > tm2 ? t_rs - tm2 : 0) + t_rs : book;
             if (s.ring)
-                sent = 2 * (n - 1) * s.chunk;
-            fprintf(rp, "tpu-gen:   %-10s %14llu %12llu %12llu %10s %10.0f %10.0f %10.0f\n", "AllReduce",
-                    (unsigned long long)((n - 1) * s.chunk / 4), (unsigned long long)(2 * V),
-                    (unsigned long long)sent, "-", (double)(2 * V) / hbmw, book, s.predicted_comm);
+                sent = 2 * (n - 1) * s.chunk / (s.bf16 ? 2 : 1);
+            fprintf(rp, "tpu-gen:   %-10s %14llu %12llu %12llu %10s %10.0f %10.0f %10.0f %10.0f %10.0f\n", "AllReduce",
+                    (unsigned long long)((n - 1) * s.chunk / 4), (unsigned long long)(2 * s.d * tl * 4),
+                    (unsigned long long)sent, "-", (double)(2 * s.d * tl * 4) / hbmw, book, s.predicted_comm,
+                    s.predicted_exposed, book_exp);
             double tm = (double)(l->c1.flops + l->c2.flops) / peak;
-            fprintf(rp, "tpu-gen: the book: AllReduce of V = %llu bytes (O^T fp32) on a ring of %llu: 2 (n-1)/n V / W_bidir = %.0f cycles; "
+            fprintf(rp, "tpu-gen: the book: AllReduce of V = %llu bytes (O^T %s) on a ring of %llu: 2 (n-1)/n V / W_bidir = %.0f cycles; "
                     "this schedule (%s + AllGather) sends %llu bytes a core\n",
-                    (unsigned long long)V, (unsigned long long)n, book, s.ring ? "ReduceScatter" : "AllToAll",
+                    (unsigned long long)V, s.bf16 ? "bf16" : "fp32", (unsigned long long)n, book,
+                    s.overlap ? "the collective matmul's ReduceScatter" : s.ring ? "ReduceScatter" : "AllToAll",
                     (unsigned long long)sent);
+            if (s.overlap)
+                fprintf(rp, "tpu-gen: exposed communication, the book: max(0, T_RS - T_math(GEMM 2)) + T_AG = max(0, %.0f - %.0f) "
+                        "+ %.0f = %.0f cycles (T_RS = T_AG = (n-1)/n V / W_bidir; the ReduceScatter hides under GEMM 2, "
+                        "the AllGather under nothing)\n", t_rs, tm2, t_rs, book_exp);
+            else
+                fprintf(rp, "tpu-gen: exposed communication, the book: the whole AllReduce, %.0f cycles (not overlapped; "
+                        "--overlap hides the ReduceScatter under GEMM 2)\n", book_exp);
             double fstar = 2.0 * (double)(n - 1) / (double)n * peak / (2.0 * w);
             fprintf(rp, "tpu-gen: T_math (both GEMMs) / T_ici (book) = %.2f: the AllReduce %s under the GEMMs if overlapped "
                     "(F / tp = %llu against 2 (n-1)/n C / W_ici = %.0f for fp32 partials; the book's bf16 C / W_ici = %.0f)\n",
                     tm / book, tm >= book ? "can hide" : "cannot hide", (unsigned long long)l->f, fstar,
                     peak / (2.0 * w));
         }
-        fprintf(rp, "tpu-gen: predicted %.0f cycles (the stages %.0f, the AllReduce %.0f, not overlapped)\n",
-                s.predicted_local + s.predicted_comm, s.predicted_local, s.predicted_comm);
+        fprintf(rp, "tpu-gen: predicted %.0f cycles (the stages %.0f, the AllReduce %.0f%s)\n",
+                s.predicted_local + s.predicted_comm, s.predicted_local, s.predicted_comm,
+                s.overlap ? " not under them" : ", not overlapped");
     }
     if (predict)
         return 0;
@@ -276,6 +318,17 @@ int kgen_cli_shard(int argc, char **argv)
                         "%llu of %llu values differ, by at most %llu ulp%s\n",
                     (unsigned long long)differ, (unsigned long long)cnt, (unsigned long long)ulp,
                     s.tp > 1 && differ ? " (the sum over the cores associates differently)" : "");
+        if (!quiet && s.bf16) {
+            double e64, e32, omax;
+            if (kgen_shard_error64(&s, o, &e64, &e32, &omax)) {
+                free(o);
+                fprintf(stderr, TOOL ": error: out of memory for the float64 reference\n");
+                return 1;
+            }
+            fprintf(rp, "tpu-gen: against float64 (the second GEMM from the same bf16 G^T, summed exactly; core 0's tokens): "
+                        "max abs error %.3g with bf16 partials, %.3g with fp32 partials in the same order; largest |O| %.3g "
+                        "(%.2g and %.2g of it)\n", e64, e32, omax, omax > 0 ? e64 / omax : 0, omax > 0 ? e32 / omax : 0);
+        }
         if (ref) {
             npy_array a;
             memset(&a, 0, sizeof a);

@@ -34,5 +34,8 @@ const lab_def lab_defs[] = {
     { 9, "network-codesign", "co-design a machine for a whole network under an area budget",
       LAB_CONFIG, "labs/09-network-codesign.cfg", "labs/solutions/09-network-codesign.cfg", 90,
       lab09_checks, lab09_grade, NULL },
+    { 10, "shard-mlp", "shard a transformer MLP across 4 chips and beat a baseline", LAB_CONFIG,
+      "labs/10-shard-mlp.cfg", "labs/solutions/10-shard-mlp.cfg", 90,
+      lab10_checks, lab10_grade, NULL },
 };
 const unsigned lab_ndefs = LAB_N(lab_defs);

@@ -19,6 +19,7 @@ LAB_DECLARE(06)
 LAB_DECLARE(07)
 LAB_DECLARE(08)
 LAB_DECLARE(09)
+LAB_DECLARE(10)
 #undef LAB_DECLARE
 
 #define LAB_N(a) (unsigned)(sizeof(a) / sizeof(a)[0])

@@ -292,6 +292,7 @@ bbad "needs -T, -D, -F and --heads" --config "$bcfg" -T 64 -D 32 -F 32 --mesh 4 
 bbad "--ref needs the data" "${BG[@]}" --heads 4 --mesh 4 --shard F_X --timing-only --ref "$work/x.npy"
 bbad "--part must be all or compute" "${BG[@]}" --heads 4 --mesh 4 --shard F_X --part comm
 bbad "unknown option" "${BG[@]}" --heads 4 --mesh 4 --shard F_X --past 8
+bbad "goes flash-style" --config "$bcfg" -T 512 -D 16 -F 16 --heads 2 --mesh 2 --shard F_X
 if "$bin/tpu-gen" block-shard --help | grep -q "usage: tpu-gen block-shard"; then ok "block-shard --help"; else bad "block-shard --help"; fi
 
 finish shard

@@ -122,6 +122,9 @@ int kgen_bshard_plan(const tpu_config *cfg, kgen_bshard *p, char *err, size_t er
     if (kgen_block_plan(cfg, &p->ab, e2, sizeof e2))
         return fail(err, errlen, "a core's attention (T %" PRIu64 ", %" PRIu64 " heads of %" PRIu64 "): %s", T, p->hl,
                     D / H, e2);
+    if (p->ab.flash)
+        return fail(err, errlen, "a core's attention (T %" PRIu64 " keys) goes flash-style, its softmax tile does not fit VMEM: "
+                    "not done for block-shard (the flash code's labels are one copy's; use fewer tokens)", T);
     int to = p->timing_only;
     if (nn(cfg, &p->ln1, TPU_NN_LAYERNORM, T, D, 1, p, "the first layernorm", err, errlen)
         || gemm(cfg, &p->qkv, 3 * p->dl, D, T, 1, to, "QKV^T = Wqkv^T X^T (this core's heads)", err, errlen)
@@ -376,10 +379,6 @@ static void core_code(kgen_emitter *e, const tpu_config *cfg, const kgen_bshard 
     for (uint64_t h = 0; h < p->hl; h++)
         kgen_block_kv_code(e, ab, h);
     for (uint64_t h = 0; h < p->hl; h++) {
-        if (ab->flash) {
-            kgen_flash_head(e, ab, h);
-            continue;
-        }
         uint64_t hb = ab->h_head + h * ab->head_bytes;
         kgen_plan sc = ab->sc, av = ab->av;
         kgen_nn_plan sm = ab->sm;
@@ -469,12 +468,6 @@ static void core_data(kgen_emitter *e, const kgen_bshard *p, const bs_data *z, u
         uint64_t hb = off + ab->h_head + h * ab->head_bytes;
         kgen_line(e, "        .hbm    %" PRIu64, hb);
         kgen_line(e, "        .zero   %" PRIu64 "      # head %" PRIu64 "'s K_h, V_h, S, P", ab->head_bytes, h);
-        if (ab->flash) {
-            kgen_line(e, "        .hbm    %" PRIu64, hb + ab->o_m);
-            kgen_line(e, "        .rept   %" PRIu64, T);
-            kgen_line(e, "        .f32    -inf                    # the running maximum");
-            kgen_line(e, "        .endr");
-        }
     }
     kgen_line(e, "        .hbm    %" PRIu64, off + ab->h_ob);
     kgen_line(e, "        .zero   %" PRIu64 "      # O^T of this core's heads, bf16", ab->wo.w_bytes);
@@ -534,7 +527,7 @@ static void core_data(kgen_emitter *e, const kgen_bshard *p, const bs_data *z, u
               c, o + p->ln1.h_z, c, c, o + p->ln1.h_par + D * 4, T, D, p->eps);
     kgen_line(e, "        .expect matmul_epi@%u hbm(%" PRIu64 "), WQKV%u, hbm(%" PRIu64 "), hbm(%" PRIu64 "), %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", 72",
               c, o + p->qkv.h_y, c, o + p->qkv.h_w, o + p->qkv.h_y, 3 * dl, p->qkv.kp, T);
-    for (uint64_t h = 0; h < p->hl && !ab->flash; h++) {
+    for (uint64_t h = 0; h < p->hl; h++) {
         uint64_t hb = o + ab->h_head + h * ab->head_bytes, q = o + ab->h_qkv + h * dh * T * 2;
         kgen_line(e, "        .expect matmul_epi@%u hbm(%" PRIu64 "), hbm(%" PRIu64 "), hbm(%" PRIu64 "), hbm(%" PRIu64 "), %" PRIu64
                   ", %" PRIu64 ", %" PRIu64 ", 68", c, hb + ab->o_s, hb + ab->o_kh, q, hb + ab->o_s, ab->tk, ab->sc.kp, T);

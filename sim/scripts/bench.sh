@@ -118,7 +118,7 @@ fi
 # and W_out's partials AllReduced over Y; --timing-only (the weights as literal
 # values would make a 200 MB source): the plain loop, 1 and one thread per CPU,
 # whose reports must be the same byte for byte.
-bshard_sizes=${BENCH_BSHARD:--B 4 -T 1024 -D 768 -F 3072 --heads 12}
+bshard_sizes=${BENCH_BSHARD:--B 4 -T 1024 -D 768 -F 3072 --heads 12 --causal}
 echo "== tpu-gen block-shard $bshard_sizes on 16 v5e cores (4x4 torus, B_X,F_Y), --timing-only"
 # shellcheck disable=SC2086
 "$bin/tpu-gen" block-shard --config v5e $bshard_sizes --mesh 4x4 --shard B_X,F_Y --timing-only --quiet \

@@ -22,6 +22,7 @@
 #include "kgen_tfm.h"
 #include "kgen_shard.h"
 #include "kgen_block.h"
+#include "kgen_block_shard.h"
 #include "npy.h"
 
 #define TOOL "tpu-gen"
@@ -40,7 +41,7 @@ static void usage(FILE *f)
             "  tpu-as --config NAME gemm.s && tpu-sim --config NAME gemm.bin\n"
             "The plan, the predicted cycles and the bound are printed (docs/workloads.md).\n"
             "Other kernels: tpu-gen conv2d|pool|eltwise|mlp --help; transformer layers:\n"
-            "tpu-gen softmax|layernorm|rmsnorm|gelu|silu|ffn|attention|ffn-shard|block --help\n"
+            "tpu-gen softmax|layernorm|rmsnorm|gelu|silu|ffn|attention|ffn-shard|block|block-shard --help\n"
             "(docs/transformers.md).\n"
             "\n"
             "options:\n"
@@ -186,9 +187,11 @@ int main(int argc, char **argv)
             rc = kgen_cli_shard(argc, argv);    /* ffn-shard: kgen_shard_cli.c */
         if (rc < 0)
             rc = kgen_cli_block(argc, argv);    /* block: kgen_block_cli.c */
+        if (rc < 0)
+            rc = kgen_cli_bshard(argc, argv);   /* block-shard: kgen_block_shard_cli.c */
         if (rc >= 0)
             return rc;
-        return bad("unknown kernel '%s' (the kernels: gemm, conv2d, pool, eltwise, mlp, softmax, layernorm, rmsnorm, gelu, silu, ffn, attention, ffn-shard, block)%s", argv[1], "");
+        return bad("unknown kernel '%s' (the kernels: gemm, conv2d, pool, eltwise, mlp, softmax, layernorm, rmsnorm, gelu, silu, ffn, attention, ffn-shard, block, block-shard)%s", argv[1], "");
     }
 
     for (int i = 2; i < argc; i++) {

@@ -271,4 +271,93 @@ badcmd "--partials bf16: only with --overlap" "${G[@]}" -T 64 --mesh 4 --shard t
 badcmd "--partials must be fp32 or bf16" "${G[@]}" -T 64 --mesh 4 --shard tp --overlap --partials fp16
 if "$bin/tpu-gen" ffn-shard --help | grep -q "usage: tpu-gen ffn-shard"; then ok "--help"; else bad "--help"; fi
 
+# ---- tpu-gen block-shard: the pre-norm block sharded Megatron-style (the
+# heads and F over the model axis, the sequences over the other; Wo's and
+# W_out's partials AllReduced).  Four copies of the block outgrow tiny's
+# 4096 instructions: tiny with a 16Ki-word IMEM (the same machine otherwise).
+bcfg="$work/tiny16k.cfg"
+sed 's/^imem_words .*/imem_words      = 16384/' "$(dirname "$0")/../cmodel/configs/tiny.cfg" >"$bcfg"
+# brun NAME CORES TOPO_ARGS -- GEN_ARGS...: every core bit-exact, core 0's y = the reference
+brun() {
+  local name=$1 cores=$2; shift 2
+  local topo=()
+  while [ "$1" != "--" ]; do topo+=("$1"); shift; done; shift
+  local f="$work/$name"
+  if ! "$bin/tpu-gen" block-shard --config "$bcfg" "$@" -o "$f.s" --ref "$f.ref.npy" >"$f.gen" 2>&1; then
+    bad "$name: tpu-gen failed: $(head -n 1 "$f.gen")"; return
+  fi
+  if ! "$bin/tpu-as" --config "$bcfg" -I "$lib" -o "$f.bin" "$f.s" >"$f.as" 2>&1; then
+    bad "$name: tpu-as failed: $(head -n 1 "$f.as")"; return
+  fi
+  "$bin/tpu-sim" --config "$bcfg" --cores "$cores" "${topo[@]}" --dump "Y0=$f.y0.npy" "$f.bin" >"$f.sim" 2>&1
+  local rc=$?
+  if [ $rc -ne 0 ] || ! grep -q '^result: bit-exact' "$f.sim"; then
+    bad "$name: tpu-sim exit $rc: $(grep -m1 -E 'MISMATCH|error|result' "$f.sim")"; return
+  fi
+  if ! cmp -s "$f.ref.npy" "$f.y0.npy"; then
+    bad "$name: core 0's y differs from the C reference"; return
+  fi
+  ok "$name: $(cyc "$f.sim") cycles, every core's stages bit-exact, core 0's y = the reference"
+}
+brun blk4 4 -- -T 64 -D 32 -F 32 --heads 4 --mesh 4 --shard F_X
+if grep -q ': 0 of 2048 values differ' "$work/blk4.gen"; then
+  ok "block on a ring of 4, one K-tile a core (D/4 = F/4 = MXU_N): y bit for bit one chip's (tpu_ref_block)"
+else
+  bad "block on a ring of 4: not one chip's y: $(grep 'one chip' "$work/blk4.gen")"
+fi
+brun blk22 4 "${T2[@]}" -- -T 64 -D 16 -F 16 --heads 2 --mesh 2x2 --shard B_X,F_Y
+if grep -q ': 0 of 1024 values differ' "$work/blk22.gen"; then
+  ok "block on a 2x2 torus (B_X, heads and F over Y), one K-tile a core: y bit for bit one chip's"
+else
+  bad "block on a 2x2 torus: not one chip's y: $(grep 'one chip' "$work/blk22.gen")"
+fi
+brun blk22c 4 "${T2[@]}" -- -T 64 -D 16 -F 32 --heads 4 --mesh 2x2 --shard F_X,B_Y --causal
+if grep -q 'values differ, by at most' "$work/blk22c.gen" && ! grep -q ': 0 of' "$work/blk22c.gen"; then
+  ok "two K-tiles a core (causal, F_X,B_Y): the sum associates differently from one chip and tpu-gen says by how much"
+else
+  bad "two K-tiles a core: $(grep 'one chip' "$work/blk22c.gen")"
+fi
+brun blk4r 4 -- -T 64 -D 32 -F 64 --heads 4 --mesh 4 --shard F_X --reduce ring
+brun blk2 2 -- -T 64 -D 16 -F 32 --heads 2 --mesh 2 --shard F_X
+# --part compute: no AllReduce, fewer cycles; the difference is the exposed communication
+"$bin/tpu-gen" block-shard --config "$bcfg" -T 64 -D 32 -F 32 --heads 4 --mesh 4 --shard F_X --part compute --quiet \
+  -o "$work/blkc.s" && "$bin/tpu-as" --config "$bcfg" -I "$lib" -o "$work/blkc.bin" "$work/blkc.s" \
+  && "$bin/tpu-sim" --config "$bcfg" --cores 4 "$work/blkc.bin" >"$work/blkc.sim" 2>&1
+bw=$(cyc "$work/blk4.sim"); bc=$(cyc "$work/blkc.sim")
+if [ -n "$bw" ] && [ -n "$bc" ] && [ "$bc" -lt "$bw" ]; then
+  ok "block --part compute: $bc cycles of $bw: the AllReduces' exposed $((bw - bc))"
+else
+  bad "block --part compute: '$bc' cycles, the whole '$bw'"
+fi
+# the checks can fail: core 0's first AllReduce without its VPU sum (only its own partial)
+f="$work/blk4"
+awk '/^CORE0:/{c=1} /^CORE1:/{c=0} c && /# ======== 7b/{s=1} c && /# ======== 8:/{s=0} { if (s && $1=="vadd") next; print }' "$f.s" >"$work/bmut.s"
+if ! cmp -s "$f.s" "$work/bmut.s" && "$bin/tpu-as" --config "$bcfg" -I "$lib" -o "$work/bmut.bin" "$work/bmut.s" 2>/dev/null; then
+  "$bin/tpu-sim" --config "$bcfg" --cores 4 --dump Y0="$work/bmut.npy" "$work/bmut.bin" >/dev/null 2>&1
+  if [ -s "$work/bmut.npy" ] && ! cmp -s "$f.ref.npy" "$work/bmut.npy"; then ok "block: an AllReduce without its sum: core 0's y differs from the reference"
+  else bad "block: an AllReduce without its sum: not caught"; fi
+else
+  bad "block mutant not made"
+fi
+# bad input: exit 2, one "tpu-gen: error:" line
+bbad() {
+  local want=$1; shift
+  "$bin/tpu-gen" block-shard "$@" -o "$work/bbad.s" >"$work/bbad.out" 2>&1
+  local rc=$?
+  if [ $rc -eq 2 ] && grep -q "^tpu-gen: error: .*$want" "$work/bbad.out"; then ok "block-shard bad: $* -> $want"
+  else bad "block-shard bad: $* -> exit $rc: $(head -n 1 "$work/bbad.out") (wanted '$want')"; fi
+}
+BG=(--config "$bcfg" -T 64 -D 32 -F 32)
+bbad "heads 6 does not divide over the 4 cores" "${BG[@]}" -D 48 --heads 6 --mesh 4 --shard F_X
+bbad "unknown mesh axis 'Z'" "${BG[@]}" --heads 4 --mesh 4 --shard F_Z
+bbad "D 32 does not divide into 3 heads" "${BG[@]}" --heads 3 --mesh 4 --shard F_X
+bbad "one axis" "${BG[@]}" --heads 4 --mesh 4 --shard F_Y
+bbad "-B 3: one sequence a core" "${BG[@]}" --heads 4 --mesh 2x2 --shard B_X,F_Y -B 3
+bbad "needs -T, -D, -F and --heads" --config "$bcfg" -T 64 -D 32 -F 32 --mesh 4 --shard F_X
+bbad "--ref needs the data" "${BG[@]}" --heads 4 --mesh 4 --shard F_X --timing-only --ref "$work/x.npy"
+bbad "--part must be all or compute" "${BG[@]}" --heads 4 --mesh 4 --shard F_X --part comm
+bbad "unknown option" "${BG[@]}" --heads 4 --mesh 4 --shard F_X --past 8
+bbad "goes flash-style" --config "$bcfg" -T 512 -D 16 -F 16 --heads 2 --mesh 2 --shard F_X
+if "$bin/tpu-gen" block-shard --help | grep -q "usage: tpu-gen block-shard"; then ok "block-shard --help"; else bad "block-shard --help"; fi
+
 finish shard

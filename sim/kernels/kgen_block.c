@@ -389,7 +389,7 @@ void kgen_block_data_free(kgen_block_data *d)
  * a DMA per token, dh rows of 2 bytes, when the chunk has fewer tokens);
  * V_h^T to V_h columns past .. (one 2-D DMA).  Through VMEM, tc tokens at a
  * time; semaphores 0 and 1, back at zero after. */
-static void kv_code(kgen_emitter *e, const kgen_block *b, uint64_t h)
+void kgen_block_kv_code(kgen_emitter *e, const kgen_block *b, uint64_t h)
 {
     uint64_t T = b->tp, D = b->d, dh = b->dh, P = b->past;
     uint64_t hb = b->h_head + h * b->head_bytes, kp = b->sc.kp, vp = b->vpitch;
@@ -514,7 +514,7 @@ long kgen_block_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
     kgen_line(e, "# ======== 3: the KV cache: K_h token-major (the transpose: a DMA per feature), V_h feature-major");
     for (uint64_t h = 0; h < H; h++) {
         kgen_line(e, "        # head %" PRIu64, h);
-        kv_code(e, b, h);
+        kgen_block_kv_code(e, b, h);
     }
     for (uint64_t h = 0; h < H; h++) {
         if (b->flash) {

@@ -68,6 +68,10 @@ void kgen_block_data_free(kgen_block_data *d);
 int kgen_flash_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errlen);
 void kgen_flash_head(kgen_emitter *e, const kgen_block *b, uint64_t h);
 
+/* Stage 3 for head h: its K_h and V_h into the KV cache (tpu-gen
+ * block-shard places it in each core's copy, kgen_block_shard.c). */
+void kgen_block_kv_code(kgen_emitter *e, const kgen_block *b, uint64_t h);
+
 /* tpu-gen block (kgen_block_cli.c); -1 when argv[1] is not "block". */
 int kgen_cli_block(int argc, char **argv);
 

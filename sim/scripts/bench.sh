@@ -5,8 +5,9 @@
 # per host second of a tiled matmul (programs/matmul.s) and the peak memory,
 # plus the speed of tpu_ref_row_tile (the MXU model's inner loop) alone, on
 # one host thread; then 16 v5e cores on one thread and on one per CPU (the
-# collective matmul, and the sharded MLP of tpu-gen ffn-shard); GPT-2 small's
-# transformer block on one v5e core (tpu-gen block).
+# collective matmul, the sharded MLP of tpu-gen ffn-shard, the sharded block of
+# tpu-gen block-shard); GPT-2 small's transformer block on one v5e core
+# (tpu-gen block).
 # Numbers only: nothing here asserts on speed.  The MXU kernel is the
 # fastest this host runs unless TPU_REF_KERNEL names another (soft, sse2,
 # avx2, avx2-fma, avx512-fma: docs/numerics.md section 8); tpu-bench prints
@@ -109,6 +110,36 @@ if cmp -s "$out/shard-0.json" "$out/shard-1.json" && cmp -s "$out/shard-0.json" 
   echo "the reports and core 0's O of the plain loop, 1 and $ncpu threads are the same, byte for byte"
 else
   echo "the reports or core 0's O of the plain loop, 1 and $ncpu threads DIFFER (a bug)"
+fi
+
+# ---- the block sharded on 16 cores (tpu-gen block-shard, docs/transformers.md) --------
+# GPT-2 small's block (D 768, F 3072, 12 heads, T 1024 a sequence) on a 4x4 v5e
+# torus: 4 sequences over X, 3 heads and 768 hidden units a core over Y, Wo's
+# and W_out's partials AllReduced over Y; --timing-only (the weights as literal
+# values would make a 200 MB source): the plain loop, 1 and one thread per CPU,
+# whose reports must be the same byte for byte.
+bshard_sizes=${BENCH_BSHARD:--B 4 -T 1024 -D 768 -F 3072 --heads 12 --causal}
+echo "== tpu-gen block-shard $bshard_sizes on 16 v5e cores (4x4 torus, B_X,F_Y), --timing-only"
+# shellcheck disable=SC2086
+"$bin/tpu-gen" block-shard --config v5e $bshard_sizes --mesh 4x4 --shard B_X,F_Y --timing-only --quiet \
+  -o "$out/bshard.s"
+"$bin/tpu-as" --config v5e -I programs -o "$out/bshard.bin" "$out/bshard.s"
+for th in 0 1 "$ncpu"; do
+  t0=$(date +%s.%N)
+  rc=0
+  "$bin/tpu-sim" --config v5e --cores 16 --topology torus2d --grid 4x4 --threads "$th" --json \
+    "$out/bshard.bin" >"$out/bshard-$th.json" || rc=$?
+  t1=$(date +%s.%N)
+  cyc=$(grep -o '"cycles": [0-9]*' "$out/bshard-$th.json" | head -n 1 | grep -o '[0-9]*$')
+  awk -v th="$th" -v c="$cyc" -v a="$t0" -v b="$t1" -v rc="$rc" 'BEGIN { t = b - a;
+    printf "tpu-sim --threads %d: %d cycles x 16 cores in %.2f s: %.3g core-cycles/s%s\n",
+           th, c, t, 16 * c / t, rc == 0 ? "" : " (exit " rc ")" }'
+  [ "$th" = "$ncpu" ] && break
+done
+if cmp -s "$out/bshard-0.json" "$out/bshard-1.json" && cmp -s "$out/bshard-0.json" "$out/bshard-$ncpu.json"; then
+  echo "the block-shard reports of the plain loop, 1 and $ncpu threads are the same, byte for byte"
+else
+  echo "the block-shard reports of the plain loop, 1 and $ncpu threads DIFFER (a bug)"
 fi
 
 # ---- a transformer block on one core (tpu-gen block, docs/transformers.md) -------------

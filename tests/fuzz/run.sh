@@ -27,7 +27,10 @@ mkdir -p "$build" && build=$(cd "$build" && pwd)
 logtsv=$here/log.tsv
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 [ -n "$(git -C "$root" status --porcelain -- cmodel sim 'tests/fuzz/*.c' 2>/dev/null)" ] && commit=$commit+
-flags=(-timeout=10 -rss_limit_mb=2048 -max_len=65536)
+# -timeout (a hang) and -report_slow_units in wall seconds: generous, as
+# make fuzz runs at nice 19 on a shared machine, where an example program
+# that takes 1 s can take 10 (a "slow unit" is not a finding)
+flags=(-timeout=60 -report_slow_units=600 -rss_limit_mb=2048 -max_len=65536)
 table=()
 
 # example_inputs NAME DIR: the inputs a target starts from besides its
@@ -72,7 +75,9 @@ for bin in "$build"/fuzz_*; do
   fi
   nkept=$(printf '%s' "$kept" | grep -c .)
   log="$build/$name.log"
-  before=$(find "$regress" -type f ! -name .gitkeep | wc -l)
+  # findings: libFuzzer's crash-, timeout-, oom- and leak- files
+  findings() { find "$regress" -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l; }
+  before=$(findings)
   TIMEFORMAT='%3U %3S'
   { time "$bin" -max_total_time="$secs" "${flags[@]}" -artifact_prefix="$regress/" \
       -print_final_stats=1 "$corpus" >"$log" 2>&1; } 2>"$build/$name.time"
@@ -83,7 +88,7 @@ for bin in "$build"/fuzz_*; do
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
   corp=$(sed -n 's/.* corp: \([0-9]*\).*/\1/p' <<<"$last")
-  crashes=$(( $(find "$regress" -type f ! -name .gitkeep | wc -l) - before ))
+  crashes=$(( $(findings) - before ))
   [ "$status" != 0 ] && [ "$crashes" -eq 0 ] && crashes=1
   rate=$(awk -v e="${execs:-0}" -v c="$cpu" 'BEGIN { printf "%d", (c > 0 ? e / c : 0) }')
   table+=("$(printf '%-7s %8s %10s %9s %6s %7s %7s %7s' "$name" "$cpu" "${execs:--}" "$rate" \

@@ -418,8 +418,9 @@ fuzz-smoke: $(FUZZ_TARGETS)
 
 # make fuzz keeps its figures (a line per target in tests/fuzz/log.tsv) and
 # the new inputs (tests/fuzz/seeds/); commit both.  fuzz-report sums the log.
+# FUZZ_ONLY="asm obj": only those targets.
 fuzz: $(FUZZ_TARGETS)
-	@bash tests/fuzz/run.sh --keep $(FUZZ_BUILD) $(FUZZ_SECONDS); s=$$?; \
+	@FUZZ_ONLY="$(FUZZ_ONLY)" bash tests/fuzz/run.sh --keep $(FUZZ_BUILD) $(FUZZ_SECONDS); s=$$?; \
 	  bash tests/fuzz/report.sh tests/fuzz/log.tsv; exit $$s
 
 fuzz-report:

@@ -65,6 +65,8 @@ check 'a == 4' "tap-wrap: 4 points in all" "$(grep -cE '^(not )?ok [0-9]+' "$wor
 mkdir -p "$work/nofuzz"
 run_check "fuzz/run.sh: no target is a failure" 1 'not ok 1 - fuzz: no fuzz target in .*nofuzz' -- \
   bash "$here/fuzz/run.sh" "$work/nofuzz" 1
+run_check "fuzz/run.sh: FUZZ_ONLY naming no target is a failure" 1 "no fuzz target in .* named 'bogus'" -- \
+  env FUZZ_ONLY=bogus bash "$here/fuzz/run.sh" "$work/nofuzz" 1
 printf 'date\tcommit\ttarget\tseconds\tcpu_s\texecs\tcov\tft\tcorpus\tcrashes\n' >"$work/log.tsv"
 printf '2026-11-27T18:00:00Z\tabc\tasm\t900\t800.5\t1000\t10\t20\t30\t0\n' >>"$work/log.tsv"
 printf '2026-11-27T18:15:00Z\tabc\tnpy\t900\t850\t5000\t5\t6\t7\t0\n' >>"$work/log.tsv"

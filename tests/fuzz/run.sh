@@ -14,7 +14,8 @@
 # tests/fuzz/seeds/TARGET/ (libFuzzer's -merge=1, against the seeds and the
 # example inputs, so only what is new is added; -use_counters=0: an input
 # is kept for a new edge, not for a new hit count, which keeps the seeds
-# few; the corpus in BUILD_DIR/corpus/ keeps them all).
+# few; the corpus in BUILD_DIR/corpus/ keeps them all).  FUZZ_ONLY="asm
+# obj" runs only those targets (the ones furthest from their CPU-hour).
 set -uo pipefail
 keep=0
 [ "${1:-}" = --keep ] && { keep=1; shift; }
@@ -58,6 +59,7 @@ final_stat() { sed -n "s/^stat::$1: *\([0-9]*\).*/\1/p" "$2" | tail -n 1; }
 for bin in "$build"/fuzz_*; do
   [ -x "$bin" ] || continue
   name=$(basename "$bin"); name=${name#fuzz_}
+  [ -z "${FUZZ_ONLY:-}" ] || [[ " $FUZZ_ONLY " == *" $name "* ]] || continue
   regress="$here/regress/$name"
   seeds="$here/seeds/$name"
   corpus="$build/corpus/$name"
@@ -122,7 +124,7 @@ for bin in "$build"/fuzz_*; do
   fi
 done
 if [ $((pass + fail)) -eq 0 ]; then
-  bad "fuzz: no fuzz target in $build (build them: make fuzz-smoke)"
+  bad "fuzz: no fuzz target in $build${FUZZ_ONLY:+ named '$FUZZ_ONLY'} (build them: make fuzz-smoke)"
 else
   echo "# target  CPU s      execs  execs/s    cov      ft  corpus crashes"
   for row in "${table[@]}"; do echo "# $row"; done

@@ -60,7 +60,8 @@
 #   make systemc-test   their tests
 #
 # Fuzzing:
-#   make fuzz           run the fuzz targets for longer (FUZZ_SECONDS each)
+#   make fuzz           run the fuzz targets for longer (FUZZ_SECONDS each), keep the figures
+#   make fuzz-report    the CPU seconds each fuzz target has had so far (tests/fuzz/log.tsv)
 #
 # Object files go to build/ (build-san/ with SAN=1, or BUILD=DIR); nothing is
 # rebuilt that has not changed.
@@ -147,7 +148,7 @@ collectives: $(BIN)/tpu-collectives
 	$(BIN)/tpu-collectives --config v5e --out $(BUILD)/collectives --img docs
 	$(BIN)/tpu-collectives --config v5e --matmul-2chip --out $(BUILD)/collectives --img docs
 
-.PHONY: all deps demo test test-build check-generated generate roundtrip fuzz fuzz-smoke clean help bench \
+.PHONY: all deps demo test test-build check-generated generate roundtrip fuzz fuzz-smoke fuzz-report clean help bench \
         cosim-mid
 .DEFAULT_GOAL := all
 
@@ -415,8 +416,15 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 fuzz-smoke: $(FUZZ_TARGETS)
 	@bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SMOKE_SECONDS)
 
+# make fuzz keeps its figures (a line per target in tests/fuzz/log.tsv) and
+# the new inputs (tests/fuzz/seeds/); commit both.  fuzz-report sums the log.
+# FUZZ_ONLY="asm obj": only those targets.
 fuzz: $(FUZZ_TARGETS)
-	@bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+	@FUZZ_ONLY="$(FUZZ_ONLY)" bash tests/fuzz/run.sh --keep $(FUZZ_BUILD) $(FUZZ_SECONDS); s=$$?; \
+	  bash tests/fuzz/report.sh tests/fuzz/log.tsv; exit $$s
+
+fuzz-report:
+	@bash tests/fuzz/report.sh tests/fuzz/log.tsv
 
 clean:
 	rm -rf build build-san build-fuzz build-tsan

@@ -63,20 +63,18 @@ check() {
 near() { echo "a > 0 && (a - b) / b < $1 && (b - a) / b < $1"; }
 
 # relay < FILE: a child's verdicts become points of this script: its TAP
-# points (a subshell's ok and bad) and its "ok    NAME" and "FAIL  NAME"
-# lines (a Python check's); its other lines are printed as they are.  False
-# when the child gave no verdict at all.  Read from a file or a
-# here-string, not a pipe (the counts live in this shell).
+# points, numbered (a subshell's ok and bad, a cmocka binary's) or not (a
+# Python check prints "ok - NAME" and "not ok - NAME"); its other lines are
+# printed as they are.  False when the child gave no verdict at all.  Read
+# from a file or a here-string, not a pipe (the counts live in this shell).
 relay() {
-  local line n=0 re_tap='^(not )?ok [0-9]+( - )?(.*)$' re_skip='^(.*) # SKIP ?(.*)$'
+  local line n=0 re_tap='^(not )?ok( [0-9]+)?( - (.*))?$' re_skip='^(.*) # SKIP ?(.*)$'
   while IFS= read -r line; do
     if [[ $line =~ $re_tap ]]; then
-      n=$((n+1)); line=${BASH_REMATCH[3]}
+      n=$((n+1)); line=${BASH_REMATCH[4]}
       if [ -n "${BASH_REMATCH[1]}" ]; then bad "$line"
       elif [[ $line =~ $re_skip ]]; then skip "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
       else ok "$line"; fi
-    elif [[ $line =~ ^ok[[:space:]]+(.*)$ ]]; then n=$((n+1)); ok "${BASH_REMATCH[1]}"
-    elif [[ $line =~ ^FAIL:?[[:space:]]*(.*)$ ]]; then n=$((n+1)); bad "${BASH_REMATCH[1]}"
     else printf '%s\n' "$line"; fi
   done
   [ "$n" -gt 0 ]

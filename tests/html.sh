@@ -80,14 +80,14 @@ stepper_at() {
 # check_cycle PAGE N [CELL...]: the page opened at #cycle=N against the
 # stepper at cycle N: the status line, every `show units` line and for each
 # CELL ("K R C") the numbers of `show cell` (weight, shadow, the weight
-# arriving, LHS row, x, partial sum out) and its whole text.  Prints ok and
-# FAIL lines.
+# arriving, LHS row, x, partial sum out) and its whole text.  Prints
+# unnumbered TAP points ("ok - ...", "not ok - ...") for relay.
 check_cycle() {
   local page=$1 n=$2 name cell
   shift 2
   name=$(basename "$page")
   if ! open_page "file://$page#cycle=$n" "$tmp/dom.html" "$tmp/log.txt"; then
-    echo "FAIL  $name#cycle=$n: chromium failed: $(tail -3 "$tmp/log.txt")"; return
+    echo "not ok - $name#cycle=$n: chromium failed: $(tail -3 "$tmp/log.txt")"; return
   fi
   console_clean "$name#cycle=$n" "$tmp/log.txt"
   local cmds=("show units")
@@ -98,7 +98,7 @@ import html, re, sys
 name, n, dom_path, step_path, cells = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5:]
 dom, step = open(dom_path).read(), open(step_path).read()
 def result(ok, what):
-    print(("ok    " if ok else "FAIL  ") + "%s, cycle %d: %s" % (name, n, what))
+    print(("ok - " if ok else "not ok - ") + "%s, cycle %d: %s" % (name, n, what))
 def attrs(elem_id):
     m = re.search(r'<[a-z]+ ([^>]*\bid="%s"[^>]*)>' % re.escape(elem_id), dom)
     return m and {k: html.unescape(v) for k, v in re.findall(r'([\w-]+)="([^"]*)"', m.group(1))}
@@ -223,7 +223,7 @@ name, first, last, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.
 dom, step = open(sys.argv[5]).read(), open(sys.argv[6]).read()
 m = re.search(r'<pre id="test-dump">(.*?)</pre>', dom, re.S)
 if not m:
-    print("FAIL  %s: the driven page wrote no test-dump" % name)
+    print("not ok - %s: the driven page wrote no test-dump" % name)
     sys.exit(0)
 page = {}
 for line in html.unescape(m.group(1)).splitlines():
@@ -249,7 +249,7 @@ for way, how in (("fwd", "+1 from the first cycle"), ("back", "-1 from the last 
     what = "%s, %s: show cell of every cell, the status and show units lines of cycles %d-%d " \
            "(%d texts) are the stepper's" % (name, how, first, last, len(want))
     ok = not bad and cycles == list(range(first, last + 1)) and len(want) >= size - (last - first + 1)
-    print(("ok    " + what) if ok else "FAIL  %s: %d differ, e.g. %s" % (what, len(bad), bad[:2]))
+    print(("ok - " + what) if ok else "not ok - %s: %d differ, e.g. %s" % (what, len(bad), bad[:2]))
 EOF
   relay <"$tmp/drive.out" || bad "$name, $how: the driven page's check did not run"
 }
@@ -317,7 +317,7 @@ import html, json, re, subprocess, sys
 name, dom_path, first, last, min_labels = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 sim = sys.argv[6:]
 def result(ok, what):
-    print(("ok    " if ok else "FAIL  ") + "%s: %s" % (name, what))
+    print(("ok - " if ok else "not ok - ") + "%s: %s" % (name, what))
 dom = open(dom_path).read()
 m = re.search(r'<pre id="test-dump">(.*?)</pre>', dom, re.S)
 if not m:
@@ -489,7 +489,7 @@ table = re.search(r'<table id="vmem"([^>]*)>(.*?)</table>', dom, re.S)
 got = [html.unescape(t) for t in re.findall(r'<td[^>]*data-addr[^>]*>([^<]*)</td>', table.group(2))] if table else []
 ok = (note and "VMEM writes from cycle 50 on were not recorded" in note.group(1) and "cycle 49" in note.group(1)
       and table and 'data-cycle="49"' in table.group(1) and 'class="stale"' in table.group(1) and got == want)
-print(("ok    " if ok else "FAIL  ") + "VMEM budget spent at cycle 50: at cycle 52 the view shows cycle 49 "
+print(("ok - " if ok else "not ok - ") + "VMEM budget spent at cycle 50: at cycle 52 the view shows cycle 49 "
       "greyed, says so, and its values are the stepper's at 49%s" % ("" if ok else ": %r, %r, %r" % (
       note and note.group(1), got, want)))
 EOF
@@ -545,7 +545,7 @@ got = html.unescape(m.group(1)).split(" ") if m else []
 want = open(sys.argv[2]).read().split(" ")
 bad = [(i, g, w) for i, (g, w) in enumerate(zip(got, want)) if g != w]
 ok = len(got) == len(want) and not bad
-print(("ok    " if ok else "FAIL  ") + "the VMEM view's numbers (fmtF32) are C's %%.5g for %d fp32 bit patterns%s"
+print(("ok - " if ok else "not ok - ") + "the VMEM view's numbers (fmtF32) are C's %%.5g for %d fp32 bit patterns%s"
       % (len(want), "" if ok else ": %d of %d differ, e.g. %s" % (len(bad), len(got), bad[:3])))
 EOF
 relay <"$tmp/fmt.out" || bad "the fmtF32 check did not run: $(tail -2 "$tmp/fmt.out")"

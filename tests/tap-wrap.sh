@@ -5,12 +5,9 @@
 # The test scripts speak TAP through tests/checks.sh (tests/README.md): a
 # line "ok N - ...", "not ok N - ..." or "ok N - ... # SKIP why" is a test
 # point, passed on with the numbers of one stream (a script may run
-# another; their plans "1..N" are dropped).  The make targets' own reports
-# (sim/rtl/run_tests.sh, sim/systemc/tests/) still print
-# "ok    ...", "FAIL  ..." and "skip  ..."; those become passed, failed
-# and skipped points.  Every other line is a TAP comment, and the
-# command's exit status the last point, so prove never misses a non-zero
-# exit.  The TAP goes to standard output and, with TAP_DIR set, to
+# another; their plans "1..N" are dropped).  Every other line is a TAP
+# comment, and the command's exit status the last point, so prove never
+# misses a non-zero exit.  The TAP goes to standard output and, with TAP_DIR set, to
 # TAP_DIR/NAME.tap (the machine-readable report of the run).
 set -uo pipefail
 name=${1:?usage: tap-wrap.sh NAME COMMAND...}
@@ -32,10 +29,6 @@ fi
   }
   /^1\.\.[0-9]+/ { print "# " $0; next }
   /^#/ { print; next }
-  # the make targets reports: "ok    ...", "FAIL  ...", "skip  ..."
-  /^ok[ \t]/   { sub(/^ok[ \t]*/, "");   print "ok " ++n " - " $0; next }
-  /^FAIL/      { sub(/^FAIL:?[ \t]*/, ""); print "not ok " ++n " - " $0; next }
-  /^skip[ \t]/ { sub(/^skip[ \t]*/, ""); gsub(/#/, ""); print "ok " ++n " - " $0 " # SKIP"; next }
   { print "# " $0 }
   END {
     n++

@@ -24,8 +24,8 @@ fi
 start=$(date +%s.%N)
 # pytest -v: "FILE::TEST PASSED [ 5%]" becomes a passed point "FILE::TEST"
 "$py" -m pytest -v -rN -p no:cacheprovider python/tests 2>&1 | awk '
-  / PASSED( +\[ *[0-9]+%\])?$/ { sub(/ PASSED.*/, ""); print "ok    " $0; next }
-  / (FAILED|ERROR)( +\[ *[0-9]+%\])?$/ { sub(/ (FAILED|ERROR).*/, ""); print "FAIL  " $0; next }
+  / PASSED( +\[ *[0-9]+%\])?$/ { sub(/ PASSED.*/, ""); print "ok - " $0; next }
+  / (FAILED|ERROR)( +\[ *[0-9]+%\])?$/ { sub(/ (FAILED|ERROR).*/, ""); print "not ok - " $0; next }
   { print "#     " $0 }' >"$work/pytest.out"
 rc=${PIPESTATUS[0]}
 relay <"$work/pytest.out" || bad "pytest ran no test"

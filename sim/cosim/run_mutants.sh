@@ -31,8 +31,12 @@
 # the plain reference) built the same way beside the MUT_DIRs.
 # --one-core leaves out the multi-core tests (rtl-bench2 and rtl-bench4
 # need not be built);
-# --all-killed makes a survivor a failure (make test's handful);
-# writes the same to report.txt and report.tsv beside the first MUT_DIR.  JOBS
+# --all-killed makes a survivor a failure (make test's handful) and prints
+# TAP instead of the table (tests/checks.sh): a point for the regression
+# without a mutant, one per mutant ("ok N - mutant ID (UNIT): killed by TEST
+# @ CYCLE: what it does", "not ok N - mutant ID (UNIT): SURVIVED: ..."), and
+# "mutants: P passed, F failed";
+# writes the table to report.txt and report.tsv beside the first MUT_DIR.  JOBS
 # (default 2) mutants run at once.  Exit status: 0 every mutant run was
 # judged (survivors are reported, not failures: see docs/cosim.md for the
 # known ones), 1 the regression fails without a mutant, 2 bad usage,
@@ -66,6 +70,8 @@ trap 'echo "run_mutants.sh: interrupted" >&2; exit 130' INT TERM
 reg=$work/regression
 # shellcheck source=manifest.sh
 . "$(dirname "${BASH_SOURCE[0]}")/manifest.sh"
+# shellcheck source=../../tests/checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../tests/checks.sh"   # ok, bad, finish: TAP with --all-killed
 : > "$reg"
 shopt -s nullglob
 
@@ -173,8 +179,11 @@ export reg work cmodel
 [ "$quiet" = 1 ] || echo "mutants: the regression ($ntests tests) without a mutant first"
 base=$(one 0)
 case "$base" in
-  *survived) ;;
-  *) echo "mutants: the regression fails without a mutant: $base" >&2; exit 1 ;;
+  *survived) [ "$all_killed" = 1 ] && ok "the regression ($ntests tests) passes without a mutant" ;;
+  *) if [ "$all_killed" = 1 ]; then
+       bad "the regression ($ntests tests) fails without a mutant: $base"; finish mutants
+     fi
+     echo "mutants: the regression fails without a mutant: $base" >&2; exit 1 ;;
 esac
 
 # ---- the mutants ------------------------------------------------------------------
@@ -224,11 +233,16 @@ killed=0 total=0
   awk -v k="$killed" -v t="$total" -v n="$ntests" \
     'BEGIN { printf "mutants: %d of %d killed (%.0f%%) by a regression of %d tests\n", k, t, t ? 100 * k / t : 0, n }'
 } > "$work/report"
-cat "$work/report"
 cp "$work/report" "$(dirname "$mut")/report.txt"
 cp "$work/results" "$(dirname "$mut")/report.tsv"
-if [ "$all_killed" = 1 ] && [ "$killed" -ne "$total" ]; then
-  echo "mutants: FAIL: $((total - killed)) survived" >&2
-  exit 1
-fi
-exit 0
+[ "$all_killed" = 1 ] || { cat "$work/report"; exit 0; }
+# --all-killed: a point per mutant, in the table's order
+while IFS=$'\t' read -r id res test cyc first; do
+  IFS=$'\t' read -r _ unit file what < <(grep "^$id	" "$work/catalogue")
+  if [ "$res" = killed ]; then
+    ok "mutant $id ($unit): killed by $test @ $cyc: $what ($file)"
+  else
+    bad "mutant $id ($unit): SURVIVED: $what ($file)"
+  fi
+done < "$work/results"
+finish mutants

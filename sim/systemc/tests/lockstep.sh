@@ -10,7 +10,9 @@
 # own tests: a byte flipped in the C model's memory after loading must be
 # reported (an input the program reads: at the first differing record; a
 # byte nobody touches: by the final memory comparison).
-# Prints one line per program and a summary; exits 1 if anything failed.
+# Prints a TAP point per run and check (tests/checks.sh: a failure's log
+# as "#" lines below it) and "systemc lockstep: P passed, F failed[, S
+# skipped]"; exits 1 if anything failed, 2 on a bad manifest.
 set -uo pipefail
 bin=${1:?usage: lockstep.sh BIN SC_BUILD}
 scb=${2:?usage: lockstep.sh BIN SC_BUILD}
@@ -19,10 +21,11 @@ top=$scb/tpu-sc-lockstep
 cfg=tiny
 work=$scb/lockstep
 mkdir -p "$work" || exit 1
-pass=0; fail=0; skip=0
 here=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=../../cosim/manifest.sh
 . "$here/../../cosim/manifest.sh"
+# shellcheck source=../../../tests/checks.sh
+. "$here/../../../tests/checks.sh"   # ok, bad, skip, diag, finish: TAP (tests/README.md)
 runs=$(manifest_runs "$cfg") || exit 2
 while IFS=$'\t' read -r name src defs cores topo end _; do
   read -r -a optv <<< "$(manifest_asopts "$defs")"
@@ -31,19 +34,15 @@ while IFS=$'\t' read -r name src defs cores topo end _; do
   # the lockstep top wires its cores as rtl/system.v: one, or a ring
   case "$topo" in
     single|ring) ;;
-    *) echo "skip  $run (tpu-sc-lockstep wires a ring only)"; skip=$((skip + 1)); continue ;;
+    *) skip "$run" "tpu-sc-lockstep wires a ring only"; continue ;;
   esac
   obj="$work/$name.bin" log="$work/$name.log"
   if ! "$bin/tpu-as" --config "$cfg" "${optv[@]}" -o "$obj" "$src" >"$log" 2>&1; then
-    echo "FAIL  $run: tpu-as failed"
-    sed 's/^/      /' "$log" | head -n 10
-    fail=$((fail + 1))
+    bad "$run: tpu-as failed"; diag "$(head -n 10 "$log")"
     continue
   fi
   if ! "$top" --cores "$cores" "$obj" >"$log" 2>&1; then
-    echo "FAIL  $run"
-    sed 's/^/      /' "$log" | head -n 20
-    fail=$((fail + 1))
+    bad "$run: $(tail -n 1 "$log")"; diag "$(head -n 20 "$log")"
     continue
   fi
   # both sides agree; did the run end as the manifest says?  The top names
@@ -55,12 +54,9 @@ while IFS=$'\t' read -r name src defs cores topo end _; do
   fi
   [ "$how" = "cycle limit" ] && how=limit
   if why=$(manifest_verdict "$end" "${how:-unknown}" "$msg"); then
-    echo "ok    $run: $(tail -n 1 "$log" | sed 's/^tpu-sc-lockstep: [^:]*: //')${msg:+ ($end)}"
-    pass=$((pass + 1))
+    ok "$run: $(tail -n 1 "$log" | sed 's/^tpu-sc-lockstep: [^:]*: //')${msg:+ ($end)}"
   else
-    echo "FAIL  $run: $why"
-    sed 's/^/      /' "$log" | head -n 20
-    fail=$((fail + 1))
+    bad "$run: $why"; diag "$(head -n 20 "$log")"
   fi
 done <<< "$runs"
 
@@ -68,12 +64,11 @@ done <<< "$runs"
 fault() {
   local prog=$1 flt=$2 pat=$3 log="$work/fault.log"
   if "$top" --fault "$flt" "$work/$prog.bin" >"$log" 2>&1; then
-    echo "FAIL  fault $flt in $prog: not detected"; fail=$((fail + 1))
+    bad "fault $flt in $prog: not detected"
   elif ! grep -q -- "$pat" "$log"; then
-    echo "FAIL  fault $flt in $prog: no '$pat' in:"; sed 's/^/      /' "$log" | head -n 5
-    fail=$((fail + 1))
+    bad "fault $flt in $prog: no '$pat' in its output"; diag "$(head -n 5 "$log")"
   else
-    echo "ok    fault $flt in $prog: $(grep -m1 -- "$pat" "$log")"; pass=$((pass + 1))
+    ok "fault $flt in $prog: $(grep -m1 -- "$pat" "$log")"
   fi
 }
 fault matmul_tile vmem:0x2 "cycle 24: core 0: records differ"
@@ -84,12 +79,11 @@ fault matmul hbm:0xfffff0 "HBM differs at 0xfffff0: RTL 0x00, C model 0xff"
 fault2() {
   local prog=$1 flt=$2 pat=$3 log="$work/fault.log"
   if "$top" --cores 2 --fault "$flt" "$work/$prog.bin" >"$log" 2>&1; then
-    echo "FAIL  fault $flt in $prog (2 cores): not detected"; fail=$((fail + 1))
+    bad "fault $flt in $prog (2 cores): not detected"
   elif ! grep -q -- "$pat" "$log"; then
-    echo "FAIL  fault $flt in $prog (2 cores): no '$pat' in:"; sed 's/^/      /' "$log" | head -n 5
-    fail=$((fail + 1))
+    bad "fault $flt in $prog (2 cores): no '$pat' in its output"; diag "$(head -n 5 "$log")"
   else
-    echo "ok    fault $flt in $prog (2 cores): $(grep -m1 -- "$pat" "$log")"; pass=$((pass + 1))
+    ok "fault $flt in $prog (2 cores): $(grep -m1 -- "$pat" "$log")"
   fi
 }
 fault2 ici_exchange vmem:0x0 "core 1: records differ"
@@ -100,8 +94,9 @@ usage() {
   local pat=$1; shift
   local err rc
   err=$("$top" "$@" 2>&1 >/dev/null); rc=$?
-  if [ $rc -eq 2 ] && grep -q -- "$pat" <<<"$err"; then pass=$((pass + 1))
-  else echo "FAIL  tpu-sc-lockstep $*: exit $rc: $err"; fail=$((fail + 1)); fi
+  local args="${*#"$work/"}"
+  if [ $rc -eq 2 ] && grep -q -- "$pat" <<<"$err"; then ok "tpu-sc-lockstep${args:+ $args}: exit 2, '$pat'"
+  else bad "tpu-sc-lockstep${args:+ $args}: exit $rc, want 2 and '$pat': $err"; fi
 }
 usage "no program given"
 usage "unknown option '--bogus'" --bogus "$work/matmul.bin"
@@ -110,8 +105,7 @@ usage "bad --fault 'rom:1'" --fault rom:1 "$work/matmul.bin"
 usage "bad --cores '0' (1 to 16)" --cores 0 "$work/matmul.bin"
 usage "bad --cores '17' (1 to 16)" --cores 17 "$work/matmul.bin"
 usage "error: $work/nosuch.bin: No such file" "$work/nosuch.bin"
-if "$top" --help | grep -q '^usage: tpu-sc-lockstep'; then pass=$((pass + 1))
-else echo "FAIL  tpu-sc-lockstep --help"; fail=$((fail + 1)); fi
+if "$top" --help | grep -q '^usage: tpu-sc-lockstep'; then ok "tpu-sc-lockstep --help: the usage"
+else bad "tpu-sc-lockstep --help: no 'usage: tpu-sc-lockstep'"; fi
 
-echo "systemc lockstep: $pass passed, $fail failed, $skip skipped"
-[ "$fail" -eq 0 ]
+finish "systemc lockstep"

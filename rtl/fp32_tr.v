@@ -5,10 +5,10 @@
 //
 // A pipeline of Steps (10) stages, one instruction a cycle.  An input that
 // enters with en_i in cycle t is unpacked and goes through step 1 in t
-// (its state lands in st_q[0] at the end of t), through step j+1 in
-// t + j (st_q[j]), and its result y_o is on the output in cycle
-// t + Steps, from st_q[Steps-1], packed combinationally (the exponent put
-// back, the special values).  Every step is one madd: a * b + c as an fp32
+// (its state lands in g_stage[0].st_q at the end of t), through step j+1
+// in t + j (g_stage[j].st_q), and its result y_o is on the output in
+// cycle t + Steps, from the last stage's state, packed combinationally
+// (the exponent put back, the special values).  Every step is one madd: a * b + c as an fp32
 // multiply then an fp32 add, each rounded (fp32_mul_f, fp32_add_f: no
 // fused multiply-add), with a, b and c chosen by the function and the
 // step; so a stage is one multiplier and one adder.  The shorter
@@ -224,24 +224,22 @@ module fp32_tr #(
   endfunction
 
   // ---- the pipeline ---------------------------------------------------------
-  logic                 v_q  [Steps];
-  logic [1:0]           fn_q [Steps];
-  logic [StW-1:0]       st_q [Steps];
+  // v_q[j]: stage j holds an instruction.  A packed vector shifted by one
+  // assignment, and each stage's function and state (fn_q, st_q) a
+  // register of its own in g_stage[j], not elements of unpacked arrays,
+  // each of which the Verilated model gives a delayed-assignment flag that
+  // it clears and tests in every cycle (30 per lane, 1,920 on tiny's 64
+  // lanes, busy or not; docs/rtl.md, "Simulation speed").
+  logic [Steps-1:0]     v_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      for (int j = 0; j < Steps; j++) begin
-        v_q[j] <= 1'b0;
-      end
+      v_q <= '0;
     end else begin
-      v_q[0] <= en_i;
-      for (int j = 1; j < Steps; j++) begin
-        v_q[j] <= v_q[j-1];
-      end
+      v_q <= {v_q[Steps-2:0], en_i};
     end
   end
 
-  // One stage: step j on state st, one multiplier and one adder.
   function automatic logic [StW-1:0] tr_stage(input logic [1:0] fn, input integer j,
                                               input logic [StW-1:0] st);
     logic [97:0] ops;
@@ -253,18 +251,20 @@ module fp32_tr #(
   // Stage j computes step j + 1 on the state of stage j - 1 (stage 0 on
   // the unpacked input), only in the cycles it has an input.
   for (genvar j = 0; j < Steps; j++) begin : g_stage
+    logic [1:0]     fn_q;                          // the instruction's function
+    logic [StW-1:0] st_q;                          // its state after step j + 1
     if (j == 0) begin : g_first
       always_ff @(posedge clk_i) begin
         if (en_i) begin
-          fn_q[0] <= fn_i;
-          st_q[0] <= tr_stage(fn_i, 1, tr_unpack(fn_i, x_i));
+          fn_q <= fn_i;
+          st_q <= tr_stage(fn_i, 1, tr_unpack(fn_i, x_i));
         end
       end
     end else begin : g_next
       always_ff @(posedge clk_i) begin
         if (v_q[j-1]) begin
-          fn_q[j] <= fn_q[j-1];
-          st_q[j] <= tr_stage(fn_q[j-1], j + 1, st_q[j-1]);
+          fn_q <= g_stage[j-1].fn_q;
+          st_q <= tr_stage(g_stage[j-1].fn_q, j + 1, g_stage[j-1].st_q);
         end
       end
     end
@@ -274,7 +274,7 @@ module fp32_tr #(
   always_comb begin
     y_o = 32'd0;
     if (v_q[Steps-1]) begin
-      y_o = tr_pack(fn_q[Steps-1], st_q[Steps-1]);
+      y_o = tr_pack(g_stage[Steps-1].fn_q, g_stage[Steps-1].st_q);
     end
   end
 

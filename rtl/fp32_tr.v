@@ -21,11 +21,18 @@
 // timing; this module only the values.
 
 module fp32_tr #(
-  parameter integer Steps = 10                     // TPU_TR_STEPS in cmodel/include/tpu/fp.h
+  parameter integer Steps    = 10,                 // TPU_TR_STEPS in cmodel/include/tpu/fp.h
+  parameter bit     ExtValid = 1'b0                // 1: the stages' valid bits are v_i
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
   input  logic        en_i,                        // an input enters (step 1 in this cycle)
+  // With ExtValid: which stages hold an instruction, kept by the owner
+  // exactly as v_q below would be (bit j: en_i j + 1 cycles ago).  The
+  // VPU passes the one copy its lanes share, so that in the Verilated
+  // model every lane's stage j tests the same bit and the tests are
+  // merged into one per stage instead of one per lane and stage.
+  input  logic [Steps-1:0] v_i,
   input  logic [1:0]  fn_i,                        // TrExp, TrRcp, TrRsqrt
   input  logic [31:0] x_i,
   output logic [31:0] y_o                          // the input of Steps cycles ago; 0 when none
@@ -232,12 +239,24 @@ module fp32_tr #(
   // lanes, busy or not; docs/rtl.md, "Simulation speed").
   logic [Steps-1:0]     v_q;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      v_q <= '0;
-    end else begin
-      v_q <= {v_q[Steps-2:0], en_i};
+  if (ExtValid) begin : g_ext
+    assign v_q = v_i;
+    /* verilator tracing_off */  // a lint sink: not traced, not computed
+    logic unused_rst;
+    assign unused_rst = rst_ni;
+    /* verilator tracing_on */
+  end else begin : g_own
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        v_q <= '0;
+      end else begin
+        v_q <= {v_q[Steps-2:0], en_i};
+      end
     end
+    /* verilator tracing_off */  // a lint sink: not traced, not computed
+    logic unused_v;
+    assign unused_v = ^v_i;
+    /* verilator tracing_on */
   end
 
   function automatic logic [StW-1:0] tr_stage(input logic [1:0] fn, input integer j,

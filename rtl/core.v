@@ -331,6 +331,7 @@ module core (
     .waddr_o      (vpu_waddr),
     .wdata_o      (vpu_wdata),
     .xlu_ra_i     (xlu_ra),
+    .xlu_re_i     (xlu_pop),
     .xlu_rdata_o  (xlu_rdata),
     .xlu_we_i     (xlu_we),
     .xlu_rd_i     (xlu_rd),

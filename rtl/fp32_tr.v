@@ -5,13 +5,13 @@
 //
 // A pipeline of Steps (10) stages, one instruction a cycle.  An input that
 // enters with en_i in cycle t is unpacked and goes through step 1 in t
-// (its state lands in st_q[0] at the end of t), through step j+1 in
-// t + j (st_q[j]), and its result y_o is on the output in cycle
-// t + Steps, from st_q[Steps-1], packed combinationally (the exponent put
-// back, the special values).  Every step is one madd: a * b + c as an fp32
-// multiply then an fp32 add, each rounded (fp32_mul_f, fp32_add_f: no
-// fused multiply-add), with a, b and c chosen by the function and the
-// step; so a stage is one multiplier and one adder.  The shorter
+// (its state lands in g_stage[0].st_q at the end of t), through step j+1
+// in t + j (g_stage[j].st_q), and its result y_o is on the output in
+// cycle t + Steps, from the last stage's state, packed combinationally
+// (the exponent put back, the special values).  Every step is one madd:
+// a * b + c as an fp32 multiply then an fp32 add, each rounded
+// (fp32_mul_f, fp32_add_f: no fused multiply-add), with a, b and c chosen
+// by the function and the step; so a stage is one multiplier and one adder.  The shorter
 // sequences (rcp: 7 steps, rsqrt: 8) pass the last stages through.
 //
 // The steps are the task tr_stage of the package fp32_tr_pkg
@@ -27,11 +27,18 @@
 `include "fp32_tr_pkg.vh"   // fp32_tr_pkg: the constants, the state, tr_stage
 
 module fp32_tr #(
-  parameter integer Steps = 10                     // TPU_TR_STEPS in cmodel/include/tpu/fp.h
+  parameter integer Steps    = 10,                 // TPU_TR_STEPS in cmodel/include/tpu/fp.h
+  parameter bit     ExtValid = 1'b0                // 1: the stages' valid bits are v_i
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
   input  logic        en_i,                        // an input enters (step 1 in this cycle)
+  // With ExtValid: which stages hold an instruction, kept by the owner
+  // exactly as v_q below would be (bit j: en_i j + 1 cycles ago).  The
+  // VPU passes the one copy its lanes share, so that in the Verilated
+  // model every lane's stage j tests the same bit and the tests are
+  // merged into one per stage instead of one per lane and stage.
+  input  logic [Steps-1:0] v_i,
   input  logic [1:0]  fn_i,                        // TrExp, TrRcp, TrRsqrt
   input  logic [31:0] x_i,
   output logic [31:0] y_o                          // the input of Steps cycles ago; 0 when none
@@ -126,42 +133,55 @@ module fp32_tr #(
   endfunction
 
   // ---- the pipeline ---------------------------------------------------------
-  logic                 v_q  [Steps];
-  logic [1:0]           fn_q [Steps];
-  logic [StW-1:0]       st_q [Steps];
+  // v_q[j]: stage j holds an instruction.  A packed vector shifted by one
+  // assignment, and each stage's function and state (fn_q, st_q) a
+  // register of its own in g_stage[j], not elements of unpacked arrays,
+  // each of which the Verilated model gives a delayed-assignment flag that
+  // it clears and tests in every cycle (30 per lane, 1,920 on tiny's 64
+  // lanes, busy or not; docs/rtl.md, "Simulation speed").
+  logic [Steps-1:0]     v_q;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      for (int j = 0; j < Steps; j++) begin
-        v_q[j] <= 1'b0;
-      end
-    end else begin
-      v_q[0] <= en_i;
-      for (int j = 1; j < Steps; j++) begin
-        v_q[j] <= v_q[j-1];
+  if (ExtValid) begin : g_ext
+    assign v_q = v_i;
+    /* verilator tracing_off */  // a lint sink: not traced, not computed
+    logic unused_rst;
+    assign unused_rst = rst_ni;
+    /* verilator tracing_on */
+  end else begin : g_own
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        v_q <= '0;
+      end else begin
+        v_q <= {v_q[Steps-2:0], en_i};
       end
     end
+    /* verilator tracing_off */  // a lint sink: not traced, not computed
+    logic unused_v;
+    assign unused_v = ^v_i;
+    /* verilator tracing_on */
   end
 
   // Stage j computes step j + 1 on the state of stage j - 1 (stage 0 on
   // the unpacked input), only in the cycles it has an input.
   for (genvar j = 0; j < Steps; j++) begin : g_stage
+    logic [1:0]     fn_q;                          // the instruction's function
+    logic [StW-1:0] st_q;                          // its state after step j + 1
     if (j == 0) begin : g_first
       always_ff @(posedge clk_i) begin : p_stage
         logic [StW-1:0] st;
         if (en_i) begin
           fp32_tr_pkg::tr_stage(fn_i, 1, tr_unpack(fn_i, x_i), st);
-          fn_q[0] <= fn_i;
-          st_q[0] <= st;
+          fn_q <= fn_i;
+          st_q <= st;
         end
       end
     end else begin : g_next
       always_ff @(posedge clk_i) begin : p_stage
         logic [StW-1:0] st;
         if (v_q[j-1]) begin
-          fp32_tr_pkg::tr_stage(fn_q[j-1], j + 1, st_q[j-1], st);
-          fn_q[j] <= fn_q[j-1];
-          st_q[j] <= st;
+          fp32_tr_pkg::tr_stage(g_stage[j-1].fn_q, j + 1, g_stage[j-1].st_q, st);
+          fn_q <= g_stage[j-1].fn_q;
+          st_q <= st;
         end
       end
     end
@@ -171,7 +191,7 @@ module fp32_tr #(
   always_comb begin
     y_o = 32'd0;
     if (v_q[Steps-1]) begin
-      y_o = tr_pack(fn_q[Steps-1], st_q[Steps-1]);
+      y_o = tr_pack(g_stage[Steps-1].fn_q, g_stage[Steps-1].st_q);
     end
   end
 

@@ -117,9 +117,28 @@ module ici #(
   logic [4:0]     cur_lsem  [NP];
   logic [4:0]     cur_rsem  [NP];
   logic [63:0]    cur_acc   [NP];
+  // active: a port sends or one starts.  Otherwise every port's state
+  // stays as it is, so the per-port signals below are left at 0 and the
+  // Verilated model does no per-port work in an idle cycle: the per-port
+  // registers then load those zeros, which no one reads (a port's state is
+  // read only while it sends; a start takes the head's).
+  logic active;
+  assign active = start || (sending_q != '0);
   always_comb begin
     for (int p = 0; p < NP; p++) begin
-      if (start && start_p == 3'(p)) begin
+      cur_sending[p] = 1'b0;
+      cur_rdst[p]    = '0;
+      cur_src[p]     = '0;
+      cur_bytes[p]   = 64'd0;
+      cur_sent[p]    = 64'd0;
+      cur_lsem[p]    = 5'd0;
+      cur_rsem[p]    = 5'd0;
+      cur_acc[p]     = 64'd0;
+    end
+    for (int p = 0; p < NP; p++) begin
+      if (!active) begin
+        // nothing (the defaults above)
+      end else if (start && start_p == 3'(p)) begin
         cur_sending[p] = 1'b1;
         cur_rdst[p]    = hv[1][VAW-1:0];
         cur_src[p]     = hv[2][VAW-1:0];
@@ -157,39 +176,52 @@ module ici #(
   logic [NP-1:0]   sending_d;
   logic [63:0]     sent_d [NP];
   logic [63:0]     acc_d  [NP];
-  always_comb begin
-    rem = vmem_left_i;
+  always_comb begin : p_send
+    logic [63:0] left, sum, avail, want;
+    logic        carry;
+    rem   = vmem_left_i;
+    left  = 64'd0;
+    sum   = 64'd0;
+    avail = 64'd0;
+    want  = 64'd0;
+    carry = 1'b0;
     for (int p = 0; p < NP; p++) begin
-      logic [63:0] left, sum, avail, want;
-      logic        carry;
-      left  = cur_bytes[p] - cur_sent[p];
-      sum   = cur_acc[p] + R0;
-      carry = (sum >= Den);
-      avail = Q0 + {63'd0, carry};
-      want  = (left < avail) ? left : avail;
       got[p]       = '0;
       chunk[p]     = 1'b0;
       last[p]      = 1'b0;
-      sending_d[p] = cur_sending[p];
-      sent_d[p]    = cur_sent[p];
-      acc_d[p]     = cur_acc[p];
-      if (cur_sending[p] && connected_q[p]) begin
-        if (left != 64'd0) begin
-          got[p] = GW'((want < rem) ? want : rem);
-          rem    = rem - {{(64 - GW){1'b0}}, got[p]};
-        end
-        last[p]   = (cur_sent[p] + {{(64 - GW){1'b0}}, got[p]} == cur_bytes[p]);
-        chunk[p]  = (got[p] != '0) || last[p];
-        sent_d[p] = cur_sent[p] + {{(64 - GW){1'b0}}, got[p]};
-        if (last[p]) begin
-          sending_d[p] = 1'b0;
-          acc_d[p]     = 64'd0;
-        end else begin
-          acc_d[p]     = carry ? sum - Den : sum;
+      sending_d[p] = 1'b0;
+      sent_d[p]    = 64'd0;
+      acc_d[p]     = 64'd0;
+    end
+    if (active) begin
+      for (int p = 0; p < NP; p++) begin
+        left  = cur_bytes[p] - cur_sent[p];
+        sum   = cur_acc[p] + R0;
+        carry = (sum >= Den);
+        avail = Q0 + {63'd0, carry};
+        want  = (left < avail) ? left : avail;
+        sending_d[p] = cur_sending[p];
+        sent_d[p]    = cur_sent[p];
+        acc_d[p]     = cur_acc[p];
+        if (cur_sending[p] && connected_q[p]) begin
+          if (left != 64'd0) begin
+            got[p] = GW'((want < rem) ? want : rem);
+            rem    = rem - {{(64 - GW){1'b0}}, got[p]};
+          end
+          last[p]   = (cur_sent[p] + {{(64 - GW){1'b0}}, got[p]} == cur_bytes[p]);
+          chunk[p]  = (got[p] != '0) || last[p];
+          sent_d[p] = cur_sent[p] + {{(64 - GW){1'b0}}, got[p]};
+          if (last[p]) begin
+            sending_d[p] = 1'b0;
+            acc_d[p]     = 64'd0;
+          end else begin
+            acc_d[p]     = carry ? sum - Den : sum;
+          end
         end
       end
     end
   end
+
   assign vmem_used_o = vmem_left_i - rem;
 
   // ---- the outgoing links: Latency - 1 stages per port ----------------------------------
@@ -197,42 +229,44 @@ module ici #(
   for (genvar p = 0; p < NP; p++) begin : g_link
     logic [LinkW-1:0] word;
     assign raddr_o[p*VAW +: VAW] = cur_src[p] + cur_sent[p][VAW-1:0];
+    // an invalid word is all 0 (its fields are don't-cares)
     always_comb begin
       word = '0;
-      word[FValid]          = chunk[p];
-      word[FLast]           = last[p];
-      word[FRsem +: 5]      = cur_rsem[p];
-      word[FLen +: 16]      = 16'(got[p]);
-      word[FAddr +: VAW]    = cur_rdst[p] + cur_sent[p][VAW-1:0];
-      word[FTotal +: 64]    = cur_bytes[p];
-      word[FData +: 8*IciB] = rdata_i[p*IciB*8 +: IciB*8];
+      if (chunk[p]) begin
+        word[FValid]          = 1'b1;
+        word[FLast]           = last[p];
+        word[FRsem +: 5]      = cur_rsem[p];
+        word[FLen +: 16]      = 16'(got[p]);
+        word[FAddr +: VAW]    = cur_rdst[p] + cur_sent[p][VAW-1:0];
+        word[FTotal +: 64]    = cur_bytes[p];
+        word[FData +: 8*IciB] = rdata_i[p*IciB*8 +: IciB*8];
+      end
     end
     if (L > 1) begin : g_stages
-      logic [LinkW-1:0] st_q [L - 1];
+      // stage j at [j*LinkW +: LinkW], a packed vector shifted by one
+      // assignment (an unpacked array's elements written with `<=` each
+      // get a delayed-assignment flag and value in the Verilated model,
+      // cleared every cycle)
+      logic [(L-1)*LinkW-1:0] st_q;
       always_comb begin
         link_busy[p] = 1'b0;
         for (int j = 0; j < L - 1; j++) begin
-          link_busy[p] = link_busy[p] || st_q[j][FValid];
+          link_busy[p] = link_busy[p] || st_q[j*LinkW + FValid];
         end
       end
       always_ff @(posedge clk_i or negedge rst_ni) begin
         if (!rst_ni) begin
-          for (int j = 0; j < L - 1; j++) begin
-            st_q[j] <= '0;
-          end
+          st_q <= '0;
         end else if (chunk[p] || link_busy[p]) begin
           // A clock enable: the stages move only while a chunk enters or
           // is in them.  When every stage holds an invalid word they keep
           // it (its other fields are don't-cares), so the Verilated model
           // copies nothing for an idle link (docs/rtl.md, "Simulation
           // speed").
-          st_q[0] <= word;
-          for (int j = 1; j < L - 1; j++) begin
-            st_q[j] <= st_q[j-1];
-          end
+          st_q <= ((L-1)*LinkW)'({st_q, word});
         end
       end
-      assign link_o[p*LinkW +: LinkW] = st_q[L-2];
+      assign link_o[p*LinkW +: LinkW] = st_q[(L-2)*LinkW +: LinkW];
     end else begin : g_direct
       assign link_busy[p] = 1'b0;
       assign link_o[p*LinkW +: LinkW] = word;
@@ -240,36 +274,54 @@ module ici #(
   end
 
   // ---- T31: what arrives: the link's last register, then VMEM ------------------------------
-  logic [LinkW-1:0] in_q [NP];
-  logic [NP-1:0]    in_busy;
+  // Port p's word at [p*LinkW +: LinkW], loaded only while a valid word
+  // arrives or is here (an invalid word's fields are don't-cares): an idle
+  // core copies nothing.
+  logic [NP*LinkW-1:0] in_q;
+  logic [NP-1:0]       in_busy, arriving;
+  always_comb begin
+    for (int p = 0; p < NP; p++) begin
+      arriving[p] = link_i[p*LinkW + FValid];
+    end
+  end
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      for (int p = 0; p < NP; p++) begin
-        in_q[p] <= '0;
-      end
-    end else begin
-      for (int p = 0; p < NP; p++) begin
-        in_q[p] <= link_i[p*LinkW +: LinkW];
-      end
+      in_q <= '0;
+    end else if (arriving != '0 || in_busy != '0) begin
+      in_q <= link_i;
     end
   end
   assign link_busy_o = (link_busy != '0) || (in_busy != '0);
 
   always_comb begin
-    in_bytes_o = 64'd0;
     for (int p = 0; p < NP; p++) begin
-      logic [LinkW-1:0] w;
-      w = in_q[p];
-      in_busy[p]                    = w[FValid];
-      we_o[p]                       = w[FValid] && w[FLen +: 16] != 16'd0;
-      waddr_o[p*VAW +: VAW]         = w[FAddr +: VAW];
-      wlen_o[16*p +: 16]            = w[FLen +: 16];
-      wdata_o[p*IciB*8 +: IciB*8]   = w[FData +: 8*IciB];
-      rsem_inc_o[p]                 = w[FValid] && w[FLast];
-      rsem_idx_o[5*p +: 5]          = w[FRsem +: 5];
-      recv_bytes_o[64*p +: 64]      = w[FTotal +: 64];
-      if (w[FValid]) begin
-        in_bytes_o = in_bytes_o + {48'd0, w[FLen +: 16]};
+      in_busy[p] = in_q[p*LinkW + FValid];
+    end
+  end
+  always_comb begin : p_recv
+    logic [LinkW-1:0] w;
+    w            = '0;
+    in_bytes_o   = 64'd0;
+    we_o         = '0;
+    waddr_o      = '0;
+    wlen_o       = '0;
+    wdata_o      = '0;
+    rsem_inc_o   = '0;
+    rsem_idx_o   = '0;
+    recv_bytes_o = '0;
+    if (in_busy != '0) begin
+      for (int p = 0; p < NP; p++) begin
+        w = in_q[p*LinkW +: LinkW];
+        we_o[p]                       = w[FValid] && w[FLen +: 16] != 16'd0;
+        waddr_o[p*VAW +: VAW]         = w[FAddr +: VAW];
+        wlen_o[16*p +: 16]            = w[FLen +: 16];
+        wdata_o[p*IciB*8 +: IciB*8]   = w[FData +: 8*IciB];
+        rsem_inc_o[p]                 = w[FValid] && w[FLast];
+        rsem_idx_o[5*p +: 5]          = w[FRsem +: 5];
+        recv_bytes_o[64*p +: 64]      = w[FTotal +: 64];
+        if (w[FValid]) begin
+          in_bytes_o = in_bytes_o + {48'd0, w[FLen +: 16]};
+        end
       end
     end
   end

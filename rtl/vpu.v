@@ -50,6 +50,7 @@ module vpu #(
   // the XLU (rtl/xlu.v): a read port, a write port, and the registers
   // it still holds (T35)
   input  logic [4:0]            xlu_ra_i,
+  input  logic                  xlu_re_i,    // the XLU reads xlu_ra_i in this cycle (its start)
   output logic [32*Elems-1:0]   xlu_rdata_o,
   input  logic                  xlu_we_i,
   input  logic [4:0]            xlu_rd_i,
@@ -87,7 +88,7 @@ module vpu #(
   logic          pv_q [PS];                           // pipeline: valid, register, data
   logic [4:0]    prd_q [PS];
   logic [RW-1:0] pdata_q [PS];
-  logic          tv_q [TrSteps];                      // T27a: the transcendentals' stages
+  logic [TrSteps-1:0] tv_q;                           // T27a: the transcendentals' stages
   logic [4:0]    trd_q [TrSteps];
 
   // ---- T27: sources ready? ----------------------------------------------------------
@@ -130,7 +131,7 @@ module vpu #(
   // takes the result pipeline's entry.  tr_block: the head writes a
   // register, is not a transcendental, and either that entry is taken or
   // a transcendental in an earlier stage writes the same register.
-  logic is_tr, tr_out, tr_block;
+  logic is_tr, tr_out, tr_block, tr_en;
   logic [1:0] tr_fn;
   assign is_tr  = (cls == CLASS_TRANS);
   assign tr_fn  = (op == OP_VRCP) ? 2'd1 : (op == OP_VRSQRT) ? 2'd2 : 2'd0;
@@ -156,6 +157,7 @@ module vpu #(
   assign bytes_o  = is_bf16 ? Bytes2 : Bytes4;
   assign issue    = head_valid_i && !hazard && !tr_block && (!is_mem || grant_i);
   assign pop_o    = issue;
+  assign tr_en    = issue && is_tr;                   // one enters the lanes' pipelines
   assign raddr_o  = hv[1][VAW-1:0] + hv[2][VAW-1:0];    // rs + imm
   assign waddr_o  = raddr_o;
   assign we_o     = issue && is_store;
@@ -166,10 +168,21 @@ module vpu #(
   // ---- the elements ------------------------------------------------------------------
   logic [RW-1:0] a, b, c, s, result, tr_result;
   logic [16*Elems-1:0] st_bf16;
-  assign a = vreg_q[r1];
-  assign b = vreg_q[r2];
-  assign c = vreg_q[r3];
-  assign s = vreg_q[r0];
+  // The head's registers are read only while there is a head (else 0,
+  // which no one uses: every use needs an issue): no per-cycle copies of
+  // four 2048-bit registers while the VPU is idle.
+  always_comb begin
+    a = '0;
+    b = '0;
+    c = '0;
+    s = '0;
+    if (head_valid_i) begin
+      a = vreg_q[r1];
+      b = vreg_q[r2];
+      c = vreg_q[r3];
+      s = vreg_q[r0];
+    end
+  end
 
   // Each fp unit computes only in the cycle an instruction that uses it
   // issues (en_i, rtl/fp32_add.v): the Verilated model then spends no
@@ -190,8 +203,20 @@ module vpu #(
     endcase
   end
 
+  // vld.bf16: exact widening, except a zero exponent (signed zero) and
+  // NaN (the canonical NaN) (numerics.md "bf16 -> fp32")
+  function automatic logic [31:0] widen_bf16(input logic [15:0] h);
+    if (h[14:7] == 8'h00) begin
+      widen_bf16 = {h[15], 31'd0};
+    end else if (h[14:7] == 8'hff && h[6:0] != 7'd0) begin
+      widen_bf16 = QNaN;
+    end else begin
+      widen_bf16 = {h, 16'h0000};
+    end
+  endfunction
+
   for (genvar i = 0; i < Elems; i++) begin : g_elem
-    logic [31:0] ea, eb, ec, sum, prod, cmp, widened;
+    logic [31:0] ea, eb, ec, sum, prod, cmp;
     logic [15:0] narrowed, h;
     assign ea = a[32*i +: 32];
     assign eb = b[32*i +: 32];
@@ -222,26 +247,16 @@ module vpu #(
       .f32_i  (s[32*i +: 32]),
       .bf16_o (narrowed)
     );
-    // vld.bf16: exact widening, except a zero exponent (signed zero) and
-    // NaN (the canonical NaN) (numerics.md "bf16 -> fp32")
     assign h = rdata_i[16*i +: 16];
-    always_comb begin
-      if (h[14:7] == 8'h00) begin
-        widened = {h[15], 31'd0};
-      end else if (h[14:7] == 8'hff && h[6:0] != 7'd0) begin
-        widened = QNaN;
-      end else begin
-        widened = {h, 16'h0000};
-      end
-    end
 
+    // The default first, then `if`: an if/else would be a ?: in the
+    // Verilated model, which computes both sides in every cycle.
     always_comb begin
-      if (!writes) begin
-        result[32*i +: 32] = 32'd0;                        // not used
-      end else begin
+      result[32*i +: 32] = 32'd0;                          // not used
+      if (writes) begin
         case (op)
           OP_VLD:      result[32*i +: 32] = rdata_i[32*i +: 32];
-          OP_VLD_BF16: result[32*i +: 32] = widened;
+          OP_VLD_BF16: result[32*i +: 32] = widen_bf16(h);
           OP_VBCAST:   result[32*i +: 32] = hv[1][31:0];
           OP_VADD, OP_VSUB: result[32*i +: 32] = sum;
           OP_VMUL:     result[32*i +: 32] = prod;
@@ -255,11 +270,13 @@ module vpu #(
 
     // T27a: this lane's transcendental pipeline (numerics.md section 11)
     fp32_tr #(
-      .Steps (TrSteps)
+      .Steps    (TrSteps),
+      .ExtValid (1'b1)                                 // the lanes share tv_q
     ) u_tr (
       .clk_i  (clk_i),
       .rst_ni (rst_ni),
-      .en_i   (issue && is_tr),
+      .en_i   (tr_en),
+      .v_i    (tv_q),
       .fn_i   (tr_fn),
       .x_i    (ea),
       .y_o    (tr_result[32*i +: 32])
@@ -268,18 +285,13 @@ module vpu #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      for (int j = 0; j < TrSteps; j++) begin
-        tv_q[j] <= 1'b0;
-      end
+      tv_q <= '0;
     end else begin
-      tv_q[0] <= issue && is_tr;
-      for (int j = 1; j < TrSteps; j++) begin
-        tv_q[j] <= tv_q[j-1];
-      end
+      tv_q <= {tv_q[TrSteps-2:0], tr_en};
     end
   end
   always_ff @(posedge clk_i) begin
-    if (issue && is_tr) begin                          // read only with tv_q
+    if (tr_en) begin                                   // read only with tv_q
       trd_q[0] <= r0;
     end
     for (int j = 1; j < TrSteps; j++) begin
@@ -287,7 +299,13 @@ module vpu #(
     end
   end
   // vst writes the register; vst.bf16 its elements rounded, 2 bytes each
-  assign wdata_o = (op == OP_VST_BF16) ? {{(16 * Elems){1'b0}}, st_bf16} : s;
+  // (only for a store: also the trace port's vpu_data, copied every cycle)
+  always_comb begin
+    wdata_o = '0;
+    if (we_o) begin
+      wdata_o = (op == OP_VST_BF16) ? {{(16 * Elems){1'b0}}, st_bf16} : s;
+    end
+  end
 
   // ---- the result pipeline and the register file (T27) -----------------------------------
   logic          wb;
@@ -367,7 +385,13 @@ module vpu #(
       end
     end
   end
-  assign xlu_rdata_o = vreg_q[xlu_ra_i];
+  // read only when the XLU starts (else 0): no 2048-bit copy per cycle
+  always_comb begin
+    xlu_rdata_o = '0;
+    if (xlu_re_i) begin
+      xlu_rdata_o = vreg_q[xlu_ra_i];
+    end
+  end
 
   /* verilator tracing_off */  // a lint sink: not traced, not computed
   logic unused_vpu;

@@ -69,8 +69,13 @@ module xlu #(
   logic [4:0]     rd_q, ra_q;
   logic [NLW-1:0] nl_q;
   logic [NSW-1:0] ns_q;
-  logic [31:0]    work_q [E];
-  logic [CW-1:0]  cnt_q [32];
+  // Packed vectors (element j at [32*j +: 32], register r's count at
+  // [CW*r +: CW]), each written whole by one assignment: an unpacked
+  // array's elements written with `<=` get a delayed-assignment flag each
+  // in the Verilated model, cleared and tested in every cycle (96 here).
+  logic [RW-1:0]    work_q;
+  logic [32*CW-1:0] cnt_q;
+  logic [31:0]      vmask_q;                       // cnt_q's counts != 0
 
   logic start, wb, lane_lvl, sub_lvl, is_max;
   assign start    = !run_q && head_valid_i;
@@ -106,13 +111,17 @@ module xlu #(
       // the source sublane of srot, (s - ks) mod S, and lane of lrot
       assign rs = (32'(s) >= ks) ? 32'(s) - ks : 32'(s) + 32'(Sub) - ks;
       assign rl = (32'(l) >= kl) ? 32'(l) - kl : 32'(l) + 32'(Lanes) - kl;
+      // only in a start's cycle (else 0, not used): nothing per idle cycle
       always_comb begin
-        case (hop)
-          OP_XLU_SROT: pv = rdata_i[32*(rs*32'(Lanes) + 32'(l)) +: 32];
-          OP_XLU_LROT: pv = rdata_i[32*(32'(s*Lanes) + rl) +: 32];
-          OP_XLU_TR:   pv = rdata_i[32*TI +: 32];
-          default:     pv = rdata_i[32*(s*Lanes+l) +: 32];
-        endcase
+        pv = 32'd0;
+        if (start) begin
+          case (hop)
+            OP_XLU_SROT: pv = rdata_i[32*(rs*32'(Lanes) + 32'(l)) +: 32];
+            OP_XLU_LROT: pv = rdata_i[32*(32'(s*Lanes) + rl) +: 32];
+            OP_XLU_TR:   pv = rdata_i[32*TI +: 32];
+            default:     pv = rdata_i[32*(s*Lanes+l) +: 32];
+          endcase
+        end
       end
       assign perm[32*(s*Lanes+l) +: 32] = pv;
     end
@@ -130,14 +139,14 @@ module xlu #(
       logic [31:0] sum, mx;
       fp32_add u_add (
         .en_i  (lane_lvl && !is_max),
-        .a_i   (work_q[s*Lanes+2*i]),
-        .b_i   (work_q[s*Lanes+2*i+1]),
+        .a_i   (work_q[32*(s*Lanes+2*i) +: 32]),
+        .b_i   (work_q[32*(s*Lanes+2*i+1) +: 32]),
         .sum_o (sum)
       );
       fp32_cmp u_max (
         .en_i  (lane_lvl && is_max),
-        .a_i   (work_q[s*Lanes+2*i]),
-        .b_i   (work_q[s*Lanes+2*i+1]),
+        .a_i   (work_q[32*(s*Lanes+2*i) +: 32]),
+        .b_i   (work_q[32*(s*Lanes+2*i+1) +: 32]),
         .op_i  (2'd0),
         .res_o (mx)
       );
@@ -149,14 +158,14 @@ module xlu #(
       logic [31:0] sum, mx;
       fp32_add u_add (
         .en_i  (sub_lvl && !is_max),
-        .a_i   (work_q[2*i*Lanes+l]),
-        .b_i   (work_q[(2*i+1)*Lanes+l]),
+        .a_i   (work_q[32*(2*i*Lanes+l) +: 32]),
+        .b_i   (work_q[32*((2*i+1)*Lanes+l) +: 32]),
         .sum_o (sum)
       );
       fp32_cmp u_max (
         .en_i  (sub_lvl && is_max),
-        .a_i   (work_q[2*i*Lanes+l]),
-        .b_i   (work_q[(2*i+1)*Lanes+l]),
+        .a_i   (work_q[32*(2*i*Lanes+l) +: 32]),
+        .b_i   (work_q[32*((2*i+1)*Lanes+l) +: 32]),
         .op_i  (2'd0),
         .res_o (mx)
       );
@@ -170,38 +179,6 @@ module xlu #(
     assign sres[0] = 32'd0;
   end
 
-  logic [31:0] work_d [E];
-  always_comb begin
-    for (int j = 0; j < E; j++) begin
-      work_d[j] = work_q[j];
-    end
-    if (start) begin
-      for (int j = 0; j < E; j++) begin
-        work_d[j] = perm[32*j +: 32];
-      end
-    end else if (lane_lvl) begin
-      for (int s = 0; s < Sub; s++) begin
-        for (int i = 0; 2 * i < Lanes; i++) begin
-          if (32'(2 * i + 1) < 32'(nl_q)) begin
-            work_d[s*Lanes+i] = lres[s*LP+i];
-          end else if (32'(2 * i) < 32'(nl_q)) begin
-            work_d[s*Lanes+i] = work_q[s*Lanes+2*i];
-          end
-        end
-      end
-    end else if (sub_lvl) begin
-      for (int i = 0; 2 * i < Sub; i++) begin
-        for (int l = 0; l < Lanes; l++) begin
-          if (32'(2 * i + 1) < 32'(ns_q)) begin
-            work_d[i*Lanes+l] = sres[i*Lanes+l];
-          end else if (32'(2 * i) < 32'(ns_q)) begin
-            work_d[i*Lanes+l] = work_q[2*i*Lanes+l];
-          end
-        end
-      end
-    end
-  end
-
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       run_q <= 1'b0;
@@ -211,63 +188,93 @@ module xlu #(
       run_q <= 1'b0;
     end
   end
-  // data: no reset (read only while run_q)
-  always_ff @(posedge clk_i) begin
+  // data: no reset (read only while run_q).  The next work register is
+  // computed here, in the clocked block, only in the cycles it changes
+  // (a start or a level): the Verilated model then does nothing for it in
+  // an idle cycle, where an always_comb would be evaluated every cycle.
+  always_ff @(posedge clk_i) begin : p_work
+    logic [RW-1:0] w;
     if (start) begin
-      op_q <= hop;
-      rd_q <= hv[0][4:0];
-      ra_q <= hv[1][4:0];
-      nl_q <= h_lanes ? NLW'(Lanes) : NLW'(1);
-      ns_q <= h_subl ? NSW'(Sub) : NSW'(1);
+      op_q   <= hop;
+      rd_q   <= hv[0][4:0];
+      ra_q   <= hv[1][4:0];
+      nl_q   <= h_lanes ? NLW'(Lanes) : NLW'(1);
+      ns_q   <= h_subl ? NSW'(Sub) : NSW'(1);
+      work_q <= perm;
     end else if (lane_lvl) begin
       nl_q <= (nl_q + NLW'(1)) >> 1;
+      w = work_q;
+      for (int s = 0; s < Sub; s++) begin
+        for (int i = 0; 2 * i < Lanes; i++) begin
+          if (32'(2 * i + 1) < 32'(nl_q)) begin
+            w[32*(s*Lanes+i) +: 32] = lres[s*LP+i];
+          end else if (32'(2 * i) < 32'(nl_q)) begin
+            w[32*(s*Lanes+i) +: 32] = work_q[32*(s*Lanes+2*i) +: 32];
+          end
+        end
+      end
+      work_q <= w;
     end else if (sub_lvl) begin
       ns_q <= (ns_q + NSW'(1)) >> 1;
-    end
-    if (start || lane_lvl || sub_lvl) begin
-      for (int j = 0; j < E; j++) begin
-        work_q[j] <= work_d[j];
+      w = work_q;
+      for (int i = 0; 2 * i < Sub; i++) begin
+        for (int l = 0; l < Lanes; l++) begin
+          if (32'(2 * i + 1) < 32'(ns_q)) begin
+            w[32*(i*Lanes+l) +: 32] = sres[i*Lanes+l];
+          end else if (32'(2 * i) < 32'(ns_q)) begin
+            w[32*(i*Lanes+l) +: 32] = work_q[32*(2*i*Lanes+l) +: 32];
+          end
+        end
       end
+      work_q <= w;
     end
   end
 
   // ---- the write-back: broadcast along what was reduced -------------------------------
   assign we_o  = wb;
   assign wrd_o = rd_q;
+  // the broadcast only in the write-back's cycle (else 0, not used; the
+  // trace port copies wdata_o in every cycle)
   always_comb begin
-    for (int s = 0; s < Sub; s++) begin
-      for (int l = 0; l < Lanes; l++) begin
-        case (op_q)
-          OP_XLU_LSUM, OP_XLU_LMAX: wdata_o[32*(s*Lanes+l) +: 32] = work_q[s*Lanes];
-          OP_XLU_SSUM, OP_XLU_SMAX: wdata_o[32*(s*Lanes+l) +: 32] = work_q[l];
-          OP_XLU_ASUM, OP_XLU_AMAX: wdata_o[32*(s*Lanes+l) +: 32] = work_q[0];
-          default:                  wdata_o[32*(s*Lanes+l) +: 32] = work_q[s*Lanes+l];
-        endcase
+    wdata_o = '0;
+    if (wb) begin
+      for (int s = 0; s < Sub; s++) begin
+        for (int l = 0; l < Lanes; l++) begin
+          case (op_q)
+            OP_XLU_LSUM, OP_XLU_LMAX: wdata_o[32*(s*Lanes+l) +: 32] = work_q[32*(s*Lanes) +: 32];
+            OP_XLU_SSUM, OP_XLU_SMAX: wdata_o[32*(s*Lanes+l) +: 32] = work_q[32*l +: 32];
+            OP_XLU_ASUM, OP_XLU_AMAX: wdata_o[32*(s*Lanes+l) +: 32] = work_q[31:0];
+            default:                  wdata_o[32*(s*Lanes+l) +: 32] = work_q[32*(s*Lanes+l) +: 32];
+          endcase
+        end
       end
     end
   end
 
   // ---- T35: the registers the XLU still holds --------------------------------------------
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  // Counted only in the cycles a count changes (a push or a write-back);
+  // vmask_q is the new counts' != 0, so vmask_o is what it was as a
+  // function of cnt_q.
+  always_ff @(posedge clk_i or negedge rst_ni) begin : p_cnt
+    logic [32*CW-1:0] n;
+    logic [31:0]      m;
     if (!rst_ni) begin
+      cnt_q   <= '0;
+      vmask_q <= '0;
+    end else if (push_i || wb) begin
       for (int r = 0; r < 32; r++) begin
-        cnt_q[r] <= '0;
+        n[CW*r +: CW] = cnt_q[CW*r +: CW]
+                        + ((push_i && push_rd_i == 5'(r)) ? CW'(1) : CW'(0))
+                        + ((push_i && push_ra_i == 5'(r)) ? CW'(1) : CW'(0))
+                        - ((wb && rd_q == 5'(r)) ? CW'(1) : CW'(0))
+                        - ((wb && ra_q == 5'(r)) ? CW'(1) : CW'(0));
+        m[r] = (n[CW*r +: CW] != '0);
       end
-    end else begin
-      for (int r = 0; r < 32; r++) begin
-        cnt_q[r] <= cnt_q[r]
-                    + ((push_i && push_rd_i == 5'(r)) ? CW'(1) : CW'(0))
-                    + ((push_i && push_ra_i == 5'(r)) ? CW'(1) : CW'(0))
-                    - ((wb && rd_q == 5'(r)) ? CW'(1) : CW'(0))
-                    - ((wb && ra_q == 5'(r)) ? CW'(1) : CW'(0));
-      end
+      cnt_q   <= n;
+      vmask_q <= m;
     end
   end
-  always_comb begin
-    for (int r = 0; r < 32; r++) begin
-      vmask_o[r] = (cnt_q[r] != '0);
-    end
-  end
+  assign vmask_o = vmask_q;
 
   /* verilator tracing_off */  // a lint sink: not traced, not computed
   logic unused_xlu;

@@ -58,6 +58,7 @@ module rtl_fp_top (
     .clk_i  (clk_i),
     .rst_ni (rst_ni),
     .en_i   (tr_en_i),
+    .v_i    ('0),          // not used: ExtValid 0, the pipeline keeps its own valid bits
     .fn_i   (tr_fn_i),
     .x_i    (tr_x_i),
     .y_o    (tr_y_o)

@@ -172,8 +172,15 @@ def test_ctrl_c_leaves_the_model_usable(monkeypatch):
     want = tm.run(p)[1]
     s = tm.System(program=p)
     monkeypatch.setattr(tm._core, "lib", _SigintAfter(tm._core.lib, 3))
-    with pytest.raises(KeyboardInterrupt):
-        s.run()
+    # Python's own handler, which raises KeyboardInterrupt: a process
+    # started in the background by a non-interactive shell (`make test &`)
+    # inherits SIGINT ignored, and Python then installs no handler.
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            s.run()
+    finally:
+        signal.signal(signal.SIGINT, old)
     monkeypatch.undo()
     stopped = s.cycle
     assert 0 < stopped < want["cycles"] and s.stop == "interrupted"

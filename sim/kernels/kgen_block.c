@@ -58,7 +58,7 @@
 #define SEED_KP 0x50000u          /* decode: head h's past K rows: + h x 0x1000 (+ row) */
 #define SEED_VP 0x60000u
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int kgen_block_fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -67,15 +67,15 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-static int gemm(const tpu_config *cfg, kgen_plan *p, uint64_t m, uint64_t k, uint64_t n, int bf16, int timing,
-                const char *what, char *err, size_t errlen)
+int kgen_block_gemm(const tpu_config *cfg, kgen_plan *p, uint64_t m, uint64_t k, uint64_t n, int bf16, int timing,
+                    const char *what, char *err, size_t errlen)
 {
     kgen_gemm_opts o;
     memset(&o, 0, sizeof o);
     o.m = m, o.k = k, o.n = n, o.dtype = KGEN_BF16, o.timing_only = timing, o.out_bf16 = bf16;
     char e2[400];
     if (kgen_gemm_plan(cfg, &o, p, e2, sizeof e2))
-        return fail(err, errlen, "%s (%" PRIu64 " x %" PRIu64 " x %" PRIu64 "): %s", what, m, n, k, e2);
+        return kgen_block_fail(err, errlen, "%s (%" PRIu64 " x %" PRIu64 " x %" PRIu64 "): %s", what, m, n, k, e2);
     return 0;
 }
 
@@ -91,7 +91,7 @@ static int nn(const tpu_config *cfg, kgen_nn_plan *p, tpu_nn_op op, uint64_t n, 
     }
     char e2[600];
     if (kgen_nn_plan_make(cfg, &o, p, e2, sizeof e2))
-        return fail(err, errlen, "%s: %s", what, e2);
+        return kgen_block_fail(err, errlen, "%s: %s", what, e2);
     return 0;
 }
 
@@ -121,20 +121,20 @@ int kgen_block_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
     if (b->decode)
         b->causal = 1;                        /* a new token sees the past and itself */
     if (!T || !D || !F)
-        return fail(err, errlen, "the sizes must be positive");
+        return kgen_block_fail(err, errlen, "the sizes must be positive");
     if (H > 256)
-        return fail(err, errlen, "--heads %" PRIu64 ": at most 256", H);
+        return kgen_block_fail(err, errlen, "--heads %" PRIu64 ": at most 256", H);
     if (T > (1ull << 20) || D > (1ull << 16) || F > (1ull << 20) || b->past > (1ull << 20))
-        return fail(err, errlen, "too large: -T and --past up to 2^20, -D up to 2^16, -F up to 2^20");
+        return kgen_block_fail(err, errlen, "too large: -T and --past up to 2^20, -D up to 2^16, -F up to 2^20");
     if (D % H)
-        return fail(err, errlen, "-D %" PRIu64 " does not divide into %" PRIu64 " heads", D, H);
+        return kgen_block_fail(err, errlen, "-D %" PRIu64 " does not divide into %" PRIu64 " heads", D, H);
     b->dh = D / H;
     b->tk = b->past + T;
     if (b->e % N)
-        return fail(err, errlen, "the vector's %" PRIu64 " elements are not a multiple of the MXU size %" PRIu64 " on '%s'",
+        return kgen_block_fail(err, errlen, "the vector's %" PRIu64 " elements are not a multiple of the MXU size %" PRIu64 " on '%s'",
                     b->e, N, cfg->name);
     if (T % b->e && !b->decode)
-        return fail(err, errlen, "-T %" PRIu64 " does not divide into vectors: the tokens are the VPU's lanes "
+        return kgen_block_fail(err, errlen, "-T %" PRIu64 " does not divide into vectors: the tokens are the VPU's lanes "
                     "(feature-major activations), so T must be a multiple of %" PRIu64 " (%ux%u) on '%s'",
                     T, b->e, (unsigned)cfg->vpu_sublanes, (unsigned)cfg->vpu_lanes, cfg->name);
     /* decode: the new tokens padded to whole vectors with zero tokens after them
@@ -143,19 +143,19 @@ int kgen_block_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
     b->tp = (T + b->e - 1) / b->e * b->e;
     T = b->tp;
     if (b->past % N)
-        return fail(err, errlen, "--past %" PRIu64 " must be a multiple of the MXU size %" PRIu64 " on '%s' "
+        return kgen_block_fail(err, errlen, "--past %" PRIu64 " must be a multiple of the MXU size %" PRIu64 " on '%s' "
                     "(the keys are the last GEMM's K-tiles)", b->past, N, cfg->name);
     uint64_t dh = b->dh, tk = b->tk;
     int to = b->timing_only;
     /* the plans */
     if (nn(cfg, &b->ln1, TPU_NN_LAYERNORM, T, D, 1, b, "the first layernorm", err, errlen)
-        || gemm(cfg, &b->qkv, 3 * D, D, T, 1, to, "QKV^T = Wqkv^T X^T", err, errlen)
-        || gemm(cfg, &b->wo, D, D, T, 0, to, "Y1^T = Wo^T O^T", err, errlen)
+        || kgen_block_gemm(cfg, &b->qkv, 3 * D, D, T, 1, to, "QKV^T = Wqkv^T X^T", err, errlen)
+        || kgen_block_gemm(cfg, &b->wo, D, D, T, 0, to, "Y1^T = Wo^T O^T", err, errlen)
         || nn(cfg, &b->res1, TPU_NN_ADD, T, D, 0, b, "the first residual", err, errlen)
         || nn(cfg, &b->ln2, TPU_NN_LAYERNORM, T, D, 1, b, "the second layernorm", err, errlen)
-        || gemm(cfg, &b->win, F, D, T, 0, to, "H^T = Win^T X2^T", err, errlen)
+        || kgen_block_gemm(cfg, &b->win, F, D, T, 0, to, "H^T = Win^T X2^T", err, errlen)
         || nn(cfg, &b->gl, TPU_NN_GELU, T, F, 1, b, "the GELU", err, errlen)
-        || gemm(cfg, &b->wout, D, F, T, 0, to, "O2^T = Wout^T G^T", err, errlen)
+        || kgen_block_gemm(cfg, &b->wout, D, F, T, 0, to, "O2^T = Wout^T G^T", err, errlen)
         || nn(cfg, &b->res2, TPU_NN_ADD, T, D, 0, b, "the second residual", err, errlen))
         return -1;
     /* attention: one softmax over all the keys when its tile fits VMEM
@@ -166,15 +166,15 @@ int kgen_block_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
         if (nn(cfg, &b->sm, TPU_NN_SOFTMAX, T, tk, 1, b, "the softmax over the keys", e_sm, sizeof e_sm) == 0)
             b->flash = 0;
         else if (b->key_block)
-            return fail(err, errlen, "%s", e_sm);
+            return kgen_block_fail(err, errlen, "%s", e_sm);
         else
             b->flash = 1;
     } else {
         b->flash = 1;
     }
     if (!b->flash) {
-        if (gemm(cfg, &b->sc, tk, dh, T, 0, to, "S^T = K_h Q_h^T", err, errlen)
-            || gemm(cfg, &b->av, dh, tk, T, 1, to, "O_h^T = V_h^T P^T", err, errlen))
+        if (kgen_block_gemm(cfg, &b->sc, tk, dh, T, 0, to, "S^T = K_h Q_h^T", err, errlen)
+            || kgen_block_gemm(cfg, &b->av, dh, tk, T, 1, to, "O_h^T = V_h^T P^T", err, errlen))
             return -1;
         b->nb = 1;
         b->kb = b->vpitch = b->av.kp;
@@ -186,7 +186,7 @@ int kgen_block_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
     while (2 * ALIGN64(dh * b->tc * 2) > cfg->vmem_bytes && b->tc % 2 == 0 && b->tc > 1)
         b->tc /= 2;
     if (2 * ALIGN64(dh * b->tc * 2) > cfg->vmem_bytes)
-        return fail(err, errlen, "the KV cache write: VMEM cannot hold one chunk of K^T and V^T "
+        return kgen_block_fail(err, errlen, "the KV cache write: VMEM cannot hold one chunk of K^T and V^T "
                     "(2 x %" PRIu64 " x %" PRIu64 " bf16), the machine '%s' has %" PRIu64 " bytes",
                     dh, b->tc, cfg->name, (uint64_t)cfg->vmem_bytes);
     b->v_kt = 0;
@@ -245,9 +245,9 @@ int kgen_block_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
     if (b->qkv.w_bytes != b->qkv.kp * T * 2 || b->win.w_bytes != b->win.kp * T * 2
         || b->wo.w_bytes != b->wo.kp * T * 2 || b->wout.w_bytes != b->wout.kp * T * 2
         || b->sc.np != T || (!b->flash && (b->av.w_bytes != b->av.kp * T * 2 || b->av.x_bytes != dh * b->av.kp * 2)))
-        return fail(err, errlen, "internal: the stages' layouts disagree");
+        return kgen_block_fail(err, errlen, "internal: the stages' layouts disagree");
     if (b->hbm_need > cfg->hbm_bytes)
-        return fail(err, errlen, "the data does not fit HBM: %" PRIu64 " bytes, the machine '%s' has %" PRIu64,
+        return kgen_block_fail(err, errlen, "the data does not fit HBM: %" PRIu64 " bytes, the machine '%s' has %" PRIu64,
                     b->hbm_need, cfg->name, (uint64_t)cfg->hbm_bytes);
     /* the cost model */
     kgen_gemm_cost(cfg, &b->qkv, &b->c_qkv);

@@ -71,6 +71,13 @@ void kgen_flash_head(kgen_emitter *e, const kgen_block *b, uint64_t h);
 /* Stage 3 for head h: its K_h and V_h into the KV cache (tpu-gen
  * block-shard places it in each core's copy, kgen_block_shard.c). */
 void kgen_block_kv_code(kgen_emitter *e, const kgen_block *b, uint64_t h);
+/* The block generators' helpers (kgen_block.c; used by kgen_block_flash.c
+ * and kgen_block_shard.c): an error message into err (returns -1), and a
+ * bf16 GEMM's plan (M x K times K x N, bf16 output when bf16) whose error
+ * names the stage. */
+int kgen_block_fail(char *err, size_t errlen, const char *fmt, ...);
+int kgen_block_gemm(const tpu_config *cfg, kgen_plan *p, uint64_t m, uint64_t k, uint64_t n, int bf16, int timing,
+                    const char *what, char *err, size_t errlen);
 
 /* tpu-gen block (kgen_block_cli.c); -1 when argv[1] is not "block". */
 int kgen_cli_block(int argc, char **argv);

@@ -43,15 +43,6 @@
 #define VMASK 28         /* two masks in turn: 28, 29 */
 #define VR 30
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 static uint64_t step_of(uint64_t n)
 {
     return n % 8 == 0 ? 8 : n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1;
@@ -63,7 +54,7 @@ int kgen_flash_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
     uint64_t fixed = ALIGN64(e * 4) * 6 + 2 * ALIGN64(dh * e * 4) + ALIGN64(dh * e * 2);
     if (b->key_block) {
         if (b->key_block % N)
-            return fail(err, errlen, "--key-block %" PRIu64 " must be a multiple of the MXU size %" PRIu64 " on '%s'",
+            return kgen_block_fail(err, errlen, "--key-block %" PRIu64 " must be a multiple of the MXU size %" PRIu64 " on '%s'",
                         b->key_block, N, cfg->name);
         b->kb = b->key_block;
     } else {
@@ -75,7 +66,7 @@ int kgen_flash_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
             b->kb = tkp;
     }
     if (b->kb == 0 || ALIGN64(b->kb * e * 4) + ALIGN64(b->kb * e * 2) + fixed > cfg->vmem_bytes)
-        return fail(err, errlen, "flash attention: VMEM cannot hold one block of %" PRIu64 " keys for a vector of "
+        return kgen_block_fail(err, errlen, "flash attention: VMEM cannot hold one block of %" PRIu64 " keys for a vector of "
                     "%" PRIu64 " queries (%" PRIu64 " bytes with the state), the machine '%s' has %" PRIu64,
                     b->kb ? b->kb : N, e, ALIGN64((b->kb ? b->kb : N) * e * 6) + fixed, cfg->name,
                     (uint64_t)cfg->vmem_bytes);
@@ -92,13 +83,13 @@ int kgen_flash_plan(const tpu_config *cfg, kgen_block *b, char *err, size_t errl
     char e2[400];
     o.m = b->kb, o.k = dh, o.n = T;
     if (kgen_gemm_plan(cfg, &o, &b->sc, e2, sizeof e2))
-        return fail(err, errlen, "S_j^T = K_j Q^T: %s", e2);
+        return kgen_block_fail(err, errlen, "S_j^T = K_j Q^T: %s", e2);
     o.m = last;
     if (kgen_gemm_plan(cfg, &o, &b->sc_last, e2, sizeof e2))
-        return fail(err, errlen, "S_j^T = K_j Q^T (the last block): %s", e2);
+        return kgen_block_fail(err, errlen, "S_j^T = K_j Q^T (the last block): %s", e2);
     o.m = dh, o.k = b->kb;
     if (kgen_gemm_plan(cfg, &o, &b->avf, e2, sizeof e2))
-        return fail(err, errlen, "O_j^T = V_j^T P_j^T: %s", e2);
+        return kgen_block_fail(err, errlen, "O_j^T = V_j^T P_j^T: %s", e2);
     /* VMEM of the VPU stages (the GEMMs take theirs in turn) */
     uint64_t a = 0;
     b->v_fs = a; a = ALIGN64(a + b->kb * e * 4);

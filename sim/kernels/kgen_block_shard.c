@@ -47,27 +47,6 @@
 #define SEED_XS 0x7100u          /* sequence s > 0's x: its own fill (sequence 0: tpu-gen block's) */
 #define SEM_DMA 1
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-static int gemm(const tpu_config *cfg, kgen_plan *p, uint64_t m, uint64_t k, uint64_t n, int bf16, int timing,
-                const char *what, char *err, size_t errlen)
-{
-    kgen_gemm_opts o;
-    memset(&o, 0, sizeof o);
-    o.m = m, o.k = k, o.n = n, o.dtype = KGEN_BF16, o.timing_only = timing, o.out_bf16 = bf16;
-    char e2[400];
-    if (kgen_gemm_plan(cfg, &o, p, e2, sizeof e2))
-        return fail(err, errlen, "%s (%" PRIu64 " x %" PRIu64 " x %" PRIu64 "): %s", what, m, n, k, e2);
-    return 0;
-}
-
 static int nn(const tpu_config *cfg, kgen_nn_plan *p, tpu_nn_op op, uint64_t n, uint64_t c, int bf16,
               const kgen_bshard *b, const char *what, char *err, size_t errlen)
 {
@@ -76,7 +55,7 @@ static int nn(const tpu_config *cfg, kgen_nn_plan *p, tpu_nn_op op, uint64_t n, 
     o.op = op, o.n = n, o.c = c, o.out_bf16 = bf16, o.timing_only = b->timing_only, o.eps = b->eps;
     char e2[600];
     if (kgen_nn_plan_make(cfg, &o, p, e2, sizeof e2))
-        return fail(err, errlen, "%s: %s", what, e2);
+        return kgen_block_fail(err, errlen, "%s: %s", what, e2);
     return 0;
 }
 
@@ -86,9 +65,9 @@ int kgen_bshard_plan(const tpu_config *cfg, kgen_bshard *p, char *err, size_t er
     uint64_t H = p->heads ? p->heads : 1, D = p->d, F = p->f, T = p->t;
     p->heads = H;
     if (!T || !D || !F)
-        return fail(err, errlen, "the sizes must be positive");
+        return kgen_block_fail(err, errlen, "the sizes must be positive");
     if (D % H)
-        return fail(err, errlen, "-D %" PRIu64 " does not divide into %" PRIu64 " heads", D, H);
+        return kgen_block_fail(err, errlen, "-D %" PRIu64 " does not divide into %" PRIu64 " heads", D, H);
     /* the mesh and the sharding: ffn-shard's plan of the MLP's share, and of the sum's VMEM */
     if (s->by == 2)
         s->by = s->rows > 1;
@@ -96,21 +75,21 @@ int kgen_bshard_plan(const tpu_config *cfg, kgen_bshard *p, char *err, size_t er
     if (!p->b)
         p->b = dpw;
     if (p->b != dpw)
-        return fail(err, errlen, "-B %" PRIu64 ": one sequence a core of the data axis, %" PRIu64 " of them "
+        return kgen_block_fail(err, errlen, "-B %" PRIu64 ": one sequence a core of the data axis, %" PRIu64 " of them "
                     "(the batch over %s)", p->b, dpw, s->bx && s->by ? "X and Y" : s->bx ? "X" : s->by ? "Y" : "no axis");
     uint64_t tpw = s->fx ? s->cols : s->fy ? s->rows : 1;
     if (H % tpw)
-        return fail(err, errlen, "--heads %" PRIu64 " does not divide over the %" PRIu64 " cores of the model axis %s "
+        return kgen_block_fail(err, errlen, "--heads %" PRIu64 " does not divide over the %" PRIu64 " cores of the model axis %s "
                     "(each core its heads)", H, tpw, s->fx ? "X" : "Y");
     s->t = p->b * T, s->d = D, s->f = F;
     s->part = KGEN_SHARD_ALL;
     s->timing_only = p->timing_only;
     char e2[900];
     if (kgen_shard_plan(cfg, s, e2, sizeof e2))
-        return fail(err, errlen, "%s", e2);
+        return kgen_block_fail(err, errlen, "%s", e2);
     if (p->part != KGEN_SHARD_ALL) {
         if (s->tp < 2)
-            return fail(err, errlen, "--part: only with the heads and F sharded (there is no communication to separate)");
+            return kgen_block_fail(err, errlen, "--part: only with the heads and F sharded (there is no communication to separate)");
         p->timing_only = 1;
     }
     uint64_t tp = s->tp;
@@ -120,25 +99,25 @@ int kgen_bshard_plan(const tpu_config *cfg, kgen_bshard *p, char *err, size_t er
     p->ab.t = T, p->ab.d = p->dl, p->ab.f = cfg->mxu_n, p->ab.heads = p->hl;
     p->ab.causal = p->causal, p->ab.timing_only = p->timing_only, p->ab.eps = p->eps;
     if (kgen_block_plan(cfg, &p->ab, e2, sizeof e2))
-        return fail(err, errlen, "a core's attention (T %" PRIu64 ", %" PRIu64 " heads of %" PRIu64 "): %s", T, p->hl,
+        return kgen_block_fail(err, errlen, "a core's attention (T %" PRIu64 ", %" PRIu64 " heads of %" PRIu64 "): %s", T, p->hl,
                     D / H, e2);
     if (p->ab.flash)
-        return fail(err, errlen, "a core's attention (T %" PRIu64 " keys) goes flash-style, its softmax tile does not fit VMEM: "
+        return kgen_block_fail(err, errlen, "a core's attention (T %" PRIu64 " keys) goes flash-style, its softmax tile does not fit VMEM: "
                     "not done for block-shard (the flash code's labels are one copy's; use fewer tokens)", T);
     int to = p->timing_only;
     if (nn(cfg, &p->ln1, TPU_NN_LAYERNORM, T, D, 1, p, "the first layernorm", err, errlen)
-        || gemm(cfg, &p->qkv, 3 * p->dl, D, T, 1, to, "QKV^T = Wqkv^T X^T (this core's heads)", err, errlen)
-        || gemm(cfg, &p->wo, D, p->dl, T, 0, to, "Y1^T = Wo^T O^T (this core's rows of Wo)", err, errlen)
+        || kgen_block_gemm(cfg, &p->qkv, 3 * p->dl, D, T, 1, to, "QKV^T = Wqkv^T X^T (this core's heads)", err, errlen)
+        || kgen_block_gemm(cfg, &p->wo, D, p->dl, T, 0, to, "Y1^T = Wo^T O^T (this core's rows of Wo)", err, errlen)
         || nn(cfg, &p->res1, TPU_NN_ADD, T, D, 0, p, "the first residual", err, errlen)
         || nn(cfg, &p->ln2, TPU_NN_LAYERNORM, T, D, 1, p, "the second layernorm", err, errlen)
-        || gemm(cfg, &p->win, p->fl, D, T, 0, to, "H^T = Win^T X2^T", err, errlen)
+        || kgen_block_gemm(cfg, &p->win, p->fl, D, T, 0, to, "H^T = Win^T X2^T", err, errlen)
         || nn(cfg, &p->gl, TPU_NN_GELU, T, p->fl, 1, p, "the GELU", err, errlen)
-        || gemm(cfg, &p->wout, D, p->fl, T, 0, to, "O2^T = Wout^T G^T", err, errlen)
+        || kgen_block_gemm(cfg, &p->wout, D, p->fl, T, 0, to, "O2^T = Wout^T G^T", err, errlen)
         || nn(cfg, &p->res2, TPU_NN_ADD, T, D, 0, p, "the second residual", err, errlen))
         return -1;
     if (p->qkv.y_bytes != p->ab.qkv.y_bytes || p->wo.w_bytes != p->ab.wo.w_bytes || p->wo.y_bytes != D * T * 4
         || p->wout.y_bytes != D * T * 4)
-        return fail(err, errlen, "internal: the stages' layouts disagree");
+        return kgen_block_fail(err, errlen, "internal: the stages' layouts disagree");
     /* HBM: the attention's region first (QKV^T, the heads, O^T), then ours */
     uint64_t a = ALIGN64(p->ab.hbm_need);
     kgen_nn_plan *l1 = &p->ln1, *l2 = &p->ln2;
@@ -173,7 +152,7 @@ int kgen_bshard_plan(const tpu_config *cfg, kgen_bshard *p, char *err, size_t er
     p->region = ALIGN64(a);
     uint64_t cores = (uint64_t)s->rows * s->cols;
     if (p->region * cores > cfg->hbm_bytes)
-        return fail(err, errlen, "the data does not fit HBM: %" PRIu64 " bytes (%" PRIu64 " cores), the machine '%s' has %" PRIu64,
+        return kgen_block_fail(err, errlen, "the data does not fit HBM: %" PRIu64 " bytes (%" PRIu64 " cores), the machine '%s' has %" PRIu64,
                     p->region * cores, cores, cfg->name, (uint64_t)cfg->hbm_bytes);
     /* the cost model */
     kgen_gemm_cost(cfg, &p->qkv, &p->c_qkv);

@@ -52,45 +52,6 @@ static void usage(FILE *f)
             "or a shape or sharding the machine cannot take.\n");
 }
 
-static int parse_num(const char *opt, const char *s, uint64_t *out)
-{
-    char msg[200];
-    if (!s || !*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 12) {
-        snprintf(msg, sizeof msg, "%s must be a positive whole number, got '%s'", opt, s ? s : "");
-        return bad("%s", msg);
-    }
-    unsigned long long v = strtoull(s, NULL, 10);
-    if (v == 0 || v > (1ull << 20)) {
-        snprintf(msg, sizeof msg, "%s must be 1 to 2^20, got '%s'", opt, s);
-        return bad("%s", msg);
-    }
-    *out = v;
-    return 0;
-}
-
-static int parse_mesh(const char *v, kgen_shard *s)
-{
-    unsigned long a = 0, b = 0;
-    const char *x = strchr(v, 'x');
-    char *end;
-    if (!*v || strspn(v, "0123456789x") != strlen(v))
-        return bad("--mesh must be N (a ring) or RxC (a 2-D torus), got '%s'", v);
-    a = strtoul(v, &end, 10);
-    if (x) {
-        if (end != x || !x[1])
-            return bad("--mesh must be N (a ring) or RxC (a 2-D torus), got '%s'", v);
-        b = strtoul(x + 1, &end, 10);
-        if (*end)
-            return bad("--mesh must be N (a ring) or RxC (a 2-D torus), got '%s'", v);
-        s->rows = a > 64 ? 65 : (unsigned)a, s->cols = b > 64 ? 65 : (unsigned)b, s->torus = 1;
-    } else {
-        s->rows = 1, s->cols = a > 64 ? 65 : (unsigned)a, s->torus = 0;
-    }
-    if (s->rows * s->cols < 2 || s->rows * s->cols > 64 || !s->rows || !s->cols)
-        return bad("--mesh '%s': 2 to 64 cores", v);
-    return 0;
-}
-
 struct bs_emit { const char *config; const tpu_config *cfg; const kgen_bshard *p; };
 static long emit_bs(FILE *f, const void *ctx)
 {
@@ -154,7 +115,7 @@ int kgen_cli_bshard(int argc, char **argv)
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--mesh", &missing)) || missing) {
             if (missing)
                 return bad("%s needs a value (N or RxC)", a);
-            if (parse_mesh(v, &p.s))
+            if (kgen_shard_parse_mesh(v, &p.s))
                 return 2;
             have_mesh = 1;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--reduce", &missing)) || missing) {
@@ -191,7 +152,7 @@ int kgen_cli_bshard(int argc, char **argv)
         if (dst) {
             if (missing)
                 return bad("%s needs a value", opt);
-            if (parse_num(opt, v, dst))
+            if (kgen_shard_parse_num(opt, v, 1ull << 20, dst))
                 return 2;
         }
     }

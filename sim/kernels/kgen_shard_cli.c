@@ -57,7 +57,8 @@ static void usage(FILE *f)
             "or a shape or sharding the machine cannot take.\n");
 }
 
-static int parse_num(const char *opt, const char *s, uint64_t *out)
+/* A whole number 1..max for option opt (the sharded commands' -T, -D, -F, ...). */
+int kgen_shard_parse_num(const char *opt, const char *s, uint64_t max, uint64_t *out)
 {
     char msg[200];
     if (!s || !*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 12) {
@@ -65,15 +66,16 @@ static int parse_num(const char *opt, const char *s, uint64_t *out)
         return bad("%s", msg);
     }
     unsigned long long v = strtoull(s, NULL, 10);
-    if (v == 0 || v > (1ull << 30)) {
-        snprintf(msg, sizeof msg, "%s must be 1 to 2^30, got '%s'", opt, s);
+    if (v == 0 || v > max) {
+        snprintf(msg, sizeof msg, "%s must be 1 to 2^%d, got '%s'", opt, 63 - __builtin_clzll(max), s);
         return bad("%s", msg);
     }
     *out = v;
     return 0;
 }
 
-static int parse_mesh(const char *v, kgen_shard *s)
+/* --mesh N (a ring) or RxC (a 2-D torus) into s's rows, cols and torus. */
+int kgen_shard_parse_mesh(const char *v, kgen_shard *s)
 {
     unsigned long a = 0, b = 0;
     const char *x = strchr(v, 'x');
@@ -147,7 +149,7 @@ int kgen_cli_shard(int argc, char **argv)
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--mesh", &missing)) || missing) {
             if (missing)
                 return bad("%s needs a value (N or RxC)", a);
-            if (parse_mesh(v, &s))
+            if (kgen_shard_parse_mesh(v, &s))
                 return 2;
             have_mesh = 1;
         } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--reduce", &missing)) || missing) {
@@ -191,7 +193,7 @@ int kgen_cli_shard(int argc, char **argv)
         if (dst) {
             if (missing)
                 return bad("%s needs a value", opt);
-            if (parse_num(opt, v, dst))
+            if (kgen_shard_parse_num(opt, v, 1ull << 30, dst))
                 return 2;
         }
     }

@@ -82,7 +82,10 @@ module vmem #(
   localparam integer RowB = 2 * MxuN;          // bytes of a bf16 row
   localparam integer AccB = 4 * MxuN;          // bytes of an fp32 row
 
-  (* tpu_macro *) logic [7:0] mem_q [Bytes];   // a memory macro in synthesis
+  // public_flat_rd: the bench reads the bytes directly at the end of a run
+  // (sim/rtl/rtl_bench.cpp, docs/rtl.md "Large arrays"), not 64 at a time
+  // through the backdoor port; a comment to synthesis.
+  (* tpu_macro *) logic [7:0] mem_q [Bytes] /* verilator public_flat_rd */;   // a memory macro in synthesis
 
   // ---- arbiter (T11, T12) -----------------------------------------------
   logic [63:0] after_ici, after_mxu, after_vpu;

@@ -10,7 +10,11 @@
 # simulated cycles per CPU second of the whole run.
 #
 #   BENCH_BIG_SIZES  the N to build (default "32 64"; 128 takes tens of
-#                    minutes and several GB flat)
+#                    minutes and several GB flat), and "v5e": the v5e
+#                    preset's core (four 128 x 128 MXUs, 8 x 128 VPU, 128 MiB
+#                    VMEM, 16 GiB sparse HBM), hierarchical only, running
+#                    programs/matmul.s with BENCH_BIG_V5E_MM (default
+#                    "1024 4096 4096": B D F)
 #   BENCH_BIG_KINDS  "flat hier" (default), or one of them
 # One build at a time, with JOBS (default 2) compiles.  Each build is
 # removed again after its run unless BENCH_BIG_KEEP=1 (a 64 x 64 build is
@@ -23,13 +27,21 @@ out=build/big-bench
 mkdir -p "$out"
 echo "== large arrays (BENCH_BIG=1): one N x N MXU, flat and hierarchical builds"
 for n in ${BENCH_BIG_SIZES:-32 64}; do
-  cfg=sim/rtl/mxu$n.cfg
-  [ -f "$cfg" ] || { echo "mxu$n: no $cfg"; continue; }
-  obj=$out/matmul-mxu$n.bin
-  "$bin/tpu-as" --config "$cfg" -D B=512 -D D="$n" -D F="$n" -o "$obj" programs/matmul.s \
-    || { echo "mxu$n: assembling the matmul FAILED"; continue; }
-  for kind in ${BENCH_BIG_KINDS:-flat hier}; do
-    name=mxu$n; [ "$kind" = hier ] && name=mxu$n-hier
+  if [ "$n" = v5e ]; then
+    # the v5e preset (cmodel/configs/v5e.cfg), hierarchical: build/rtl/v5e-hier/
+    cfg=v5e base=v5e kinds=hier
+    read -r mb md mf <<<"${BENCH_BIG_V5E_MM:-1024 4096 4096}"
+    what="matmul B=$mb D=$md F=$mf"
+  else
+    cfg=sim/rtl/mxu$n.cfg base=mxu$n kinds=${BENCH_BIG_KINDS:-flat hier}
+    mb=512 md=$n mf=$n what="matmul B=512 D=F=N"
+    [ -f "$cfg" ] || { echo "mxu$n: no $cfg"; continue; }
+  fi
+  obj=$out/matmul-$base.bin
+  "$bin/tpu-as" --config "$cfg" -D B="$mb" -D D="$md" -D F="$mf" -o "$obj" programs/matmul.s \
+    || { echo "$base: assembling the matmul FAILED"; continue; }
+  for kind in $kinds; do
+    name=$base; [ "$kind" = hier ] && name=$base-hier
     rm -rf "build/rtl/$name/obj" "build/rtl/$name/rtl-bench"
     log=$out/build-$name.log
     t0=$(date +%s.%N)
@@ -49,7 +61,9 @@ for n in ${BENCH_BIG_SIZES:-32 64}; do
                n, k, b - a, c, r, o }'
     # the run, and its start and end alone (--max-cycles 1: the model's
     # construction, the load, the final comparison of VMEM and HBM)
+    w0=$(date +%s.%N)
     res=$( { /usr/bin/time -f '%U %S' "build/rtl/$name/rtl-bench" --lockstep "$obj"; } 2>&1 )
+    w1=$(date +%s.%N)
     res1=$( { /usr/bin/time -f '%U %S' "build/rtl/$name/rtl-bench" --lockstep --max-cycles 1 "$obj"; } 2>&1 )
     cycles=$(sed -n 's/.* halt after \([0-9]*\) cycles: .*match.*/\1/p' <<<"$res")
     t=$(tail -n 1 <<<"$res" | awk '{ printf "%.2f", $1 + $2 }')
@@ -57,10 +71,10 @@ for n in ${BENCH_BIG_SIZES:-32 64}; do
     if [ -z "$cycles" ]; then
       echo "lockstep, $name: FAILED"; echo "$res" | tail -n 3
     else
-      awk -v n="$name" -v c="$cycles" -v t="$t" -v s="$ts" \
+      awk -v n="$name" -v c="$cycles" -v t="$t" -v s="$ts" -v w="$what" -v a="$w0" -v b="$w1" \
         'BEGIN { r = t > s ? c / (t - s) : 0
-                 printf "lockstep, %s (matmul B=512 D=F=N): %d cycles matched in %.2f CPU s, start and end %.2f s, running %.3g cycles per CPU second\n",
-                   n, c, t, s, r }'
+                 printf "lockstep, %s (%s): %d cycles matched in %.2f CPU s (%.0f s wall), start and end %.2f s, running %.3g cycles per CPU second\n",
+                   n, w, c, t, b - a, s, r }'
     fi
     [ "${BENCH_BIG_KEEP:-0}" = 1 ] || rm -rf "build/rtl/$name"
   done

@@ -9,6 +9,7 @@
 // clocked block (the writes of the edge, in port order).  The bench
 // compares HBM at the end only on the pages either side wrote
 // (tpu_hbm_sparse_pages, sim/rtl/rtl_bench.cpp).
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -98,3 +99,31 @@ uint64_t tpu_hbm_sparse_page_bytes()
     return kPage;
 }
 
+size_t tpu_hbm_sparse_count()
+{
+    return stores().size();
+}
+
+void tpu_hbm_sparse_read(size_t i, uint64_t addr, uint8_t *dst, size_t n)
+{
+    Store *s = stores()[i].get();
+    while (n) {
+        uint64_t in = addr & (kPage - 1);
+        size_t m = (size_t)std::min<uint64_t>(n, kPage - in);
+        const uint8_t *p = s->page(addr >> kPageBits);
+        if (p)
+            memcpy(dst, p + in, m);
+        else
+            memset(dst, 0, m);
+        dst += m;
+        addr += m;
+        n -= m;
+    }
+}
+
+void tpu_hbm_sparse_write(size_t i, uint64_t addr, const uint8_t *src, size_t n)
+{
+    void *h = stores()[i].get();
+    for (size_t j = 0; j < n; j++)
+        tpu_hbm_sparse_wr(h, addr + j, src[j]);
+}

@@ -3,6 +3,7 @@
 #ifndef TPU_HBM_SPARSE_H
 #define TPU_HBM_SPARSE_H
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -14,5 +15,11 @@ constexpr uint64_t kHbmSparseAbove = 1ull << 30;
 void tpu_hbm_sparse_pages(std::vector<uint64_t> &out);
 // Bytes per page.
 uint64_t tpu_hbm_sparse_page_bytes();
+// Stores made so far (one per core, in the order their initial blocks ran),
+// and n bytes of store i read or written directly: the bench's load and
+// final comparison, without a clock edge per 64 bytes of the backdoor port.
+size_t tpu_hbm_sparse_count();
+void tpu_hbm_sparse_read(size_t i, uint64_t addr, uint8_t *dst, size_t n);
+void tpu_hbm_sparse_write(size_t i, uint64_t addr, const uint8_t *src, size_t n);
 
 #endif

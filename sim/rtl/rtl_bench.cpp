@@ -46,6 +46,7 @@
 #include <algorithm>
 
 #include "verilated.h"
+#include "verilated_syms.h"  // the scopes of public_flat_rd arrays (Rtl::find_storage)
 #ifndef VM_TRACE_FST
 #define VM_TRACE_FST 0
 #endif
@@ -241,6 +242,64 @@ struct Rtl {
 #endif
         ctx->commandArgs((int)g_plusargs.size(), g_plusargs.data());
         top.reset(new Top(ctx.get(), "TOP"));
+        find_storage(c);
+    }
+
+    // Direct access to the memories (docs/rtl.md, "Large arrays"): the
+    // bench's load of sparse HBM and its final comparison read and write the
+    // storage itself instead of an eval() per 64 bytes of the backdoor port
+    // (2 million of them for v5e's 128 MiB of VMEM).  VMEM's and dense HBM's
+    // arrays are public_flat_rd (rtl/vmem.v, rtl/hbm_mem.v), found by their
+    // scope; sparse HBM is the store the core's hbm_mem makes in its first
+    // eval().  One core only (a system's cores use the port).
+    const uint8_t *vmem_direct = nullptr, *hbm_direct = nullptr;
+    long hbm_store = -1;            // tpu_hbm_sparse_* store of the core, once made
+    size_t hbm_store_before = 0;    // stores made before this model's
+    bool sparse_hbm = false;
+    uint64_t vmem_bytes = 0, hbm_bytes = 0;
+
+    void find_storage(const tpu_config &c)
+    {
+        sparse_hbm = c.hbm_bytes > kHbmSparseAbove;
+        vmem_bytes = c.vmem_bytes;
+        hbm_bytes = c.hbm_bytes;
+        hbm_store_before = tpu_hbm_sparse_count();
+        if (RTL_CORES != 1 || getenv("RTL_BENCH_PORT_BACKDOOR"))
+            return;
+        const VerilatedScopeNameMap *map = ctx->scopeNameMap();
+        if (!map || map->empty())
+            map = Verilated::threadContextp()->scopeNameMap();
+        int nv = 0, nh = 0;
+        for (const auto &kv : *map) {
+            std::string name = kv.first;
+            VerilatedVar *v = kv.second->varFind("mem_q");
+            if (!v || v->vltype() != VLVT_UINT8 || v->udims() != 1)
+                continue;
+            uint64_t n = (uint64_t)v->unpacked().elements();
+            auto ends = [&name](const char *t) {
+                size_t l = strlen(t);
+                return name.size() >= l && name.compare(name.size() - l, l, t) == 0;
+            };
+            if (ends(".u_vmem") && n == c.vmem_bytes) {
+                vmem_direct = static_cast<const uint8_t *>(v->datap());
+                nv++;
+            } else if (ends(".u_hbm_mem.g_dense") && n == c.hbm_bytes) {
+                hbm_direct = static_cast<const uint8_t *>(v->datap());
+                nh++;
+            }
+        }
+        if (nv != 1)
+            vmem_direct = nullptr;
+        if (nh != 1)
+            hbm_direct = nullptr;
+    }
+
+    // After the first eval(): the core's sparse HBM store, if it made one.
+    void find_hbm_store()
+    {
+        if (RTL_CORES == 1 && sparse_hbm && !getenv("RTL_BENCH_PORT_BACKDOOR") &&
+            tpu_hbm_sparse_count() == hbm_store_before + 1)
+            hbm_store = (long)hbm_store_before;
     }
 
     // Verilator unregisters the model's scopes from the thread's current
@@ -393,9 +452,23 @@ void load_rtl(Rtl &r, const tpu_object &obj)
             r.bd_write(k, TPU_SPACE_IMEM, 8 * i, w, 8);
         }
         std::vector<uint8_t> buf(kBdBytes);
+        const tpu_obj_chunk *last_direct = nullptr;
         for (size_t c = 0; c < obj.nchunks; c++) {
             const tpu_obj_chunk &ch = obj.chunks[c];
             uint64_t off = 0;
+            if (ch.space == TPU_SPACE_HBM && r.hbm_store >= 0) {
+                // straight into the sparse store, a page at a time
+                std::vector<uint8_t> big;
+                while (off < ch.size) {
+                    size_t n = (size_t)std::min<uint64_t>(ch.size - off, 1u << 20);
+                    big.resize(n);
+                    tpu_obj_chunk_read(&ch, off, big.data(), n);
+                    tpu_hbm_sparse_write((size_t)r.hbm_store, ch.addr + off, big.data(), n);
+                    off += n;
+                }
+                last_direct = &ch;
+                continue;
+            }
             while (off < ch.size) {
                 uint64_t a = ch.addr + off;
                 unsigned n = kBdBytes - (unsigned)(a % kBdBytes);
@@ -404,6 +477,18 @@ void load_rtl(Rtl &r, const tpu_object &obj)
                 tpu_obj_chunk_read(&ch, off, buf.data(), n);
                 r.bd_write(k, ch.space, a, buf.data(), n);
                 off += n;
+            }
+        }
+        // A store written behind the model's back: the HBM's reads take the
+        // count of cycles with a write (rtl/hbm_mem.v, wseq_q) to order them
+        // after the writes; one write through the port (the chunk's first
+        // bytes again) counts one, so no read keeps a value from before.
+        if (last_direct) {
+            unsigned n = (unsigned)std::min<uint64_t>(last_direct->size,
+                                                      kBdBytes - last_direct->addr % kBdBytes);
+            if (n) {
+                tpu_obj_chunk_read(last_direct, 0, buf.data(), n);
+                r.bd_write(k, TPU_SPACE_HBM, last_direct->addr, buf.data(), n);
             }
         }
     }
@@ -416,6 +501,19 @@ void load_rtl(Rtl &r, const tpu_object &obj)
 // The RTL's memories through the backdoor port, kBdBytes at a time.
 bool rtl_read(Rtl &r, unsigned k, enum tpu_space space, uint64_t addr, uint8_t *dst, size_t n)
 {
+    // the storage itself when the bench found it (Rtl::find_storage)
+    if (space == TPU_SPACE_VMEM && r.vmem_direct && addr + n <= r.vmem_bytes) {
+        memcpy(dst, r.vmem_direct + addr, n);
+        return true;
+    }
+    if (space == TPU_SPACE_HBM && r.hbm_direct && !r.sparse_hbm && addr + n <= r.hbm_bytes) {
+        memcpy(dst, r.hbm_direct + addr, n);
+        return true;
+    }
+    if (space == TPU_SPACE_HBM && r.hbm_store >= 0) {
+        tpu_hbm_sparse_read((size_t)r.hbm_store, addr, dst, n);
+        return true;
+    }
     for (size_t off = 0; off < n; off += kBdBytes) {
         unsigned m = n - off < kBdBytes ? (unsigned)(n - off) : kBdBytes;
         r.bd_read(k, space, addr + off, dst + off, m);
@@ -469,6 +567,7 @@ void start_rtl(Rtl &r, const tpu_object &obj)
     r.top->core_id_i = 0;       // the one core (system.v numbers its cores itself)
 #endif
     r.top->eval();
+    r.find_hbm_store();         // made by hbm_mem's initial block
     load_rtl(r, obj);
     r.top->bd_space_i = 0;      // no backdoor space selected: its reads cost nothing
     r.top->rst_ni = 1;

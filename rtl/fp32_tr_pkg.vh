@@ -15,9 +15,12 @@
 // `verilator no_inline_task` makes it one C++ function that every stage
 // calls.  It is a simulation directive only; synthesis still gives every
 // stage its own multiplier and adder (Yosys: the same 1,221 cells and 10
-// multipliers as before).  No mutant of sim/cosim/mutants.def is in this
-// file: tpu-mutate drops the directive in a package that reads the
-// mutant selector, and the meta-mutant build would inline it again.
+// multipliers as before).  The meta-mutant build (tpu-mutate) drops the
+// directive here, as in mxu_mac_pkg.vh: the fp mutants of fp32_add.vh and
+// fp32_mul.vh, included below, read the mutant selector, and a function
+// that is not inlined may not (Verilator's IMPURE); so that one build
+// still inlines the step.  The mutants of this pipeline (73-76) are in
+// fp32_tr.v's unpack and pack.
 `ifndef FP32_TR_PKG_VH
 `define FP32_TR_PKG_VH
 package fp32_tr_pkg;

@@ -27,7 +27,9 @@
 #                       rings of 4, 8, 16, a 4x4 torus and mesh, and the
 #                       two-chip matmul's crossover D (CSV, PNG, SVG)
 #   make bench          simulator, RTL and lockstep speed
-#                       (BENCH_BUILD_TIME=1: also the Verilator build times;
+#                       (BENCH_BUILD_TIME=1: also the Verilator build times
+#                       of mid and tiny's 4-core system; BENCH_INSTR=1: host
+#                       instructions per lockstep cycle, callgrind;
 #                       BENCH_BIG=1: one MXU of 32 and 64 cells, flat and
 #                       hierarchical, built and run in lockstep, sim/rtl/big_bench.sh)
 #   make kernels-soak   200 random GEMMs 1..4096 from tpu-gen on v5e, each bit-exact
@@ -320,7 +322,7 @@ demo: deps all
 bench: all systemc-build
 	@$(MAKE) -s --no-print-directory -j$(JOBS) SAN=0 all build/rtl/tiny/rtl-bench build/rtl/mid/rtl-bench \
 	  build/rtl/bare/mac-array-bench
-	@BENCH_BUILD_TIME=$(BENCH_BUILD_TIME) BENCH_BIG=$(BENCH_BIG) bash sim/scripts/bench.sh $(BIN)
+	@BENCH_BUILD_TIME=$(BENCH_BUILD_TIME) BENCH_INSTR=$(BENCH_INSTR) BENCH_BIG=$(BENCH_BIG) bash sim/scripts/bench.sh $(BIN)
 
 # ---- the second config ---------------------------------------------------
 # Every program run of mid in programs/manifest.txt in lockstep on the RTL of

@@ -283,25 +283,47 @@ fi
 # directory gets it.  tiny's core always; mid's core (about five times
 # the C++) with BENCH_BUILD_TIME=1.
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-build_time() {  # build_time CONFIG: time two builds of build/rtl/CONFIG/rtl-bench
-  local cfg=$1 t0 t1 c
+build_time() {  # build_time CONFIG [BENCH OBJ_DIR WHAT]: time two builds of build/rtl/CONFIG/BENCH
+  local cfg=$1 bench=${2:-rtl-bench} objdir=${3:-obj} what=${4:-core} t0 t1 c
   for how in "from scratch" "from ccache"; do
-    rm -rf "build/rtl/$cfg/obj" "build/rtl/$cfg/rtl-bench"
+    rm -rf "build/rtl/$cfg/$objdir" "build/rtl/$cfg/$bench"
     t0=$(date +%s.%N)
     if [ "$how" = "from scratch" ]; then
-      c=$(cpusecs env CCACHE_RECACHE=1 make -s --no-print-directory -j"$jobs" "build/rtl/$cfg/rtl-bench")
+      c=$(cpusecs env CCACHE_RECACHE=1 make -s --no-print-directory -j"$jobs" "build/rtl/$cfg/$bench")
     else
-      c=$(cpusecs make -s --no-print-directory -j"$jobs" "build/rtl/$cfg/rtl-bench")
-    fi || { echo "verilator build ($cfg core, $how): FAILED"; return; }
+      c=$(cpusecs make -s --no-print-directory -j"$jobs" "build/rtl/$cfg/$bench")
+    fi || { echo "verilator build ($cfg $what, $how): FAILED"; return; }
     t1=$(date +%s.%N)
-    awk -v c="$cfg" -v h="$how" -v j="$jobs" -v a="$t0" -v b="$t1" -v u="$c" \
-      'BEGIN { printf "verilator build (%s core, %s, %d jobs): %.1f s, %.1f CPU s\n", c, h, j, b - a, u }'
+    awk -v c="$cfg" -v w="$what" -v h="$how" -v j="$jobs" -v a="$t0" -v b="$t1" -v u="$c" \
+      'BEGIN { printf "verilator build (%s %s, %s, %d jobs): %.1f s, %.1f CPU s\n", c, w, h, j, b - a, u }'
   done
 }
 echo "== Verilator build of the bench (ccache: $(command -v ccache || echo none))"
 build_time tiny
+# BENCH_BUILD_TIME=1: also mid's core and tiny's system of four cores (the
+# build make test pays most for; docs/cosim.md "Build time": 323 -> 203 CPU
+# s when the transcendental pipeline became one function, rtl/fp32_tr_pkg.vh).
 if [ -n "${BENCH_BUILD_TIME:-}" ]; then   # make bench BENCH_BUILD_TIME=1
   build_time mid
+  build_time tiny rtl-bench4 obj4 "4-core system"
+fi
+
+# ---- host instructions per simulated cycle (BENCH_INSTR=1) --------------------------
+# Exact and repeatable where CPU seconds on a shared host vary by 10-20%:
+# callgrind's count of the running part of the lockstep runs above
+# (sim/scripts/rtl_instr.sh; docs/cosim.md, "Where the RTL's time goes").
+# About a minute under valgrind, so only when asked.
+if [ -n "${BENCH_INSTR:-}" ]; then
+  echo "== host instructions per lockstep cycle (callgrind, sim/scripts/rtl_instr.sh)"
+  if ! command -v valgrind >/dev/null; then
+    echo "instructions per cycle: skipped (valgrind not found: apt-get install -y valgrind)"
+  else
+    for run in "tiny matmul|$obj|$cycles" "tiny idle loop|$idle_obj|200002"; do
+      IFS='|' read -r what o c <<<"$run"
+      r=$(bash sim/scripts/rtl_instr.sh "$rtlbench" "$o" "$c" 2>&1) || r="FAILED: $r"
+      echo "lockstep, $what ($c cycles): $r"
+    done
+  fi
 fi
 
 # ---- large arrays (make bench BENCH_BIG=1) -----------------------------------------

@@ -65,9 +65,5 @@ int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uin
 int kgen_shard_error64(const kgen_shard *s, const uint32_t *o, double *err, double *err_fp32, double *omax);
 
 int kgen_cli_shard(int argc, char **argv);
-/* The sharded commands' option parsers (kgen_shard_cli.c; ffn-shard and
- * block-shard): 0, or 2 after "tpu-gen: error: ..." on stderr. */
-int kgen_shard_parse_num(const char *opt, const char *s, uint64_t max, uint64_t *out);
-int kgen_shard_parse_mesh(const char *v, kgen_shard *s);
 
 #endif

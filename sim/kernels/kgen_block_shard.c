@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "fp.h"
+#include "kgen_allreduce.h"
 #include "kgen_impl.h"
 #include "objfile.h"
 #include "ref.h"
@@ -240,81 +241,12 @@ static void sum_code(kgen_emitter *e, const tpu_config *cfg, const kgen_bshard *
                      unsigned pos, const char *what)
 {
     const kgen_shard *s = &p->s;
-    uint64_t n = s->tp, ch = s->chunk, rowb = p->t * 4, rpc = p->d / n;
-    uint64_t vb = (uint64_t)cfg->vpu_sublanes * cfg->vpu_lanes * 4, nv = ch / vb;
-    unsigned u = nv % 8 == 0 ? 8 : nv % 4 == 0 ? 4 : nv % 2 == 0 ? 2 : 1;
-    int axis = s->taxis;
     kgen_line(e, "");
-    kgen_line(e, "# ======== %s: the AllReduce over the model axis (%s, %" PRIu64 " cores, position %u): %s", what,
-              axis == 0 ? "X" : "Y", n, pos,
+    kgen_line(e, "# ======== %s: the AllReduce over the model axis (%s, %u cores, position %u): %s", what,
+              s->taxis == 0 ? "X" : "Y", s->tp, pos,
               s->ring ? "the library's ReduceScatter, an AllGather" : "an AllToAll, P_0 + P_1 + ... on the VPU, an AllGather");
-    kgen_line(e, "        # the neighbours are done with their stages (their VMEM is ours to write)");
-    kgen_ins(e, "li      s22, %" PRIu64, n);
-    kgen_ins(e, "li      s23, %u", pos);
-    kgen_ins(e, "li      s24, %d", axis);
-    kgen_ins(e, "li      s25, 1");
-    kgen_ins(e, "jal     s30, ring_barrier");
-    kgen_ins(e, "li      s1, %" PRIu64, src);
-    kgen_ins(e, "li      s10, %" PRIu64, rowb);
-    if (s->ring) {
-        kgen_ins(e, "li      s9, %" PRIu64, s->v_p);
-        kgen_ins(e, "li      s5, %" PRIu64, p->d);
-        kgen_ins(e, "dma.h2v s9, s1, s5, s10, s10, s10, %d", SEM_DMA);
-        kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
-        kgen_ins(e, "li      s20, %" PRIu64, s->v_p);
-        kgen_ins(e, "li      s21, %" PRIu64, ch);
-        kgen_ins(e, "li      s25, %" PRIu64, s->v_work);
-        kgen_ins(e, "li      s26, %" PRIu64, s->v_o + pos * ch);
-        kgen_ins(e, "jal     s30, ring_reducescatter   # chunk %u summed in ring order", pos);
-    } else {
-        kgen_line(e, "        # P^T into VMEM, chunk (pos + d) mod n at d x chunk");
-        kgen_ins(e, "li      s9, %" PRIu64, s->v_p);
-        kgen_ins(e, "li      s6, %" PRIu64, (n - pos) * rpc);
-        kgen_ins(e, "li      s8, %" PRIu64, src + pos * rpc * rowb);
-        kgen_ins(e, "dma.h2v s9, s8, s6, s10, s10, s10, %d", SEM_DMA);
-        if (pos) {
-            kgen_ins(e, "li      s9, %" PRIu64, s->v_p + (n - pos) * rpc * rowb);
-            kgen_ins(e, "li      s6, %" PRIu64, pos * rpc);
-            kgen_ins(e, "dma.h2v s9, s1, s6, s10, s10, s10, %d", SEM_DMA);
-            kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
-        }
-        kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
-        kgen_ins(e, "li      s20, %" PRIu64, s->v_p);
-        kgen_ins(e, "li      s21, %" PRIu64, ch);
-        kgen_ins(e, "li      s25, %" PRIu64, s->v_work);
-        kgen_ins(e, "li      s26, %" PRIu64, s->v_slots);
-        kgen_ins(e, "jal     s30, ring_alltoall        # slot o: chunk %u of position o's partial", pos);
-        kgen_line(e, "        # our chunk of the sum = slot 0 + slot 1 + ... (left to right), %u vectors a step", u);
-        unsigned ld = kgen_new_label(e);
-        kgen_ins(e, "li      s4, 0");
-        kgen_ins(e, "li      s5, %" PRIu64, ch);
-        kgen_ins(e, "li      s6, %" PRIu64, s->v_o + pos * ch);
-        kgen_put_label(e, ld);
-        for (unsigned k = 0; k < u; k++)
-            kgen_ins(e, "vld     v%u, s4, %" PRIu64, k, s->v_slots + k * vb);
-        for (uint64_t j = 1; j < n; j++) {
-            for (unsigned k = 0; k < u; k++)
-                kgen_ins(e, "vld     v%u, s4, %" PRIu64, 8 + k, s->v_slots + j * ch + k * vb);
-            for (unsigned k = 0; k < u; k++)
-                kgen_ins(e, "vadd    v%u, v%u, v%u", k, k, 8 + k);
-        }
-        kgen_ins(e, "add     s8, s6, s4");
-        for (unsigned k = 0; k < u; k++)
-            kgen_ins(e, "vst     v%u, s8, %" PRIu64, k, k * vb);
-        kgen_ins(e, "addi    s4, s4, %" PRIu64, u * vb);
-        kgen_ins(e, "blt     s4, s5, L%u", ld);
-        kgen_ins(e, "sync    vpu");
-    }
-    kgen_ins(e, "li      s20, %" PRIu64, s->v_o);
-    kgen_ins(e, "li      s21, %" PRIu64, ch);
-    kgen_ins(e, "li      s25, 1");
-    kgen_ins(e, "jal     s30, ring_allgather       # every chunk of the sum");
-    kgen_ins(e, "li      s9, %" PRIu64, s->v_o);
-    kgen_ins(e, "li      s2, %" PRIu64, dst);
-    kgen_ins(e, "li      s5, %" PRIu64, p->d);
-    kgen_ins(e, "li      s10, %" PRIu64 "               # (the library changed it)", rowb);
-    kgen_ins(e, "dma.v2h s2, s9, s5, s10, s10, s10, %d", SEM_DMA);
-    kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
+    kgen_allreduce_code(e, cfg, s, p->d, p->t * 4, (int)pos, src, 1);
+    kgen_allgather_code(e, cfg, s, p->d, p->t * 4, (int)pos, dst);
 }
 
 static void gemm_at(kgen_emitter *e, const kgen_plan *q, const char *lp, const char *what)

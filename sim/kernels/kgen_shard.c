@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "fp.h"
+#include "kgen_allreduce.h"
 #include "kgen_impl.h"
 #include "objfile.h"
 #include "ref.h"
@@ -316,146 +317,28 @@ static void place(const kgen_shard *s, unsigned c, unsigned *di, unsigned *mi, u
     *pos = *mi;
 }
 
-static void gather_code(kgen_emitter *e, const kgen_shard *s);
+/* One code for every core (the position on the axis in s3, the partial's HBM in s1, O^T's in
+ * s2): the AllReduce's reduction (kgen_allreduce.c), then SHARD_GATHER */
+static void gather_code(kgen_emitter *e, const tpu_config *cfg, const kgen_shard *s);
 
 static void sum_code(kgen_emitter *e, const tpu_config *cfg, const kgen_shard *s)
 {
-    uint64_t n = s->tp, ch = s->chunk, tl = s->l.t, rowb = tl * 4, rpc = s->d / n;
-    uint64_t vb = (uint64_t)cfg->vpu_sublanes * cfg->vpu_lanes * 4, nv = ch / vb;
-    unsigned u = nv % 8 == 0 ? 8 : nv % 4 == 0 ? 4 : nv % 2 == 0 ? 2 : 1;
-    int axis = s->taxis;
     kgen_line(e, "");
-    kgen_line(e, "# ======== the AllReduce over the model axis (%s, %" PRIu64 " cores): an AllToAll of the chunks, the sum",
-              axis == 0 ? "X" : "Y", n);
+    kgen_line(e, "# ======== the AllReduce over the model axis (%s, %u cores): an AllToAll of the chunks, the sum",
+              s->taxis == 0 ? "X" : "Y", s->tp);
     kgen_line(e, "# P_0 + P_1 + ... in the order of the positions on the VPU, an AllGather (programs/lib/ring.inc)");
     kgen_line(e, "# s1: HBM of this core's partial P^T, s2: HBM of O^T, s3: the position on the axis");
     kgen_line(e, "SHARD_SUM:");
-    if (s->part != KGEN_SHARD_COMM) {
-        kgen_line(e, "        # the neighbours are done with their stages (their VMEM is ours to write)");
-        kgen_ins(e, "li      s22, %" PRIu64, n);
-        kgen_ins(e, "add     s23, s3, zero");
-        kgen_ins(e, "li      s24, %d", axis);
-        kgen_ins(e, "li      s25, 1");
-        kgen_ins(e, "jal     s30, ring_barrier");
-    }
-    if (s->ring) {
-        kgen_line(e, "        # P^T into VMEM as it is, then the library's ReduceScatter: chunk pos of the sum at O + pos x chunk");
-        kgen_ins(e, "li      s9, %" PRIu64, s->v_p);
-        kgen_ins(e, "li      s5, %" PRIu64, s->d);
-        kgen_ins(e, "li      s10, %" PRIu64, rowb);
-        kgen_ins(e, "dma.h2v s9, s1, s5, s10, s10, s10, %d", SEM_DMA);
-        kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
-        kgen_ins(e, "li      s20, %" PRIu64, s->v_p);
-        kgen_ins(e, "li      s21, %" PRIu64, ch);
-        kgen_ins(e, "li      s22, %" PRIu64, n);
-        kgen_ins(e, "add     s23, s3, zero");
-        kgen_ins(e, "li      s24, %d", axis);
-        kgen_ins(e, "li      s25, %" PRIu64, s->v_work);
-        kgen_ins(e, "li      s5, %" PRIu64, ch);
-        kgen_ins(e, "mul     s6, s3, s5");
-        kgen_ins(e, "li      s7, %" PRIu64, s->v_o);
-        kgen_ins(e, "add     s26, s6, s7");
-        kgen_ins(e, "jal     s30, ring_reducescatter   # chunk pos summed in ring order");
-    } else {
-        kgen_line(e, "        # P^T into VMEM, chunk (pos + d) mod n at d x chunk: rows pos*D/n .. D, then 0 .. pos*D/n");
-        kgen_ins(e, "li      s4, %" PRIu64, n);
-        kgen_ins(e, "sub     s4, s4, s3                # chunks pos .. n-1");
-        kgen_ins(e, "li      s5, %" PRIu64, rpc);
-        kgen_ins(e, "mul     s6, s4, s5                # their rows");
-        kgen_ins(e, "li      s7, %" PRIu64, rpc * rowb);
-        kgen_ins(e, "mul     s8, s3, s7");
-        kgen_ins(e, "add     s8, s1, s8                # HBM of chunk pos");
-        kgen_ins(e, "li      s9, %" PRIu64, s->v_p);
-        kgen_ins(e, "li      s10, %" PRIu64, rowb);
-        kgen_ins(e, "dma.h2v s9, s8, s6, s10, s10, s10, %d", SEM_DMA);
-        unsigned lz = kgen_new_label(e), ld = kgen_new_label(e);
-        kgen_ins(e, "beq     s3, zero, L%u", lz);
-        kgen_ins(e, "mul     s11, s6, s10");
-        kgen_ins(e, "add     s9, s9, s11               # after them");
-        kgen_ins(e, "mul     s6, s3, s5                # rows of chunks 0 .. pos-1");
-        kgen_ins(e, "dma.h2v s9, s1, s6, s10, s10, s10, %d", SEM_DMA);
-        kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
-        kgen_put_label(e, lz);
-        kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
-        kgen_ins(e, "li      s20, %" PRIu64, s->v_p);
-        kgen_ins(e, "li      s21, %" PRIu64, ch);
-        kgen_ins(e, "li      s22, %" PRIu64, n);
-        kgen_ins(e, "add     s23, s3, zero");
-        kgen_ins(e, "li      s24, %d", axis);
-        kgen_ins(e, "li      s25, %" PRIu64, s->v_work);
-        kgen_ins(e, "li      s26, %" PRIu64, s->v_slots);
-        kgen_ins(e, "jal     s30, ring_alltoall        # slot o: chunk pos of position o's partial");
-        kgen_line(e, "        # O^T's chunk pos = slot 0 + slot 1 + ... (left to right), %u vectors a step", u);
-        kgen_ins(e, "li      s4, 0");
-        kgen_ins(e, "li      s5, %" PRIu64, ch);
-        kgen_ins(e, "mul     s6, s3, s5");
-        kgen_ins(e, "li      s7, %" PRIu64, s->v_o);
-        kgen_ins(e, "add     s6, s6, s7                # VMEM of our chunk of O^T");
-        kgen_put_label(e, ld);
-        for (unsigned k = 0; k < u; k++)
-            kgen_ins(e, "vld     v%u, s4, %" PRIu64, k, s->v_slots + k * vb);
-        for (uint64_t j = 1; j < n; j++) {
-            for (unsigned k = 0; k < u; k++)
-                kgen_ins(e, "vld     v%u, s4, %" PRIu64, 8 + k, s->v_slots + j * ch + k * vb);
-            for (unsigned k = 0; k < u; k++)
-                kgen_ins(e, "vadd    v%u, v%u, v%u", k, k, 8 + k);
-        }
-        kgen_ins(e, "add     s8, s6, s4");
-        for (unsigned k = 0; k < u; k++)
-            kgen_ins(e, "vst     v%u, s8, %" PRIu64, k, k * vb);
-        kgen_ins(e, "addi    s4, s4, %" PRIu64, u * vb);
-        kgen_ins(e, "blt     s4, s5, L%u", ld);
-        kgen_ins(e, "sync    vpu");
-    }
-    gather_code(e, s);
+    kgen_allreduce_code(e, cfg, s, s->d, s->l.t * 4, -1, 0, s->part != KGEN_SHARD_COMM);
+    gather_code(e, cfg, s);
 }
 
 /* every chunk of O^T (chunk pos of it summed at v_o + pos x chunk) to every core, then O^T to
  * HBM: s2 HBM of O^T, s3 the position on the axis */
-static void gather_code(kgen_emitter *e, const kgen_shard *s)
+static void gather_code(kgen_emitter *e, const tpu_config *cfg, const kgen_shard *s)
 {
-    uint64_t n = s->tp, ch = s->chunk, rowb = s->l.t * 4;
-    int axis = s->taxis;
     kgen_line(e, "SHARD_GATHER:");
-    if (s->bf16) {
-        uint64_t vb = (uint64_t)s->l.v.e * 4, hb = vb / 2, ob = s->d * s->l.t * 4;
-        unsigned l = kgen_new_label(e);
-        kgen_ins(e, "li      s20, %" PRIu64, s->v_og);
-        kgen_ins(e, "li      s21, %" PRIu64, ch / 2);
-        kgen_ins(e, "li      s22, %" PRIu64, n);
-        kgen_ins(e, "add     s23, s3, zero");
-        kgen_ins(e, "li      s24, %d", axis);
-        kgen_ins(e, "li      s25, 1");
-        kgen_ins(e, "jal     s30, ring_allgather       # every chunk of O^T, in bf16");
-        kgen_line(e, "        # widened to fp32");
-        kgen_ins(e, "li      s4, 0");
-        kgen_ins(e, "li      s6, 0");
-        kgen_ins(e, "li      s5, %" PRIu64, ob);
-        uint64_t nv = ob / vb;
-        unsigned u = nv % 8 == 0 ? 8 : nv % 4 == 0 ? 4 : nv % 2 == 0 ? 2 : 1;
-        kgen_put_label(e, l);
-        for (unsigned k = 0; k < u; k++)
-            kgen_ins(e, "vld.bf16 v%u, s6, %" PRIu64, k, s->v_og + k * hb);
-        for (unsigned k = 0; k < u; k++)
-            kgen_ins(e, "vst     v%u, s4, %" PRIu64, k, s->v_o + k * vb);
-        kgen_ins(e, "addi    s4, s4, %" PRIu64, u * vb);
-        kgen_ins(e, "addi    s6, s6, %" PRIu64, u * hb);
-        kgen_ins(e, "blt     s4, s5, L%u", l);
-        kgen_ins(e, "sync    vpu");
-    } else {
-        kgen_ins(e, "li      s20, %" PRIu64, s->v_o);
-        kgen_ins(e, "li      s21, %" PRIu64, ch);
-        kgen_ins(e, "li      s22, %" PRIu64, n);
-        kgen_ins(e, "add     s23, s3, zero");
-        kgen_ins(e, "li      s24, %d", axis);
-        kgen_ins(e, "li      s25, 1");
-        kgen_ins(e, "jal     s30, ring_allgather       # every chunk of O^T");
-    }
-    kgen_ins(e, "li      s9, %" PRIu64, s->v_o);
-    kgen_ins(e, "li      s5, %" PRIu64, s->d);
-    kgen_ins(e, "li      s10, %" PRIu64, rowb);
-    kgen_ins(e, "dma.v2h s2, s9, s5, s10, s10, s10, %d", SEM_DMA);
-    kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
+    kgen_allgather_code(e, cfg, s, s->d, s->l.t * 4, -1, 0);
     kgen_ins(e, "halt");
 }
 
@@ -679,7 +562,7 @@ long kgen_shard_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
     if (s->overlap && s->part != KGEN_SHARD_COMPUTE) {
         kgen_line(e, "");
         kgen_line(e, "# ======== the AllGather of the summed chunks (programs/lib/ring.inc)");
-        gather_code(e, s);
+        gather_code(e, cfg, s);
     } else if (s->tp > 1 && s->part != KGEN_SHARD_COMPUTE) {
         sum_code(e, cfg, s);
     }

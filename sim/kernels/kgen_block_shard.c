@@ -249,27 +249,11 @@ static void sum_code(kgen_emitter *e, const tpu_config *cfg, const kgen_bshard *
     kgen_allgather_code(e, cfg, s, p->d, p->t * 4, (int)pos, dst);
 }
 
-static void gemm_at(kgen_emitter *e, const kgen_plan *q, const char *lp, const char *what)
-{
-    kgen_line(e, "");
-    kgen_line(e, "# ======== %s", what);
-    e->p = q;
-    e->lp = lp;
-    kgen_gemm_code(e, 0);
-}
-
-static void nn_at(kgen_emitter *e, const kgen_nn_plan *q, const char *what)
-{
-    kgen_line(e, "");
-    kgen_line(e, "# ======== %s", what);
-    kgen_nn_code(e, q);
-}
-
 static void core_code(kgen_emitter *e, const tpu_config *cfg, const kgen_bshard *p, unsigned c)
 {
     unsigned di, mi;
     place(&p->s, c, &di, &mi);
-    uint64_t off = (uint64_t)c * p->region, T = p->t, dh = p->d / p->heads;
+    uint64_t off = (uint64_t)c * p->region;
     kgen_bshard q = *p;          /* this core's copy: every HBM address + off */
     kgen_block *ab = &q.ab;
     ab->h_qkv += off, ab->h_head += off, ab->h_ob += off, ab->h_qpos += off, ab->sm.o.h_qpos += off;
@@ -283,45 +267,32 @@ static void core_code(kgen_emitter *e, const tpu_config *cfg, const kgen_bshard 
     kgen_line(e, "# ================ core %u: sequence %u, heads %" PRIu64 " .. %" PRIu64 ", F block %u", c, di,
               (uint64_t)mi * p->hl, (uint64_t)mi * p->hl + p->hl - 1, mi);
     kgen_line(e, "CORE%u:", c);
-    nn_at(e, &q.ln1, "1: X^T = layernorm(x^T), bf16 (x replicated: every feature)");
-    gemm_at(e, &q.qkv, lp[0], "2: QKV^T = Wqkv^T X^T, this core's heads' Q, K, V rows, bf16");
+    kgen_stage_nn(e, &q.ln1, "1: X^T = layernorm(x^T), bf16 (x replicated: every feature)");
+    kgen_stage_gemm(e, &q.qkv, lp[0], "2: QKV^T = Wqkv^T X^T, this core's heads' Q, K, V rows, bf16");
     kgen_line(e, "");
     kgen_line(e, "# ======== 3: the KV cache of this core's heads");
     for (uint64_t h = 0; h < p->hl; h++)
         kgen_block_kv_code(e, ab, h);
     for (uint64_t h = 0; h < p->hl; h++) {
-        uint64_t hb = ab->h_head + h * ab->head_bytes;
-        kgen_plan sc = ab->sc, av = ab->av;
-        kgen_nn_plan sm = ab->sm;
-        sc.h_x = hb + ab->o_kh;
-        sc.h_w = ab->h_qkv + h * dh * T * 2;
-        sc.h_y = hb + ab->o_s;
-        sm.h_x = sc.h_y;
-        sm.h_z = hb + ab->o_p;
-        av.h_x = hb + ab->o_v;
-        av.h_w = sm.h_z;
-        av.h_y = ab->h_ob + h * dh * T * 2;
-        char l1[64], l2[64], w[160];
-        snprintf(l1, sizeof l1, "C%uH%" PRIu64 "S_", c, h);
-        snprintf(l2, sizeof l2, "C%uH%" PRIu64 "O_", c, h);
+        char lp[48], w[160];
+        snprintf(lp, sizeof lp, "C%uH%" PRIu64, c, h);
         snprintf(w, sizeof w, "4-6: head %" PRIu64 " (the block's head %" PRIu64 "): S^T, softmax%s, O^T", h,
                  (uint64_t)mi * p->hl + h, p->causal ? " (causal)" : "");
-        gemm_at(e, &sc, l1, w);
-        nn_at(e, &sm, "softmax over the keys");
-        gemm_at(e, &av, l2, "O_h^T = V_h^T P^T, bf16");
+        const char *const what[3] = { w, "softmax over the keys", "O_h^T = V_h^T P^T, bf16" };
+        kgen_block_head_code(e, ab, h, lp, what);
     }
     int sum = p->s.tp > 1 && p->part == KGEN_SHARD_ALL;
-    gemm_at(e, &q.wo, lp[1], p->s.tp > 1 ? "7: the partial Y1^T = Wo^T O^T (this core's heads' rows of Wo)" : "7: Y1^T = Wo^T O^T");
+    kgen_stage_gemm(e, &q.wo, lp[1], p->s.tp > 1 ? "7: the partial Y1^T = Wo^T O^T (this core's heads' rows of Wo)" : "7: Y1^T = Wo^T O^T");
     if (sum)
         sum_code(e, cfg, p, p->h_p1 + off, p->h_y1 + off, mi, "7b: Y1^T");
-    nn_at(e, &q.res1, "8: x1^T = x^T + Y1^T, the residual (replicated)");
-    nn_at(e, &q.ln2, "9: X2^T = layernorm(x1^T), bf16");
-    gemm_at(e, &q.win, lp[2], "10: H^T = Win^T X2^T (this core's F block)");
-    nn_at(e, &q.gl, "11: G^T = gelu(H^T), bf16");
-    gemm_at(e, &q.wout, lp[3], p->s.tp > 1 ? "12: the partial O2^T = Wout^T G^T" : "12: O2^T = Wout^T G^T");
+    kgen_stage_nn(e, &q.res1, "8: x1^T = x^T + Y1^T, the residual (replicated)");
+    kgen_stage_nn(e, &q.ln2, "9: X2^T = layernorm(x1^T), bf16");
+    kgen_stage_gemm(e, &q.win, lp[2], "10: H^T = Win^T X2^T (this core's F block)");
+    kgen_stage_nn(e, &q.gl, "11: G^T = gelu(H^T), bf16");
+    kgen_stage_gemm(e, &q.wout, lp[3], p->s.tp > 1 ? "12: the partial O2^T = Wout^T G^T" : "12: O2^T = Wout^T G^T");
     if (sum)
         sum_code(e, cfg, p, p->h_p2 + off, p->h_o2 + off, mi, "12b: O2^T");
-    nn_at(e, &q.res2, "13: y^T = x1^T + O2^T, the residual");
+    kgen_stage_nn(e, &q.res2, "13: y^T = x1^T + O2^T, the residual");
     kgen_ins(e, "halt");
 }
 

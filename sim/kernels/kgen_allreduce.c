@@ -3,11 +3,15 @@
  * (kgen_allreduce.h): ffn-shard's and block-shard's, the reduction (an
  * AllToAll and the VPU's sum in the order of the positions, or the
  * library's ReduceScatter) and the AllGather, for a core whose position is
- * known or for every core at once (the position in s3).
+ * known or for every core at once (the position in s3); and the same sum
+ * in C, in the same order, for the commands' references.
  */
 #include "kgen_allreduce.h"
 
 #include <inttypes.h>
+#include <string.h>
+
+#include "fp.h"
 
 #define SEM_DMA 1
 
@@ -174,4 +178,49 @@ void kgen_allgather_code(kgen_emitter *e, const tpu_config *cfg, const kgen_shar
     kgen_ins(e, "li      s10, %" PRIu64 "               # (the library changed it)", rowb);
     kgen_ins(e, "dma.v2h s2, s9, s5, s10, s10, s10, %d", SEM_DMA);
     kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
+}
+
+void kgen_allreduce_ref(const kgen_shard *s, const uint32_t *pm, uint32_t *o, uint64_t cnt)
+{
+    uint64_t tp = s->tp;
+    if (!s->ring || tp < 2) {
+        memcpy(o, pm, cnt * 4);
+        for (uint64_t m = 1; m < tp; m++)
+            for (uint64_t i = 0; i < cnt; i++)
+                o[i] = tpu_f32_add(o[i], pm[m * cnt + i]);
+        return;
+    }
+    uint64_t ce = cnt / tp, half = ce / 2;
+    for (uint64_t c = 0; c < tp; c++)
+        for (uint64_t i = 0; i < ce; i++) {
+            int up = i < half;
+            uint64_t idx = c * ce + i, src = up ? (c + 1) % tp : (c + tp - 1) % tp;
+            uint32_t acc = pm[src * cnt + idx];
+            for (uint64_t k = 2; k <= tp; k++) {
+                src = up ? (c + k) % tp : (c + tp - k % tp) % tp;
+                if (s->bf16)            /* the sum travels as bf16 (numerics.md 14) */
+                    acc = tpu_f32_from_bf16(tpu_bf16_from_f32(acc));
+                acc = tpu_f32_add(acc, pm[src * cnt + idx]);
+            }
+            o[idx] = s->bf16 ? tpu_f32_from_bf16(tpu_bf16_from_f32(acc)) : acc;   /* gathered in bf16 */
+        }
+}
+
+/* fp32 bit patterns in the order of their values */
+static int64_t ordered(uint32_t f)
+{
+    return (f & 0x80000000u) ? -(int64_t)(f & 0x7fffffffu) : (int64_t)f;
+}
+
+void kgen_ulp_diff(const uint32_t *a, const uint32_t *b, uint64_t n, uint64_t *differ, uint64_t *ulp)
+{
+    *differ = *ulp = 0;
+    for (uint64_t i = 0; i < n; i++)
+        if (a[i] != b[i]) {
+            int64_t d = ordered(a[i]) - ordered(b[i]);
+            uint64_t u = (uint64_t)(d < 0 ? -d : d);
+            (*differ)++;
+            if (u > *ulp)
+                *ulp = u;
+        }
 }

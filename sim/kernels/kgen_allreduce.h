@@ -29,6 +29,18 @@ void kgen_allreduce_code(kgen_emitter *e, const tpu_config *cfg, const kgen_shar
 void kgen_allgather_code(kgen_emitter *e, const tpu_config *cfg, const kgen_shard *s, uint64_t rows,
                          uint64_t rowb, int pos, uint64_t dst);
 
+/* The sum the code computes, in C: pm holds the n = s->tp partials of cnt
+ * fp32 values one after the other; o gets their sum in the program's order:
+ * P_0 + P_1 + ... left to right (the AllToAll), or (s->ring, n > 1) chunk
+ * c's first half from position c+1 along +1, its second half from c-1
+ * along -1, position c last (ring_reducescatter and --overlap); with
+ * s->bf16 each sum rounded to bf16 before it travels and when gathered. */
+void kgen_allreduce_ref(const kgen_shard *s, const uint32_t *pm, uint32_t *o, uint64_t cnt);
+
+/* How many of the n values of a and b differ (*differ) and by how many
+ * ulps at most (*ulp): the sharded result against one chip's. */
+void kgen_ulp_diff(const uint32_t *a, const uint32_t *b, uint64_t n, uint64_t *differ, uint64_t *ulp);
+
 /* The library's arguments base (s20) and slot (s21); with pos < 0 also n,
  * the position (s3) and the axis (s22 .. s24). */
 void kgen_ring_args(kgen_emitter *e, const kgen_shard *s, int pos, uint64_t base, uint64_t slot);

@@ -227,14 +227,6 @@ static void shift_nn(kgen_nn_plan *q, uint64_t off)
     q->h_x += off, q->h_par += off, q->h_scr += off, q->h_z += off, q->h_r += off;
 }
 
-/* core c's place: its sequence (the data axis) and its position on the model axis */
-static void place(const kgen_shard *s, unsigned c, unsigned *di, unsigned *mi)
-{
-    unsigned x = c % s->cols, y = c / s->cols;
-    *di = s->bx && s->by ? x * s->rows + y : s->bx ? x : s->by ? y : 0;
-    *mi = s->fx ? x : s->fy ? y : 0;
-}
-
 /* the AllReduce of the partial [D][T] fp32 at HBM src into dst over the
  * model axis (this core at position pos): ffn-shard's schedule, in line */
 static void sum_code(kgen_emitter *e, const tpu_config *cfg, const kgen_bshard *p, uint64_t src, uint64_t dst,
@@ -252,7 +244,7 @@ static void sum_code(kgen_emitter *e, const tpu_config *cfg, const kgen_bshard *
 static void core_code(kgen_emitter *e, const tpu_config *cfg, const kgen_bshard *p, unsigned c)
 {
     unsigned di, mi;
-    place(&p->s, c, &di, &mi);
+    kgen_shard_place(&p->s, c, &di, &mi);
     uint64_t off = (uint64_t)c * p->region;
     kgen_bshard q = *p;          /* this core's copy: every HBM address + off */
     kgen_block *ab = &q.ab;
@@ -332,7 +324,7 @@ static void lit16(kgen_emitter *e, const uint16_t *w, uint64_t cols, const uint6
 static void core_data(kgen_emitter *e, const kgen_bshard *p, const bs_data *z, unsigned c)
 {
     unsigned di, mi;
-    place(&p->s, c, &di, &mi);
+    kgen_shard_place(&p->s, c, &di, &mi);
     uint64_t off = (uint64_t)c * p->region, T = p->t, D = p->d, BT = p->b * T, dl = p->dl, fl = p->fl;
     uint64_t dh = D / p->heads, F = p->f;
     const kgen_block *ab = &p->ab;
@@ -500,41 +492,11 @@ static void ln_bf16(const uint32_t *x, uint16_t *z, uint32_t *tmpz, uint64_t d, 
         z[i] = tpu_bf16_from_f32(tmpz[i]);
 }
 
-/* the sum of n partials [cnt] as the AllReduce adds them */
-static void allreduce(const kgen_shard *s, const uint32_t *pm, uint32_t *o, uint64_t cnt)
-{
-    uint64_t tp = s->tp;
-    if (!s->ring) {
-        memcpy(o, pm, cnt * 4);
-        for (uint64_t m = 1; m < tp; m++)
-            for (uint64_t i = 0; i < cnt; i++)
-                o[i] = tpu_f32_add(o[i], pm[m * cnt + i]);
-        return;
-    }
-    uint64_t ce = cnt / tp, half = ce / 2;      /* kgen_shard_reference's ring order */
-    for (uint64_t c = 0; c < tp; c++)
-        for (uint64_t i = 0; i < ce; i++) {
-            int up = i < half;
-            uint64_t idx = c * ce + i, src = up ? (c + 1) % tp : (c + tp - 1) % tp;
-            uint32_t acc = pm[src * cnt + idx];
-            for (uint64_t k = 2; k <= tp; k++) {
-                src = up ? (c + k) % tp : (c + tp - k % tp) % tp;
-                acc = tpu_f32_add(acc, pm[src * cnt + idx]);
-            }
-            o[idx] = acc;
-        }
-}
-
 /* column block [c0, c0 + n) of a [rows][cols] bf16 matrix */
 static void cols16(const uint16_t *w, uint64_t rows, uint64_t cols, uint64_t c0, uint64_t n, uint16_t *out)
 {
     for (uint64_t r = 0; r < rows; r++)
         memcpy(out + r * n, w + r * cols + c0, n * 2);
-}
-
-static int64_t ordered(uint32_t f)
-{
-    return (f & 0x80000000u) ? -(int64_t)(f & 0x7fffffffu) : (int64_t)f;
 }
 
 int kgen_bshard_reference(const tpu_config *cfg, const kgen_bshard *p, uint32_t *y, uint64_t *differ, uint64_t *ulp)
@@ -593,7 +555,7 @@ int kgen_bshard_reference(const tpu_config *cfg, const kgen_bshard *p, uint32_t 
         if (tpu_ref_matmul(ws, ob + m * dl * T, pm + m * cnt, D, dl, T, tile) < 0)
             goto out;
     }
-    allreduce(&p->s, pm, y1, cnt);
+    kgen_allreduce_ref(&p->s, pm, y1, cnt);
     for (uint64_t i = 0; i < cnt; i++)
         x1[i] = tpu_f32_add(d->x[i], y1[i]);
     ln_bf16(x1, xb, f32, D, T, d->g2, d->b2, p->eps, tmp);
@@ -606,7 +568,7 @@ int kgen_bshard_reference(const tpu_config *cfg, const kgen_bshard *p, uint32_t 
         if (tpu_ref_matmul(ws, gb + m * fl * T, pm + m * cnt, D, fl, T, tile) < 0)
             goto out;
     }
-    allreduce(&p->s, pm, y1, cnt);
+    kgen_allreduce_ref(&p->s, pm, y1, cnt);
     for (uint64_t i = 0; i < cnt; i++)
         y[i] = tpu_f32_add(x1[i], y1[i]);
     /* one chip: tpu_ref_block on the same sequence */
@@ -617,14 +579,7 @@ int kgen_bshard_reference(const tpu_config *cfg, const kgen_bshard *p, uint32_t 
     bp.wqkv = d->wqkv, bp.wo = d->wo, bp.win = d->win, bp.wout = d->wout, bp.kpast = d->kpast, bp.vpast = d->vpast;
     if (tpu_ref_block(&bp, y0, NULL))
         goto out;
-    for (uint64_t i = 0; i < cnt; i++)
-        if (y[i] != y0[i]) {
-            int64_t dd = ordered(y[i]) - ordered(y0[i]);
-            uint64_t a = (uint64_t)(dd < 0 ? -dd : dd);
-            (*differ)++;
-            if (a > *ulp)
-                *ulp = a;
-        }
+    kgen_ulp_diff(y, y0, cnt, differ, ulp);
     rc = 0;
 out:
     free(qpos);

@@ -308,13 +308,11 @@ static void block_data(uint16_t *out, uint64_t seed, uint64_t r0, uint64_t rows,
                                                                 HI_BITS, 1) >> 16);
 }
 
-/* core c's place: its token block and its F block */
-static void place(const kgen_shard *s, unsigned c, unsigned *di, unsigned *mi, unsigned *pos)
+void kgen_shard_place(const kgen_shard *s, unsigned c, unsigned *di, unsigned *mi)
 {
     unsigned x = c % s->cols, y = c / s->cols;
     *di = s->bx && s->by ? x * s->rows + y : s->bx ? x : s->by ? y : 0;
     *mi = s->fx ? x : s->fy ? y : 0;
-    *pos = *mi;
 }
 
 /* One code for every core (the position on the axis in s3, the partial's HBM in s1, O^T's in
@@ -518,8 +516,9 @@ long kgen_shard_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
         kgen_line(e, "        .include \"lib/ring.inc\"");
     }
     for (unsigned c = 0; c < cores; c++) {
-        unsigned di, mi, pos;
-        place(s, c, &di, &mi, &pos);
+        unsigned di, mi;
+        kgen_shard_place(s, c, &di, &mi);
+        unsigned pos = mi;
         uint64_t off = (uint64_t)c * s->region;
         kgen_line(e, "");
         kgen_line(e, "# ================ core %u: tokens block %u, F block %u", c, di, mi);
@@ -571,8 +570,8 @@ long kgen_shard_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
         kgen_line(e, "");
         kgen_line(e, "# ---- HBM: every core's block (each core uses its own; the image is the same for all)");
         for (unsigned c = 0; c < cores; c++) {
-            unsigned di, mi, pos;
-            place(s, c, &di, &mi, &pos);
+            unsigned di, mi;
+            kgen_shard_place(s, c, &di, &mi);
             uint64_t off = (uint64_t)c * s->region;
             char l[6][32];
             const char *nm[6] = { "WIN", "XT", "H", "G", "WOUT", "P" };
@@ -591,7 +590,7 @@ long kgen_shard_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
                       p2->kp, p2->np);
             kgen_line(e, "        .hbm    %" PRIu64, p2->h_x + off);
             if (s->overlap)
-                block_steps(e, l[4], s, pos, mi, p2->kp, p2->o.m);
+                block_steps(e, l[4], s, mi, mi, p2->kp, p2->o.m);
             else
                 block(e, l[4], SEED_WOUT, 0, s->d, s->tp, mi, s->l.f, p2->kp, p2->o.m);
             kgen_line(e, "        .hbm    %" PRIu64, p2->h_y + off);
@@ -645,11 +644,6 @@ out:
     return rc;
 }
 
-static int64_t ordered(uint32_t f)
-{
-    return (f & 0x80000000u) ? -(int64_t)(f & 0x7fffffffu) : (int64_t)f;
-}
-
 int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uint64_t *ulp)
 {
     uint64_t tl = s->l.t, D = s->d, F = s->f, n = s->l.g2.n_mxu, cnt = D * tl, tp = s->tp;
@@ -663,31 +657,10 @@ int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uin
     for (unsigned m = 0; m < tp; m++)
         if (partial(s, m, pm + m * cnt, g, fp))
             goto out;
-    if (!s->ring || tp < 2) {
-        /* P_0 + P_1 + ... left to right */
-        memcpy(o, pm, cnt * 4);
-        for (unsigned m = 1; m < tp; m++)
-            for (uint64_t i = 0; i < cnt; i++)
-                o[i] = tpu_f32_add(o[i], pm[m * cnt + i]);
-    } else {
-        /* ring_reducescatter (and --overlap): chunk c's first half travels +1 from position c+1,
-         * its second half -1 from c-1; each core adds its own on arrival; position c adds last.
-         * --partials bf16: each sum rounded to bf16 before it travels, the last one too */
-        uint64_t ce = cnt / tp, half = ce / 2;
-        for (uint64_t c = 0; c < tp; c++)
-            for (uint64_t i = 0; i < ce; i++) {
-                int up = i < half;
-                uint64_t idx = c * ce + i, src = up ? (c + 1) % tp : (c + tp - 1) % tp;
-                uint32_t acc = pm[src * cnt + idx];
-                for (uint64_t k = 2; k <= tp; k++) {
-                    src = up ? (c + k) % tp : (c + tp - k % tp) % tp;
-                    if (s->bf16)            /* the sum travels as bf16 (numerics.md 14) */
-                        acc = tpu_f32_from_bf16(tpu_bf16_from_f32(acc));
-                    acc = tpu_f32_add(acc, pm[src * cnt + idx]);
-                }
-                o[idx] = s->bf16 ? tpu_f32_from_bf16(tpu_bf16_from_f32(acc)) : acc;   /* gathered in bf16 */
-            }
-    }
+    /* P_0 + P_1 + ... left to right, or ring_reducescatter's (and --overlap's) order: chunk c's
+     * first half travels +1 from position c+1, its second half -1 from c-1, position c adds
+     * last; --partials bf16: each sum rounded to bf16 before it travels, the last one too */
+    kgen_allreduce_ref(s, pm, o, cnt);
     /* one chip: W_out^T [D][F] whole, K = F in one accumulation */
     for (uint64_t r = 0; r < D; r++)
         for (uint64_t c = 0; c < F; c++)
@@ -695,14 +668,7 @@ int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uin
                                                            HI_BITS, 1) >> 16);
     if (tpu_ref_matmul(w, g, o1, D, fp, tl, (unsigned)n) < 0)
         goto out;
-    for (uint64_t i = 0; i < cnt; i++)
-        if (o[i] != o1[i]) {
-            int64_t d = ordered(o[i]) - ordered(o1[i]);
-            uint64_t a = (uint64_t)(d < 0 ? -d : d);
-            (*differ)++;
-            if (a > *ulp)
-                *ulp = a;
-        }
+    kgen_ulp_diff(o, o1, cnt, differ, ulp);
     rc = 0;
 out:
     free(pm); free(o1); free(g); free(w);

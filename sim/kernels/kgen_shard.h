@@ -44,6 +44,10 @@ typedef struct {
     double book_exposed;         /* the book's formula for it (kgen_shard_cli.c prints it) */
 } kgen_shard;
 
+/* Core c's place on the mesh: its token block or sequence (the data axis,
+ * *di) and its position on the model axis (*mi: its F block, its heads). */
+void kgen_shard_place(const kgen_shard *s, unsigned c, unsigned *di, unsigned *mi);
+
 /* Parse "B_X", "F_Y", "B_X,F_Y", "B_XY", or the words dp / tp, into s. */
 int kgen_shard_spec(kgen_shard *s, const char *spec, char *err, size_t errlen);
 int kgen_shard_plan(const tpu_config *cfg, kgen_shard *s, char *err, size_t errlen);

@@ -100,8 +100,7 @@ int kgen_parse_mesh(const char *v, kgen_mesh *m)
     return 0;
 }
 
-/* WORD: the index of v in words ("a|b|c"), or -1; list: the words as
- * "a, b, c" (sep ", ") or "a, b or c" (last " or ") */
+/* WORD: the index of v in words ("a|b|c"), or -1 */
 static int word_index(const char *words, const char *v)
 {
     int k = 0;
@@ -116,6 +115,7 @@ static int word_index(const char *words, const char *v)
     }
 }
 
+/* the words as "a, b, c" or (with_or) "a, b or c" */
 static void word_list(const char *words, int with_or, char *buf, size_t len)
 {
     size_t o = 0;

@@ -32,15 +32,16 @@ mkdir -p "$work"
 # shellcheck source=checks.sh
 source "$(dirname "$0")/checks.sh"
 
-# run NAME CFG CORES DUMP TOPO_ARGS -- GEN_ARGS...: generate with --ref,
-# assemble, run on CORES cores, dump label DUMP of core 0: bit-exact and
-# equal to the reference
-run() {
-  local name=$1 cfg=$2 cores=$3 dump=$4; shift 4
+cyc() { sed -n 's/^cycles *\([0-9]*\).*/\1/p' "$1" | head -n 1; }
+# gen_run KIND CFG NAME CORES DUMP TOPO_ARGS -- GEN_ARGS...: tpu-gen KIND
+# with --ref, assemble, run on CORES cores, dump label DUMP of core 0 (into
+# NAME.o0.npy): every core bit-exact and core 0's DUMP equal to the reference
+gen_run() {
+  local kind=$1 cfg=$2 name=$3 cores=$4 dump=$5; shift 5
   local topo=()
   while [ "$1" != "--" ]; do topo+=("$1"); shift; done; shift
   local f="$work/$name"
-  if ! "$bin/tpu-gen" ffn-shard --config "$cfg" "$@" -o "$f.s" --ref "$f.ref.npy" >"$f.gen" 2>&1; then
+  if ! "$bin/tpu-gen" "$kind" --config "$cfg" "$@" -o "$f.s" --ref "$f.ref.npy" >"$f.gen" 2>&1; then
     bad "$name: tpu-gen failed: $(head -n 1 "$f.gen")"; return
   fi
   if ! "$bin/tpu-as" --config "$cfg" -I "$lib" -o "$f.bin" "$f.s" >"$f.as" 2>&1; then
@@ -54,8 +55,10 @@ run() {
   if ! cmp -s "$f.ref.npy" "$f.o0.npy"; then
     bad "$name: core 0's $dump differs from the C reference"; return
   fi
-  ok "$name: $(sed -n 's/^cycles *\([0-9]*\).*/\1/p' "$f.sim" | head -n 1) cycles, every core bit-exact, core 0's $dump = the reference"
+  ok "$name: $(cyc "$f.sim") cycles, every core bit-exact, core 0's $dump = the reference"
 }
+# run NAME CFG CORES DUMP TOPO_ARGS -- GEN_ARGS...: gen_run of ffn-shard
+run() { local name=$1 cfg=$2; shift 2; gen_run ffn-shard "$cfg" "$name" "$@"; }
 T2=(--topology torus2d --grid 2x2)
 run tp4-one-tile tiny 4 O0 -- -T 64 -D 16 -F 32 --mesh 4 --shard F_X
 if grep -q ': 0 of 1024 values differ' "$work/tp4-one-tile.gen"; then
@@ -135,7 +138,6 @@ ovl ovl-tiny tiny 2 -T 64 -D 64 -F 32 --mesh 2 --shard tp
 ovl ovl-v5e v5e 4 -T 1024 -D 512 -F 2048 --mesh 4 --shard tp
 
 # --timing-only and --part
-cyc() { sed -n 's/^cycles *\([0-9]*\).*/\1/p' "$1" | head -n 1; }
 part() {
   local name=$1; shift
   "$bin/tpu-gen" ffn-shard --config tiny -T 64 -D 32 -F 64 --mesh 4 --shard tp --quiet "$@" -o "$work/$name.s" \
@@ -232,14 +234,16 @@ else
   bad "tensor-parallel crossover: '$res' (ici busy '$ici', mxu busy '$mxu', cycles '$cw' '$fw')"
 fi
 
-# bad input: exit 2, one "tpu-gen: error:" line
-badcmd() {
-  local want=$1; shift
-  "$bin/tpu-gen" ffn-shard "$@" -o "$work/bad.s" >"$work/bad.out" 2>&1
+# bad input: gen_bad KIND WANT ARGS...: tpu-gen KIND ARGS exits 2 with one
+# "tpu-gen: error: ...WANT" line
+gen_bad() {
+  local kind=$1 want=$2; shift 2
+  "$bin/tpu-gen" "$kind" "$@" -o "$work/bad.s" >"$work/bad.out" 2>&1
   local rc=$?
-  if [ $rc -eq 2 ] && grep -q "^tpu-gen: error: .*$want" "$work/bad.out"; then ok "bad: $* -> $want"
-  else bad "bad: $* -> exit $rc: $(head -n 1 "$work/bad.out") (wanted '$want')"; fi
+  if [ $rc -eq 2 ] && grep -q "^tpu-gen: error: .*$want" "$work/bad.out"; then ok "$kind bad: $* -> $want"
+  else bad "$kind bad: $* -> exit $rc: $(head -n 1 "$work/bad.out") (wanted '$want')"; fi
 }
+badcmd() { gen_bad ffn-shard "$@"; }
 G=(--config tiny -D 16 -F 32)
 badcmd "T 100 does not divide" "${G[@]}" -T 100 --mesh 4 --shard dp
 badcmd "T 128 does not divide" "${G[@]}" -T 128 --mesh 4 --shard B_X
@@ -269,6 +273,8 @@ badcmd "does not divide into 8 half chunks" --config tiny -T 64 -D 12 -F 32 --me
 badcmd "IMEM holds 4096" --config tiny -T 64 -D 64 -F 96 --mesh 4 --shard tp --overlap
 badcmd "--partials bf16: only with --overlap" "${G[@]}" -T 64 --mesh 4 --shard tp --reduce ring --partials bf16
 badcmd "--partials must be fp32 or bf16" "${G[@]}" -T 64 --mesh 4 --shard tp --overlap --partials fp16
+badcmd "-D must be positive, got '0'" --config tiny -T 64 -D 0 -F 32 --mesh 4 --shard tp
+badcmd "-F is too large: '2000000000' (at most 2^30)" --config tiny -T 64 -D 16 -F 2000000000 --mesh 4 --shard tp
 if "$bin/tpu-gen" ffn-shard --help | grep -q "usage: tpu-gen ffn-shard"; then ok "--help"; else bad "--help"; fi
 
 # ---- tpu-gen block-shard: the pre-norm block sharded Megatron-style (the
@@ -277,28 +283,8 @@ if "$bin/tpu-gen" ffn-shard --help | grep -q "usage: tpu-gen ffn-shard"; then ok
 # 4096 instructions: tiny with a 16Ki-word IMEM (the same machine otherwise).
 bcfg="$work/tiny16k.cfg"
 sed 's/^imem_words .*/imem_words      = 16384/' "$(dirname "$0")/../cmodel/configs/tiny.cfg" >"$bcfg"
-# brun NAME CORES TOPO_ARGS -- GEN_ARGS...: every core bit-exact, core 0's y = the reference
-brun() {
-  local name=$1 cores=$2; shift 2
-  local topo=()
-  while [ "$1" != "--" ]; do topo+=("$1"); shift; done; shift
-  local f="$work/$name"
-  if ! "$bin/tpu-gen" block-shard --config "$bcfg" "$@" -o "$f.s" --ref "$f.ref.npy" >"$f.gen" 2>&1; then
-    bad "$name: tpu-gen failed: $(head -n 1 "$f.gen")"; return
-  fi
-  if ! "$bin/tpu-as" --config "$bcfg" -I "$lib" -o "$f.bin" "$f.s" >"$f.as" 2>&1; then
-    bad "$name: tpu-as failed: $(head -n 1 "$f.as")"; return
-  fi
-  "$bin/tpu-sim" --config "$bcfg" --cores "$cores" "${topo[@]}" --dump "Y0=$f.y0.npy" "$f.bin" >"$f.sim" 2>&1
-  local rc=$?
-  if [ $rc -ne 0 ] || ! grep -q '^result: bit-exact' "$f.sim"; then
-    bad "$name: tpu-sim exit $rc: $(grep -m1 -E 'MISMATCH|error|result' "$f.sim")"; return
-  fi
-  if ! cmp -s "$f.ref.npy" "$f.y0.npy"; then
-    bad "$name: core 0's y differs from the C reference"; return
-  fi
-  ok "$name: $(cyc "$f.sim") cycles, every core's stages bit-exact, core 0's y = the reference"
-}
+# brun NAME CORES TOPO_ARGS -- GEN_ARGS...: gen_run of block-shard, core 0's y (Y0)
+brun() { local name=$1; shift; gen_run block-shard "$bcfg" "$name" "$1" Y0 "${@:2}"; }
 brun blk4 4 -- -T 64 -D 32 -F 32 --heads 4 --mesh 4 --shard F_X
 if grep -q ': 0 of 2048 values differ' "$work/blk4.gen"; then
   ok "block on a ring of 4, one K-tile a core (D/4 = F/4 = MXU_N): y bit for bit one chip's (tpu_ref_block)"
@@ -340,13 +326,7 @@ else
   bad "block mutant not made"
 fi
 # bad input: exit 2, one "tpu-gen: error:" line
-bbad() {
-  local want=$1; shift
-  "$bin/tpu-gen" block-shard "$@" -o "$work/bbad.s" >"$work/bbad.out" 2>&1
-  local rc=$?
-  if [ $rc -eq 2 ] && grep -q "^tpu-gen: error: .*$want" "$work/bbad.out"; then ok "block-shard bad: $* -> $want"
-  else bad "block-shard bad: $* -> exit $rc: $(head -n 1 "$work/bbad.out") (wanted '$want')"; fi
-}
+bbad() { gen_bad block-shard "$@"; }
 BG=(--config "$bcfg" -T 64 -D 32 -F 32)
 bbad "heads 6 does not divide over the 4 cores" "${BG[@]}" -D 48 --heads 6 --mesh 4 --shard F_X
 bbad "unknown mesh axis 'Z'" "${BG[@]}" --heads 4 --mesh 4 --shard F_Z
@@ -357,6 +337,7 @@ bbad "needs -T, -D, -F and --heads" --config "$bcfg" -T 64 -D 32 -F 32 --mesh 4 
 bbad "--ref needs the data" "${BG[@]}" --heads 4 --mesh 4 --shard F_X --timing-only --ref "$work/x.npy"
 bbad "--part must be all or compute" "${BG[@]}" --heads 4 --mesh 4 --shard F_X --part comm
 bbad "unknown option" "${BG[@]}" --heads 4 --mesh 4 --shard F_X --past 8
+bbad "-B is too large: '2000000' (at most 2^20)" "${BG[@]}" --heads 4 --mesh 4 --shard F_X -B 2000000
 bbad "goes flash-style" --config "$bcfg" -T 512 -D 16 -F 16 --heads 2 --mesh 2 --shard F_X
 if "$bin/tpu-gen" block-shard --help | grep -q "usage: tpu-gen block-shard"; then ok "block-shard --help"; else bad "block-shard --help"; fi
 

@@ -292,6 +292,9 @@ err "too large for VMEM"             block --config tiny -T 64 -D 512 -F 32
 err "--ref needs the data"           block --config tiny -T 64 -D 16 -F 32 --timing-only --ref x.npy
 err "unknown option '--kv'"          block --config tiny -T 64 -D 16 -F 32 --kv 8
 err "--heads 300: at most 256"       block --config tiny -T 64 -D 16 -F 32 --heads 300
+err "--eps needs a value"            block --config tiny -T 64 -D 16 -F 32 --eps
+err "--eps must be a non-negative"   ffn --config tiny -T 64 -D 8 -F 8 --prenorm --eps 1e-400
+err "-o needs a file name"           attention --config tiny -T 64 --dh 8 -o
 for k in softmax layernorm rmsnorm gelu silu ffn attention block; do
   if "$bin/tpu-gen" $k --help | grep -q "^usage: tpu-gen $k"; then
     ok "$k --help prints the usage, exit 0"

@@ -232,7 +232,7 @@ int kgen_chain_plan(const tpu_config *cfg, kgen_chain *c, char *err, size_t errl
 long kgen_chain_emit(FILE *f, const char *config_name, const tpu_config *cfg,
                      const kgen_chain *c);
 
-/* A whole-number option of tpu-gen's commands (kgen_out.c): decimal digits
+/* A whole-number option of tpu-gen's commands (kgen_args.c): decimal digits
  * only, at most 2^40, zero only when zero_ok.  0, or 2 after one
  * "tpu-gen: error: OPT ..." line. */
 int kgen_parse_count(const char *opt, const char *s, uint64_t *out, int zero_ok);
@@ -244,5 +244,10 @@ int kgen_parse_count(const char *opt, const char *s, uint64_t *out, int zero_ok)
  * after "the program has N instructions, IMEM holds M" (exit 2). */
 typedef long (*kgen_emit_fn)(FILE *f, const void *ctx);
 long kgen_write_program(const char *out, const tpu_config *cfg, kgen_emit_fn emit, const void *ctx);
+
+/* --ref of tpu-gen's commands (kgen_out.c): v, [rows][cols] fp32 bit
+ * patterns, as a .npy at path.  0, or 1 after "tpu-gen: error: --ref PATH:
+ * ...". */
+int kgen_write_ref(const char *path, const uint32_t *v, uint64_t rows, uint64_t cols);
 
 #endif

@@ -460,7 +460,7 @@ void kgen_block_kv_code(kgen_emitter *e, const kgen_block *b, uint64_t h)
     }
 }
 
-static void gemm_at(kgen_emitter *e, const kgen_plan *p, const char *lp, const char *what)
+void kgen_stage_gemm(kgen_emitter *e, const kgen_plan *p, const char *lp, const char *what)
 {
     kgen_line(e, "");
     kgen_line(e, "# ======== %s", what);
@@ -469,11 +469,32 @@ static void gemm_at(kgen_emitter *e, const kgen_plan *p, const char *lp, const c
     kgen_gemm_code(e, 0);
 }
 
-static void nn_at(kgen_emitter *e, const kgen_nn_plan *p, const char *what)
+void kgen_stage_nn(kgen_emitter *e, const kgen_nn_plan *p, const char *what)
 {
     kgen_line(e, "");
     kgen_line(e, "# ======== %s", what);
     kgen_nn_code(e, p);
+}
+
+void kgen_block_head_code(kgen_emitter *e, const kgen_block *b, uint64_t h, const char *lp, const char *const what[3])
+{
+    uint64_t hb = b->h_head + h * b->head_bytes, dh = b->dh, T = b->tp;
+    kgen_plan sc = b->sc, av = b->av;
+    kgen_nn_plan sm = b->sm;
+    sc.h_x = hb + b->o_kh;
+    sc.h_w = b->h_qkv + h * dh * T * 2;
+    sc.h_y = hb + b->o_s;
+    sm.h_x = sc.h_y;
+    sm.h_z = hb + b->o_p;
+    av.h_x = hb + b->o_v;
+    av.h_w = sm.h_z;
+    av.h_y = b->h_ob + h * dh * T * 2;
+    char l1[64], l2[64];
+    snprintf(l1, sizeof l1, "%sS_", lp);
+    snprintf(l2, sizeof l2, "%sO_", lp);
+    kgen_stage_gemm(e, &sc, l1, what[0]);
+    kgen_stage_nn(e, &sm, what[1]);
+    kgen_stage_gemm(e, &av, l2, what[2]);
 }
 
 long kgen_block_emit(FILE *f, const char *config_name, const tpu_config *cfg, const kgen_block *b)
@@ -508,8 +529,8 @@ long kgen_block_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
               ", \"generated for another machine: assemble with --config %s\"",
               b->qkv.n_mxu, (uint64_t)cfg->num_mxu, b->e, config_name);
     kgen_line(e, "        .text");
-    nn_at(e, &b->ln1, "1: X^T = layernorm(x^T), bf16, on the VPU");
-    gemm_at(e, &b->qkv, "QKV_", "2: QKV^T = Wqkv^T X^T, bf16 (the epilogue)");
+    kgen_stage_nn(e, &b->ln1, "1: X^T = layernorm(x^T), bf16, on the VPU");
+    kgen_stage_gemm(e, &b->qkv, "QKV_", "2: QKV^T = Wqkv^T X^T, bf16 (the epilogue)");
     kgen_line(e, "");
     kgen_line(e, "# ======== 3: the KV cache: K_h token-major (the transpose: a DMA per feature), V_h feature-major");
     for (uint64_t h = 0; h < H; h++) {
@@ -521,36 +542,23 @@ long kgen_block_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
             kgen_flash_head(e, b, h);
             continue;
         }
-        uint64_t hb = b->h_head + h * b->head_bytes;
-        kgen_plan sc = b->sc, av = b->av;
-        kgen_nn_plan sm = b->sm;
-        sc.h_x = hb + b->o_kh;
-        sc.h_w = b->h_qkv + h * dh * T * 2;
-        sc.h_y = hb + b->o_s;
-        sm.h_x = sc.h_y;
-        sm.h_z = hb + b->o_p;
-        av.h_x = hb + b->o_v;
-        av.h_w = sm.h_z;
-        av.h_y = b->h_ob + h * dh * T * 2;
-        char lp1[32], lp2[32], w1[80], w2[80], w3[120];
-        snprintf(lp1, sizeof lp1, "H%" PRIu64 "S_", h);
-        snprintf(lp2, sizeof lp2, "H%" PRIu64 "O_", h);
+        char lp[32], w1[80], w2[80], w3[120];
+        snprintf(lp, sizeof lp, "H%" PRIu64, h);
         snprintf(w1, sizeof w1, "4: head %" PRIu64 ": S^T = K_h Q_h^T", h);
         snprintf(w2, sizeof w2, "5: head %" PRIu64 ": P^T = softmax over the keys%s, bf16", h,
                  b->causal ? " (causal)" : "");
         snprintf(w3, sizeof w3, "6: head %" PRIu64 ": O^T rows %" PRIu64 " .. %" PRIu64 " = V_h^T P^T, bf16", h,
                  h * dh, h * dh + dh - 1);
-        gemm_at(e, &sc, lp1, w1);
-        nn_at(e, &sm, w2);
-        gemm_at(e, &av, lp2, w3);
+        const char *const what[3] = { w1, w2, w3 };
+        kgen_block_head_code(e, b, h, lp, what);
     }
-    gemm_at(e, &b->wo, "WO_", "7: Y1^T = Wo^T O^T");
-    nn_at(e, &b->res1, "8: x1^T = x^T + Y1^T, the residual");
-    nn_at(e, &b->ln2, "9: X2^T = layernorm(x1^T), bf16");
-    gemm_at(e, &b->win, "WIN_", "10: H^T = Win^T X2^T");
-    nn_at(e, &b->gl, "11: G^T = gelu(H^T), bf16");
-    gemm_at(e, &b->wout, "WOUT_", "12: O2^T = Wout^T G^T");
-    nn_at(e, &b->res2, "13: y^T = x1^T + O2^T, the residual");
+    kgen_stage_gemm(e, &b->wo, "WO_", "7: Y1^T = Wo^T O^T");
+    kgen_stage_nn(e, &b->res1, "8: x1^T = x^T + Y1^T, the residual");
+    kgen_stage_nn(e, &b->ln2, "9: X2^T = layernorm(x1^T), bf16");
+    kgen_stage_gemm(e, &b->win, "WIN_", "10: H^T = Win^T X2^T");
+    kgen_stage_nn(e, &b->gl, "11: G^T = gelu(H^T), bf16");
+    kgen_stage_gemm(e, &b->wout, "WOUT_", "12: O2^T = Wout^T G^T");
+    kgen_stage_nn(e, &b->res2, "13: y^T = x1^T + O2^T, the residual");
     kgen_ins(e, "halt");
 
     /* ---- HBM ---- */

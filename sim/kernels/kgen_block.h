@@ -71,6 +71,15 @@ void kgen_flash_head(kgen_emitter *e, const kgen_block *b, uint64_t h);
 /* Stage 3 for head h: its K_h and V_h into the KV cache (tpu-gen
  * block-shard places it in each core's copy, kgen_block_shard.c). */
 void kgen_block_kv_code(kgen_emitter *e, const kgen_block *b, uint64_t h);
+/* Stages 4-6 for head h (not flash): S^T = K_h Q_h^T, the softmax over the
+ * keys, O^T's rows of the head = V_h^T P^T; the GEMMs' labels lp"S_" and
+ * lp"O_", the three stages' headings what[].  tpu-gen block-shard places
+ * them in each core's copy too. */
+void kgen_block_head_code(kgen_emitter *e, const kgen_block *b, uint64_t h, const char *lp, const char *const what[3]);
+/* A stage of a program: "# ======== what", then the GEMM's code (its
+ * labels prefixed lp) or the VPU layer's. */
+void kgen_stage_gemm(kgen_emitter *e, const kgen_plan *p, const char *lp, const char *what);
+void kgen_stage_nn(kgen_emitter *e, const kgen_nn_plan *p, const char *what);
 /* The block generators' helpers (kgen_block.c; used by kgen_block_flash.c
  * and kgen_block_shard.c): an error message into err (returns -1), and a
  * bf16 GEMM's plan (M x K times K x N, bf16 output when bf16) whose error

@@ -4,29 +4,18 @@
  * predicted, FLOPs and HBM bytes against T_math and T_memory, the error
  * against float64) and --ref, y^T as the C reference computes it.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "fp.h"
+#include "kgen_args.h"
 #include "kgen_block.h"
-#include "npy.h"
 #include "ref_nn.h"
 
 #define TOOL "tpu-gen"
 #define REPORT_LIMIT (1ull << 30)    /* float64 MACs of the error report */
 #define REF_LIMIT (1ull << 36)       /* MACs of --ref (bit-exact, vectorised) */
-
-static int bad(const char *fmt, const char *a)
-{
-    fprintf(stderr, TOOL ": error: ");
-    fprintf(stderr, fmt, a);
-    fputc('\n', stderr);
-    return 2;
-}
 
 static void usage(FILE *f)
 {
@@ -48,9 +37,8 @@ static void usage(FILE *f)
             "--key-block K (a multiple of the MXU size; K >= the keys: one softmax).\n"
             "T must be a multiple of the vector's S x L (the tokens are the lanes).  Each stage\n"
             "checks itself bit for bit; --ref FILE.npy writes y^T as the C reference\n"
-            "(tpu_ref_block) computes it, to compare with tpu-sim --dump Y=FILE.npy.\n"
-            "\nexit status: 0 success, 1 the output cannot be written, 2 a bad command line\n"
-            "or a shape the machine cannot take.\n");
+            "(tpu_ref_block) computes it, to compare with tpu-sim --dump Y=FILE.npy.\n");
+    kgen_usage_exit(f, "a shape");
 }
 
 struct block_emit { const char *config; const tpu_config *cfg; const kgen_block *b; };
@@ -75,89 +63,44 @@ int kgen_cli_block(int argc, char **argv)
 {
     if (strcmp(argv[1], "block") != 0)
         return -1;
-    const char *config = NULL, *out = NULL, *ref = NULL;
-    int quiet = 0, predict = 0, have_past = 0;
+    const char *ref = NULL;
+    int have_past = 0;
     static kgen_block b;
     memset(&b, 0, sizeof b);
     b.eps = 0x3727c5acu;                     /* 1e-5 */
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int missing = 0;
-        uint64_t *dst = NULL;
-        const char *opt = NULL;
-        int zero_ok = 0;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--quiet") == 0) {
-            quiet = 1;
-        } else if (strcmp(a, "--predict") == 0) {
-            predict = 1;
-        } else if (strcmp(a, "--timing-only") == 0) {
-            b.timing_only = 1;
-        } else if (strcmp(a, "--causal") == 0) {
-            b.causal = 1;
-        } else if (strcmp(a, "--decode") == 0) {
-            b.decode = 1;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--eps", &missing)) || missing) {
-            char *end;
-            errno = 0;
-            double dv = missing ? 0 : strtod(v, &end);
-            float fv = (float)dv;
-            int ok = !missing && *v && !*end && !errno && (dv == 0 || (fv >= 1.17549435e-38f && fv <= 3.4e38f));
-            if (!ok)
-                return bad("--eps must be a non-negative normal fp32 number, got '%s'", missing ? "" : v);
-            b.eps = tpu_f32_from_float(fv);
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--config", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a value", a);
-            config = v;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "-o", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a file name", a);
-            out = v;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--ref", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a file name", a);
-            ref = v;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "--heads", &missing)) || missing) {
-            dst = &b.heads;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "--key-block", &missing)) || missing) {
-            dst = &b.key_block;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "--past", &missing)) || missing) {
-            dst = &b.past, zero_ok = 1, have_past = 1;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "-T", &missing)) || missing) {
-            dst = &b.t;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "-D", &missing)) || missing) {
-            dst = &b.d;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "-F", &missing)) || missing) {
-            dst = &b.f;
-        } else {
-            return bad("unknown option '%s' (try --help)", a);
-        }
-        if (dst) {
-            if (missing)
-                return bad("%s needs a value", opt);
-            if (kgen_parse_count(opt, v, dst, zero_ok))
-                return 2;
-        }
-    }
-    if (!config)
-        return bad("--config is required: the machine to generate for (tiny, mid, v5e, ...)%s", "");
+    const kgen_opt opts[] = {
+        { "--causal", KGEN_OPT_FLAG, .dst = &b.causal },
+        { "--decode", KGEN_OPT_FLAG, .dst = &b.decode },
+        { "--eps", KGEN_OPT_FP32, .dst = &b.eps, .zero_ok = 1 },
+        { "--ref", KGEN_OPT_TEXT, .dst = &ref, .need = "a file name" },
+        { "--heads", KGEN_OPT_COUNT, .dst = &b.heads },
+        { "--key-block", KGEN_OPT_COUNT, .dst = &b.key_block },
+        { "--past", KGEN_OPT_COUNT, .dst = &b.past, .zero_ok = 1, .seen = &have_past },
+        { "-T", KGEN_OPT_COUNT, .dst = &b.t },
+        { "-D", KGEN_OPT_COUNT, .dst = &b.d },
+        { "-F", KGEN_OPT_COUNT, .dst = &b.f },
+    };
+    kgen_args a;
+    int pr = kgen_args_parse(argc, argv, opts, sizeof opts / sizeof opts[0], &a);
+    if (pr)
+        return pr < 0 ? (usage(stdout), 0) : pr;    /* --help, or an error */
+    const char *config = a.config, *out = a.out;
+    int quiet = a.quiet, predict = a.predict;
+    b.timing_only = a.timing_only;
     if (!b.t || !b.d || !b.f)
-        return bad("%s", "block needs -T, -D and -F");
+        return kgen_bad("%s", "block needs -T, -D and -F");
     if (have_past && !b.decode)
-        return bad("--past is for --decode (the tokens already in the KV cache)%s", "");
+        return kgen_bad("--past is for --decode (the tokens already in the KV cache)%s", "");
     if (b.decode && !have_past)
-        return bad("--decode needs --past P (the tokens already in the KV cache)%s", "");
+        return kgen_bad("--decode needs --past P (the tokens already in the KV cache)%s", "");
     if (ref && b.timing_only)
-        return bad("--ref needs the data: not with --timing-only%s", "");
+        return kgen_bad("--ref needs the data: not with --timing-only%s", "");
     tpu_config cfg;
-    if (tpu_cli_load_config(TOOL, config, &cfg) || tpu_cli_finish_config(TOOL, &cfg, NULL, 0))
+    if (kgen_args_config(&a, &cfg))
         return 2;
     char err[800], what[400];
     if (kgen_block_plan(&cfg, &b, err, sizeof err))
-        return bad("%s", err);
+        return kgen_bad("%s", err);
     char fl[80] = "";
     if (b.flash)
         snprintf(fl, sizeof fl, ", flash: %llu blocks of %llu keys", (unsigned long long)b.nb, (unsigned long long)b.kb);
@@ -217,7 +160,7 @@ int kgen_cli_block(int argc, char **argv)
     kgen_block_data d;
     if (macs > (double)REF_LIMIT) {
         if (ref)
-            return bad("--ref: the reference would take too many MACs (%s)", "at most 2^36");
+            return kgen_bad("--ref: the reference would take too many MACs (%s)", "at most 2^36");
         return 0;
     }
     if (!ref && macs > (double)REPORT_LIMIT) {
@@ -260,17 +203,9 @@ int kgen_cli_block(int argc, char **argv)
         free(x2);
         free(y2);
     }
-    if (ref) {
-        npy_array a;
-        memset(&a, 0, sizeof a);
-        a.dtype = NPY_F32, a.ndim = 2, a.shape[0] = b.d, a.shape[1] = b.tp, a.count = cnt, a.esize = 4;
-        a.data = (uint8_t *)y;
-        char e2[300];
-        if (npy_write(ref, &a, e2, sizeof e2)) {
-            fprintf(stderr, TOOL ": error: %s\n", e2);
-            rc = 1;
-            goto done;
-        }
+    if (ref && kgen_write_ref(ref, y, b.d, b.tp)) {
+        rc = 1;
+        goto done;
     }
     if (!quiet) {
         if (macs > (double)REPORT_LIMIT) {

@@ -138,6 +138,35 @@ static void dma(kgen_emitter *e, int in, uint64_t vmem, uint64_t hbm, uint64_t r
         kgen_ins(e, "dma.v2h s2, s1, s3, s4, s5, s6, %d", sem);
 }
 
+/* A loop of steps (s7 counts them down) that walks VMEM with s9 from a and,
+ * when two, s10 from b; loop_end moves them on by da and db bytes. */
+static unsigned loop_start(kgen_emitter *e, uint64_t a, int two, uint64_t b, uint64_t steps)
+{
+    kgen_li(e, "s9", a);
+    if (two)
+        kgen_li(e, "s10", b);
+    kgen_li(e, "s7", steps);
+    unsigned top = kgen_new_label(e);
+    kgen_put_label(e, top);
+    return top;
+}
+
+static void loop_end(kgen_emitter *e, unsigned top, uint64_t da, int two, uint64_t db)
+{
+    kgen_addi(e, "s9", "s9", (int64_t)da, "s8");
+    if (two)
+        kgen_addi(e, "s10", "s10", (int64_t)db, "s8");
+    kgen_ins(e, "addi    s7, s7, -1");
+    kgen_ins(e, "bne     s7, zero, L%u", top);
+}
+
+/* u loads or stores (op) of v(r0 + i) at base + i stride */
+static void vmem_run(kgen_emitter *e, const char *op, int r0, const char *base, uint64_t stride, uint64_t u)
+{
+    for (uint64_t i = 0; i < u; i++)
+        kgen_ins(e, "%-7s v%d, %s, %" PRIu64, op, r0 + (int)i, base, i * stride);
+}
+
 /* The step for block j (n keys from key k0) and the vector of queries q0. */
 static void step_code(kgen_emitter *e, const kgen_block *b, uint64_t hb, uint64_t j, uint64_t k0,
                       uint64_t n, uint64_t q0)
@@ -163,12 +192,8 @@ static void step_code(kgen_emitter *e, const kgen_block *b, uint64_t hb, uint64_
     }
     /* pass 1: z = scale s (masked), in place; m' = max chain from m */
     kgen_line(e, "        # pass 1: z = scale * s%s, stored; m' = max(m, z...)", b->causal ? " (-inf after the query)" : "");
-    kgen_li(e, "s9", b->v_fs);
-    kgen_li(e, "s7", n / u);
-    unsigned top = kgen_new_label(e);
-    kgen_put_label(e, top);
-    for (uint64_t i = 0; i < u; i++)
-        kgen_ins(e, "vld     v%d, s9, %" PRIu64, VX(i), i * vb);
+    unsigned top = loop_start(e, b->v_fs, 0, 0, n / u);
+    vmem_run(e, "vld", VX(0), "s9", vb, u);
     for (uint64_t i = 0; i < u; i++)
         kgen_ins(e, "vmul    v%d, v%d, v%d", VX(i), VX(i), VSCALE);
     if (b->causal) {
@@ -181,35 +206,23 @@ static void step_code(kgen_emitter *e, const kgen_block *b, uint64_t hb, uint64_
         for (uint64_t i = 0; i < u; i++)
             kgen_ins(e, "vadd    v%d, v%d, v%d", VK(i), VK(i), VSTEP);
     }
-    for (uint64_t i = 0; i < u; i++)
-        kgen_ins(e, "vst     v%d, s9, %" PRIu64, VX(i), i * vb);
+    vmem_run(e, "vst", VX(0), "s9", vb, u);
     for (uint64_t i = 0; i < u; i++)
         kgen_ins(e, "vmax    v%d, v%d, v%d", VM, VM, VX(i));
-    kgen_addi(e, "s9", "s9", (int64_t)(u * vb), "s8");
-    kgen_ins(e, "addi    s7, s7, -1");
-    kgen_ins(e, "bne     s7, zero, L%u", top);
+    loop_end(e, top, u * vb, 0, 0);
     /* pass 2: e = exp(z - m'), P_j = bf16(e), s = +0 + e ... */
     kgen_line(e, "        # pass 2: e = exp(z - m'), P_j = bf16(e), s = +0 + e_0 + e_1 + ...");
     kgen_ins(e, "vbcast  v%d, zero", VS);
-    kgen_li(e, "s9", b->v_fs);
-    kgen_li(e, "s10", b->v_fp);
-    kgen_li(e, "s7", n / u);
-    top = kgen_new_label(e);
-    kgen_put_label(e, top);
-    for (uint64_t i = 0; i < u; i++)
-        kgen_ins(e, "vld     v%d, s9, %" PRIu64, VX(i), i * vb);
+    top = loop_start(e, b->v_fs, 1, b->v_fp, n / u);
+    vmem_run(e, "vld", VX(0), "s9", vb, u);
     for (uint64_t i = 0; i < u; i++)
         kgen_ins(e, "vsub    v%d, v%d, v%d", VX(i), VX(i), VM);
     for (uint64_t i = 0; i < u; i++)
         kgen_ins(e, "vexp    v%d, v%d", VX(i), VX(i));
-    for (uint64_t i = 0; i < u; i++)
-        kgen_ins(e, "vst.bf16 v%d, s10, %" PRIu64, VX(i), i * vb / 2);
+    vmem_run(e, "vst.bf16", VX(0), "s10", vb / 2, u);
     for (uint64_t i = 0; i < u; i++)
         kgen_ins(e, "vadd    v%d, v%d, v%d", VS, VS, VX(i));
-    kgen_addi(e, "s9", "s9", (int64_t)(u * vb), "s8");
-    kgen_addi(e, "s10", "s10", (int64_t)(u * vb / 2), "s8");
-    kgen_ins(e, "addi    s7, s7, -1");
-    kgen_ins(e, "bne     s7, zero, L%u", top);
+    loop_end(e, top, u * vb, 1, u * vb / 2);
     /* corr = exp(m - m'), l' = l corr + s */
     kgen_li(e, "s1", b->v_fm);
     kgen_ins(e, "vld     v%d, s1, 0                  # m, the maximum before this block", VC);
@@ -243,25 +256,15 @@ static void acc_code(kgen_emitter *e, const kgen_block *b, uint64_t hb, uint64_t
     kgen_ins(e, "sem.wait 0, 3");
     kgen_li(e, "s1", b->v_fc);
     kgen_ins(e, "vld     v%d, s1, 0", VC);
-    kgen_li(e, "s9", b->v_fa);
-    kgen_li(e, "s10", b->v_fo);
-    kgen_li(e, "s7", dh / u);
-    unsigned top = kgen_new_label(e);
-    kgen_put_label(e, top);
-    for (uint64_t i = 0; i < u; i++)
-        kgen_ins(e, "vld     v%d, s9, %" PRIu64, VX(i), i * vb);
-    for (uint64_t i = 0; i < u; i++)
-        kgen_ins(e, "vld     v%d, s10, %" PRIu64, VK(i), i * vb);
+    unsigned top = loop_start(e, b->v_fa, 1, b->v_fo, dh / u);
+    vmem_run(e, "vld", VX(0), "s9", vb, u);
+    vmem_run(e, "vld", VK(0), "s10", vb, u);
     for (uint64_t i = 0; i < u; i++)
         kgen_ins(e, "vmul    v%d, v%d, v%d", VX(i), VX(i), VC);
     for (uint64_t i = 0; i < u; i++)
         kgen_ins(e, "vadd    v%d, v%d, v%d", VX(i), VX(i), VK(i));
-    for (uint64_t i = 0; i < u; i++)
-        kgen_ins(e, "vst     v%d, s9, %" PRIu64, VX(i), i * vb);
-    kgen_addi(e, "s9", "s9", (int64_t)(u * vb), "s8");
-    kgen_addi(e, "s10", "s10", (int64_t)(u * vb), "s8");
-    kgen_ins(e, "addi    s7, s7, -1");
-    kgen_ins(e, "bne     s7, zero, L%u", top);
+    vmem_run(e, "vst", VX(0), "s9", vb, u);
+    loop_end(e, top, u * vb, 1, u * vb);
     kgen_ins(e, "sync    vpu");
     dma(e, 0, b->v_fa, hb + b->o_acc + q0 * 4, dh, vb, vb, T * 4, 1);
     kgen_ins(e, "sem.wait 1, 1");
@@ -278,21 +281,12 @@ static void final_code(kgen_emitter *e, const kgen_block *b, uint64_t hb, uint64
     kgen_li(e, "s1", b->v_fl);
     kgen_ins(e, "vld     v%d, s1, 0", VR);
     kgen_ins(e, "vrcp    v%d, v%d", VR, VR);
-    kgen_li(e, "s9", b->v_fa);
-    kgen_li(e, "s10", b->v_fz);
-    kgen_li(e, "s7", dh / u);
-    unsigned top = kgen_new_label(e);
-    kgen_put_label(e, top);
-    for (uint64_t i = 0; i < u; i++)
-        kgen_ins(e, "vld     v%d, s9, %" PRIu64, VX(i), i * vb);
+    unsigned top = loop_start(e, b->v_fa, 1, b->v_fz, dh / u);
+    vmem_run(e, "vld", VX(0), "s9", vb, u);
     for (uint64_t i = 0; i < u; i++)
         kgen_ins(e, "vmul    v%d, v%d, v%d", VX(i), VX(i), VR);
-    for (uint64_t i = 0; i < u; i++)
-        kgen_ins(e, "vst.bf16 v%d, s10, %" PRIu64, VX(i), i * vb / 2);
-    kgen_addi(e, "s9", "s9", (int64_t)(u * vb), "s8");
-    kgen_addi(e, "s10", "s10", (int64_t)(u * vb / 2), "s8");
-    kgen_ins(e, "addi    s7, s7, -1");
-    kgen_ins(e, "bne     s7, zero, L%u", top);
+    vmem_run(e, "vst.bf16", VX(0), "s10", vb / 2, u);
+    loop_end(e, top, u * vb, 1, u * vb / 2);
     kgen_ins(e, "sync    vpu");
     dma(e, 0, b->v_fz, b->h_ob + h * dh * T * 2 + q0 * 2, dh, vb / 2, vb / 2, T * 2, 1);
     kgen_ins(e, "sem.wait 1, 1");
@@ -310,14 +304,11 @@ void kgen_flash_head(kgen_emitter *e, const kgen_block *b, uint64_t h)
         av.h_x = hb + b->o_v + j * dh * b->vpitch * 2;
         av.h_w = hb + b->o_p + j * b->vpitch * T * 2;
         av.h_y = hb + b->o_oj + j * dh * T * 4;
-        char lp[48];
-        kgen_line(e, "");
-        kgen_line(e, "# ======== 4: head %" PRIu64 ", keys %" PRIu64 " .. %" PRIu64 " (block %" PRIu64 " of %" PRIu64 "): S_j^T = K_j Q_h^T",
-                  h, k0, k0 + n - 1, j, b->nb);
+        char lp[48], w[160];
+        snprintf(w, sizeof w, "4: head %" PRIu64 ", keys %" PRIu64 " .. %" PRIu64 " (block %" PRIu64 " of %" PRIu64
+                 "): S_j^T = K_j Q_h^T", h, k0, k0 + n - 1, j, b->nb);
         snprintf(lp, sizeof lp, "H%" PRIu64 "B%" PRIu64 "S_", h, j);
-        e->p = &sc;
-        e->lp = lp;
-        kgen_gemm_code(e, 0);
+        kgen_stage_gemm(e, &sc, lp, w);
         kgen_line(e, "");
         kgen_line(e, "# ======== 5: the flash step on the VPU: the running max and sum, P_j = bf16(exp(z - m'))");
         vconst(e, VSCALE, tpu_f32_from_float((float)(1.0 / sqrt((double)dh))));
@@ -327,12 +318,8 @@ void kgen_flash_head(kgen_emitter *e, const kgen_block *b, uint64_t h)
         }
         for (uint64_t q0 = 0; q0 < T; q0 += b->e)
             step_code(e, b, hb, j, k0, n, q0);
-        kgen_line(e, "");
-        kgen_line(e, "# ======== 6: O_j^T = V_j^T P_j^T (fp32)");
         snprintf(lp, sizeof lp, "H%" PRIu64 "B%" PRIu64 "O_", h, j);
-        e->p = &av;
-        e->lp = lp;
-        kgen_gemm_code(e, 0);
+        kgen_stage_gemm(e, &av, lp, "6: O_j^T = V_j^T P_j^T (fp32)");
         kgen_line(e, "");
         kgen_line(e, "# ======== the update on the VPU: O_acc = O_acc * corr + O_j");
         for (uint64_t q0 = 0; q0 < T; q0 += b->e)

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "fp.h"
+#include "kgen_allreduce.h"
 #include "kgen_impl.h"
 #include "objfile.h"
 #include "ref.h"
@@ -226,118 +227,25 @@ static void shift_nn(kgen_nn_plan *q, uint64_t off)
     q->h_x += off, q->h_par += off, q->h_scr += off, q->h_z += off, q->h_r += off;
 }
 
-/* core c's place: its sequence (the data axis) and its position on the model axis */
-static void place(const kgen_shard *s, unsigned c, unsigned *di, unsigned *mi)
-{
-    unsigned x = c % s->cols, y = c / s->cols;
-    *di = s->bx && s->by ? x * s->rows + y : s->bx ? x : s->by ? y : 0;
-    *mi = s->fx ? x : s->fy ? y : 0;
-}
-
 /* the AllReduce of the partial [D][T] fp32 at HBM src into dst over the
  * model axis (this core at position pos): ffn-shard's schedule, in line */
 static void sum_code(kgen_emitter *e, const tpu_config *cfg, const kgen_bshard *p, uint64_t src, uint64_t dst,
                      unsigned pos, const char *what)
 {
     const kgen_shard *s = &p->s;
-    uint64_t n = s->tp, ch = s->chunk, rowb = p->t * 4, rpc = p->d / n;
-    uint64_t vb = (uint64_t)cfg->vpu_sublanes * cfg->vpu_lanes * 4, nv = ch / vb;
-    unsigned u = nv % 8 == 0 ? 8 : nv % 4 == 0 ? 4 : nv % 2 == 0 ? 2 : 1;
-    int axis = s->taxis;
     kgen_line(e, "");
-    kgen_line(e, "# ======== %s: the AllReduce over the model axis (%s, %" PRIu64 " cores, position %u): %s", what,
-              axis == 0 ? "X" : "Y", n, pos,
+    kgen_line(e, "# ======== %s: the AllReduce over the model axis (%s, %u cores, position %u): %s", what,
+              s->taxis == 0 ? "X" : "Y", s->tp, pos,
               s->ring ? "the library's ReduceScatter, an AllGather" : "an AllToAll, P_0 + P_1 + ... on the VPU, an AllGather");
-    kgen_line(e, "        # the neighbours are done with their stages (their VMEM is ours to write)");
-    kgen_ins(e, "li      s22, %" PRIu64, n);
-    kgen_ins(e, "li      s23, %u", pos);
-    kgen_ins(e, "li      s24, %d", axis);
-    kgen_ins(e, "li      s25, 1");
-    kgen_ins(e, "jal     s30, ring_barrier");
-    kgen_ins(e, "li      s1, %" PRIu64, src);
-    kgen_ins(e, "li      s10, %" PRIu64, rowb);
-    if (s->ring) {
-        kgen_ins(e, "li      s9, %" PRIu64, s->v_p);
-        kgen_ins(e, "li      s5, %" PRIu64, p->d);
-        kgen_ins(e, "dma.h2v s9, s1, s5, s10, s10, s10, %d", SEM_DMA);
-        kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
-        kgen_ins(e, "li      s20, %" PRIu64, s->v_p);
-        kgen_ins(e, "li      s21, %" PRIu64, ch);
-        kgen_ins(e, "li      s25, %" PRIu64, s->v_work);
-        kgen_ins(e, "li      s26, %" PRIu64, s->v_o + pos * ch);
-        kgen_ins(e, "jal     s30, ring_reducescatter   # chunk %u summed in ring order", pos);
-    } else {
-        kgen_line(e, "        # P^T into VMEM, chunk (pos + d) mod n at d x chunk");
-        kgen_ins(e, "li      s9, %" PRIu64, s->v_p);
-        kgen_ins(e, "li      s6, %" PRIu64, (n - pos) * rpc);
-        kgen_ins(e, "li      s8, %" PRIu64, src + pos * rpc * rowb);
-        kgen_ins(e, "dma.h2v s9, s8, s6, s10, s10, s10, %d", SEM_DMA);
-        if (pos) {
-            kgen_ins(e, "li      s9, %" PRIu64, s->v_p + (n - pos) * rpc * rowb);
-            kgen_ins(e, "li      s6, %" PRIu64, pos * rpc);
-            kgen_ins(e, "dma.h2v s9, s1, s6, s10, s10, s10, %d", SEM_DMA);
-            kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
-        }
-        kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
-        kgen_ins(e, "li      s20, %" PRIu64, s->v_p);
-        kgen_ins(e, "li      s21, %" PRIu64, ch);
-        kgen_ins(e, "li      s25, %" PRIu64, s->v_work);
-        kgen_ins(e, "li      s26, %" PRIu64, s->v_slots);
-        kgen_ins(e, "jal     s30, ring_alltoall        # slot o: chunk %u of position o's partial", pos);
-        kgen_line(e, "        # our chunk of the sum = slot 0 + slot 1 + ... (left to right), %u vectors a step", u);
-        unsigned ld = kgen_new_label(e);
-        kgen_ins(e, "li      s4, 0");
-        kgen_ins(e, "li      s5, %" PRIu64, ch);
-        kgen_ins(e, "li      s6, %" PRIu64, s->v_o + pos * ch);
-        kgen_put_label(e, ld);
-        for (unsigned k = 0; k < u; k++)
-            kgen_ins(e, "vld     v%u, s4, %" PRIu64, k, s->v_slots + k * vb);
-        for (uint64_t j = 1; j < n; j++) {
-            for (unsigned k = 0; k < u; k++)
-                kgen_ins(e, "vld     v%u, s4, %" PRIu64, 8 + k, s->v_slots + j * ch + k * vb);
-            for (unsigned k = 0; k < u; k++)
-                kgen_ins(e, "vadd    v%u, v%u, v%u", k, k, 8 + k);
-        }
-        kgen_ins(e, "add     s8, s6, s4");
-        for (unsigned k = 0; k < u; k++)
-            kgen_ins(e, "vst     v%u, s8, %" PRIu64, k, k * vb);
-        kgen_ins(e, "addi    s4, s4, %" PRIu64, u * vb);
-        kgen_ins(e, "blt     s4, s5, L%u", ld);
-        kgen_ins(e, "sync    vpu");
-    }
-    kgen_ins(e, "li      s20, %" PRIu64, s->v_o);
-    kgen_ins(e, "li      s21, %" PRIu64, ch);
-    kgen_ins(e, "li      s25, 1");
-    kgen_ins(e, "jal     s30, ring_allgather       # every chunk of the sum");
-    kgen_ins(e, "li      s9, %" PRIu64, s->v_o);
-    kgen_ins(e, "li      s2, %" PRIu64, dst);
-    kgen_ins(e, "li      s5, %" PRIu64, p->d);
-    kgen_ins(e, "li      s10, %" PRIu64 "               # (the library changed it)", rowb);
-    kgen_ins(e, "dma.v2h s2, s9, s5, s10, s10, s10, %d", SEM_DMA);
-    kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
-}
-
-static void gemm_at(kgen_emitter *e, const kgen_plan *q, const char *lp, const char *what)
-{
-    kgen_line(e, "");
-    kgen_line(e, "# ======== %s", what);
-    e->p = q;
-    e->lp = lp;
-    kgen_gemm_code(e, 0);
-}
-
-static void nn_at(kgen_emitter *e, const kgen_nn_plan *q, const char *what)
-{
-    kgen_line(e, "");
-    kgen_line(e, "# ======== %s", what);
-    kgen_nn_code(e, q);
+    kgen_allreduce_code(e, cfg, s, p->d, p->t * 4, (int)pos, src, 1);
+    kgen_allgather_code(e, cfg, s, p->d, p->t * 4, (int)pos, dst);
 }
 
 static void core_code(kgen_emitter *e, const tpu_config *cfg, const kgen_bshard *p, unsigned c)
 {
     unsigned di, mi;
-    place(&p->s, c, &di, &mi);
-    uint64_t off = (uint64_t)c * p->region, T = p->t, dh = p->d / p->heads;
+    kgen_shard_place(&p->s, c, &di, &mi);
+    uint64_t off = (uint64_t)c * p->region;
     kgen_bshard q = *p;          /* this core's copy: every HBM address + off */
     kgen_block *ab = &q.ab;
     ab->h_qkv += off, ab->h_head += off, ab->h_ob += off, ab->h_qpos += off, ab->sm.o.h_qpos += off;
@@ -351,45 +259,32 @@ static void core_code(kgen_emitter *e, const tpu_config *cfg, const kgen_bshard 
     kgen_line(e, "# ================ core %u: sequence %u, heads %" PRIu64 " .. %" PRIu64 ", F block %u", c, di,
               (uint64_t)mi * p->hl, (uint64_t)mi * p->hl + p->hl - 1, mi);
     kgen_line(e, "CORE%u:", c);
-    nn_at(e, &q.ln1, "1: X^T = layernorm(x^T), bf16 (x replicated: every feature)");
-    gemm_at(e, &q.qkv, lp[0], "2: QKV^T = Wqkv^T X^T, this core's heads' Q, K, V rows, bf16");
+    kgen_stage_nn(e, &q.ln1, "1: X^T = layernorm(x^T), bf16 (x replicated: every feature)");
+    kgen_stage_gemm(e, &q.qkv, lp[0], "2: QKV^T = Wqkv^T X^T, this core's heads' Q, K, V rows, bf16");
     kgen_line(e, "");
     kgen_line(e, "# ======== 3: the KV cache of this core's heads");
     for (uint64_t h = 0; h < p->hl; h++)
         kgen_block_kv_code(e, ab, h);
     for (uint64_t h = 0; h < p->hl; h++) {
-        uint64_t hb = ab->h_head + h * ab->head_bytes;
-        kgen_plan sc = ab->sc, av = ab->av;
-        kgen_nn_plan sm = ab->sm;
-        sc.h_x = hb + ab->o_kh;
-        sc.h_w = ab->h_qkv + h * dh * T * 2;
-        sc.h_y = hb + ab->o_s;
-        sm.h_x = sc.h_y;
-        sm.h_z = hb + ab->o_p;
-        av.h_x = hb + ab->o_v;
-        av.h_w = sm.h_z;
-        av.h_y = ab->h_ob + h * dh * T * 2;
-        char l1[64], l2[64], w[160];
-        snprintf(l1, sizeof l1, "C%uH%" PRIu64 "S_", c, h);
-        snprintf(l2, sizeof l2, "C%uH%" PRIu64 "O_", c, h);
+        char lp[48], w[160];
+        snprintf(lp, sizeof lp, "C%uH%" PRIu64, c, h);
         snprintf(w, sizeof w, "4-6: head %" PRIu64 " (the block's head %" PRIu64 "): S^T, softmax%s, O^T", h,
                  (uint64_t)mi * p->hl + h, p->causal ? " (causal)" : "");
-        gemm_at(e, &sc, l1, w);
-        nn_at(e, &sm, "softmax over the keys");
-        gemm_at(e, &av, l2, "O_h^T = V_h^T P^T, bf16");
+        const char *const what[3] = { w, "softmax over the keys", "O_h^T = V_h^T P^T, bf16" };
+        kgen_block_head_code(e, ab, h, lp, what);
     }
     int sum = p->s.tp > 1 && p->part == KGEN_SHARD_ALL;
-    gemm_at(e, &q.wo, lp[1], p->s.tp > 1 ? "7: the partial Y1^T = Wo^T O^T (this core's heads' rows of Wo)" : "7: Y1^T = Wo^T O^T");
+    kgen_stage_gemm(e, &q.wo, lp[1], p->s.tp > 1 ? "7: the partial Y1^T = Wo^T O^T (this core's heads' rows of Wo)" : "7: Y1^T = Wo^T O^T");
     if (sum)
         sum_code(e, cfg, p, p->h_p1 + off, p->h_y1 + off, mi, "7b: Y1^T");
-    nn_at(e, &q.res1, "8: x1^T = x^T + Y1^T, the residual (replicated)");
-    nn_at(e, &q.ln2, "9: X2^T = layernorm(x1^T), bf16");
-    gemm_at(e, &q.win, lp[2], "10: H^T = Win^T X2^T (this core's F block)");
-    nn_at(e, &q.gl, "11: G^T = gelu(H^T), bf16");
-    gemm_at(e, &q.wout, lp[3], p->s.tp > 1 ? "12: the partial O2^T = Wout^T G^T" : "12: O2^T = Wout^T G^T");
+    kgen_stage_nn(e, &q.res1, "8: x1^T = x^T + Y1^T, the residual (replicated)");
+    kgen_stage_nn(e, &q.ln2, "9: X2^T = layernorm(x1^T), bf16");
+    kgen_stage_gemm(e, &q.win, lp[2], "10: H^T = Win^T X2^T (this core's F block)");
+    kgen_stage_nn(e, &q.gl, "11: G^T = gelu(H^T), bf16");
+    kgen_stage_gemm(e, &q.wout, lp[3], p->s.tp > 1 ? "12: the partial O2^T = Wout^T G^T" : "12: O2^T = Wout^T G^T");
     if (sum)
         sum_code(e, cfg, p, p->h_p2 + off, p->h_o2 + off, mi, "12b: O2^T");
-    nn_at(e, &q.res2, "13: y^T = x1^T + O2^T, the residual");
+    kgen_stage_nn(e, &q.res2, "13: y^T = x1^T + O2^T, the residual");
     kgen_ins(e, "halt");
 }
 
@@ -429,7 +324,7 @@ static void lit16(kgen_emitter *e, const uint16_t *w, uint64_t cols, const uint6
 static void core_data(kgen_emitter *e, const kgen_bshard *p, const bs_data *z, unsigned c)
 {
     unsigned di, mi;
-    place(&p->s, c, &di, &mi);
+    kgen_shard_place(&p->s, c, &di, &mi);
     uint64_t off = (uint64_t)c * p->region, T = p->t, D = p->d, BT = p->b * T, dl = p->dl, fl = p->fl;
     uint64_t dh = D / p->heads, F = p->f;
     const kgen_block *ab = &p->ab;
@@ -542,14 +437,7 @@ long kgen_bshard_emit(FILE *f, const char *config_name, const tpu_config *cfg, c
         if (data_make(cfg, p, &z, err, sizeof err))
             return -2;
     }
-    kgen_line(e, "# tpu-as: --config %s", config_name);
-    kgen_line(e, "#");
-    kgen_line(e, "# Generated by tpu-gen block-shard (sim/kernels/kgen_block_shard.c, docs/transformers.md); do not edit.");
-    kgen_line(e, "#   tpu-as -I programs; tpu-sim --config %s --cores %u%s", config_name, cores,
-              s->torus ? " --topology torus2d" : "");
-    if (s->torus)
-        kgen_line(e, "#   (--grid %ux%u)", s->rows, s->cols);
-    kgen_line(e, "#");
+    kgen_shard_head(e, s, config_name, "block-shard", "kgen_block_shard.c", "tpu-as -I programs; ");
     kgen_line(e, "#   the pre-norm block, B = %" PRIu64 " sequences of T = %" PRIu64 " tokens, D = %" PRIu64 ", F = %" PRIu64
               ", %" PRIu64 " heads%s, on %u cores:", p->b, p->t, p->d, p->f, p->heads, p->causal ? ", causal" : "", cores);
     const char *ba = s->bx && s->by ? "B_XY" : s->bx ? "B_X" : s->by ? "B_Y" : "B", *ma = s->fx ? "X" : s->fy ? "Y" : "";
@@ -562,14 +450,7 @@ long kgen_bshard_emit(FILE *f, const char *config_name, const tpu_config *cfg, c
     kgen_line(e, "        .assert MXU_N == %" PRIu64 " && NUM_MXU >= %" PRIu64 " && VPU_SUBLANES * VPU_LANES == %" PRIu64
               ", \"generated for another machine: assemble with --config %s\"",
               p->qkv.n_mxu, (uint64_t)cfg->num_mxu, p->ab.e, config_name);
-    kgen_line(e, "        .text");
-    for (unsigned c = 0; c + 1 < cores; c++) {
-        kgen_ins(e, "li      s1, %u", c);
-        kgen_ins(e, "beq     cid, s1, CORE%u", c);
-    }
-    kgen_ins(e, "jmp     CORE%u", cores - 1);
-    if (s->tp > 1)
-        kgen_line(e, "        .include \"lib/ring.inc\"");
+    kgen_shard_dispatch(e, s);
     for (unsigned c = 0; c < cores; c++)
         core_code(e, cfg, p, c);
     kgen_line(e, "");
@@ -597,41 +478,11 @@ static void ln_bf16(const uint32_t *x, uint16_t *z, uint32_t *tmpz, uint64_t d, 
         z[i] = tpu_bf16_from_f32(tmpz[i]);
 }
 
-/* the sum of n partials [cnt] as the AllReduce adds them */
-static void allreduce(const kgen_shard *s, const uint32_t *pm, uint32_t *o, uint64_t cnt)
-{
-    uint64_t tp = s->tp;
-    if (!s->ring) {
-        memcpy(o, pm, cnt * 4);
-        for (uint64_t m = 1; m < tp; m++)
-            for (uint64_t i = 0; i < cnt; i++)
-                o[i] = tpu_f32_add(o[i], pm[m * cnt + i]);
-        return;
-    }
-    uint64_t ce = cnt / tp, half = ce / 2;      /* kgen_shard_reference's ring order */
-    for (uint64_t c = 0; c < tp; c++)
-        for (uint64_t i = 0; i < ce; i++) {
-            int up = i < half;
-            uint64_t idx = c * ce + i, src = up ? (c + 1) % tp : (c + tp - 1) % tp;
-            uint32_t acc = pm[src * cnt + idx];
-            for (uint64_t k = 2; k <= tp; k++) {
-                src = up ? (c + k) % tp : (c + tp - k % tp) % tp;
-                acc = tpu_f32_add(acc, pm[src * cnt + idx]);
-            }
-            o[idx] = acc;
-        }
-}
-
 /* column block [c0, c0 + n) of a [rows][cols] bf16 matrix */
 static void cols16(const uint16_t *w, uint64_t rows, uint64_t cols, uint64_t c0, uint64_t n, uint16_t *out)
 {
     for (uint64_t r = 0; r < rows; r++)
         memcpy(out + r * n, w + r * cols + c0, n * 2);
-}
-
-static int64_t ordered(uint32_t f)
-{
-    return (f & 0x80000000u) ? -(int64_t)(f & 0x7fffffffu) : (int64_t)f;
 }
 
 int kgen_bshard_reference(const tpu_config *cfg, const kgen_bshard *p, uint32_t *y, uint64_t *differ, uint64_t *ulp)
@@ -690,7 +541,7 @@ int kgen_bshard_reference(const tpu_config *cfg, const kgen_bshard *p, uint32_t 
         if (tpu_ref_matmul(ws, ob + m * dl * T, pm + m * cnt, D, dl, T, tile) < 0)
             goto out;
     }
-    allreduce(&p->s, pm, y1, cnt);
+    kgen_allreduce_ref(&p->s, pm, y1, cnt);
     for (uint64_t i = 0; i < cnt; i++)
         x1[i] = tpu_f32_add(d->x[i], y1[i]);
     ln_bf16(x1, xb, f32, D, T, d->g2, d->b2, p->eps, tmp);
@@ -703,7 +554,7 @@ int kgen_bshard_reference(const tpu_config *cfg, const kgen_bshard *p, uint32_t 
         if (tpu_ref_matmul(ws, gb + m * fl * T, pm + m * cnt, D, fl, T, tile) < 0)
             goto out;
     }
-    allreduce(&p->s, pm, y1, cnt);
+    kgen_allreduce_ref(&p->s, pm, y1, cnt);
     for (uint64_t i = 0; i < cnt; i++)
         y[i] = tpu_f32_add(x1[i], y1[i]);
     /* one chip: tpu_ref_block on the same sequence */
@@ -714,14 +565,7 @@ int kgen_bshard_reference(const tpu_config *cfg, const kgen_bshard *p, uint32_t 
     bp.wqkv = d->wqkv, bp.wo = d->wo, bp.win = d->win, bp.wout = d->wout, bp.kpast = d->kpast, bp.vpast = d->vpast;
     if (tpu_ref_block(&bp, y0, NULL))
         goto out;
-    for (uint64_t i = 0; i < cnt; i++)
-        if (y[i] != y0[i]) {
-            int64_t dd = ordered(y[i]) - ordered(y0[i]);
-            uint64_t a = (uint64_t)(dd < 0 ? -dd : dd);
-            (*differ)++;
-            if (a > *ulp)
-                *ulp = a;
-        }
+    kgen_ulp_diff(y, y0, cnt, differ, ulp);
     rc = 0;
 out:
     free(qpos);

@@ -10,20 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "kgen_args.h"
 #include "kgen_block_shard.h"
-#include "npy.h"
 
 #define TOOL "tpu-gen"
 #define REF_LIMIT (1ull << 33)       /* MACs of the reference: above, --ref refuses */
-
-static int bad(const char *fmt, const char *a)
-{
-    fprintf(stderr, TOOL ": error: ");
-    fprintf(stderr, fmt, a);
-    fputc('\n', stderr);
-    return 2;
-}
 
 static void usage(FILE *f)
 {
@@ -47,9 +38,8 @@ static void usage(FILE *f)
             "--ref FILE.npy writes core 0's whole y^T [D][T] as the C reference computes it\n"
             "(compare with tpu-sim --dump Y0=...); tpu-gen says how many values differ from\n"
             "one chip's (tpu_ref_block).  --part compute: no AllReduce (timing: the whole\n"
-            "minus it is the exposed communication).\n"
-            "\nexit status: 0 success, 1 the output cannot be written, 2 a bad command line\n"
-            "or a shape or sharding the machine cannot take.\n");
+            "minus it is the exposed communication).\n");
+    kgen_usage_exit(f, "a shape or sharding");
 }
 
 struct bs_emit { const char *config; const tpu_config *cfg; const kgen_bshard *p; };
@@ -75,105 +65,49 @@ int kgen_cli_bshard(int argc, char **argv)
 {
     if (strcmp(argv[1], "block-shard") != 0)
         return -1;
-    const char *config = NULL, *out = NULL, *ref = NULL, *spec = NULL;
-    int quiet = 0, predict = 0, have_mesh = 0;
+    const char *ref = NULL, *spec = NULL;
+    int have_mesh = 0;
     static kgen_bshard p;
     memset(&p, 0, sizeof p);
     p.eps = 0x3727c5acu;                     /* 1e-5, tpu-gen block's */
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int missing = 0;
-        uint64_t *dst = NULL;
-        const char *opt = NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--quiet") == 0) {
-            quiet = 1;
-        } else if (strcmp(a, "--predict") == 0) {
-            predict = 1;
-        } else if (strcmp(a, "--timing-only") == 0) {
-            p.timing_only = 1;
-        } else if (strcmp(a, "--causal") == 0) {
-            p.causal = 1;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--config", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a value", a);
-            config = v;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "-o", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a file name", a);
-            out = v;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--ref", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a file name", a);
-            ref = v;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--shard", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a value (F_X, B_X,F_Y, F_X,B_Y)", a);
-            spec = v;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--mesh", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a value (N or RxC)", a);
-            if (kgen_shard_parse_mesh(v, &p.s))
-                return 2;
-            have_mesh = 1;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--reduce", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a value (a2a, ring)", a);
-            if (!strcmp(v, "a2a"))
-                p.s.ring = 0;
-            else if (!strcmp(v, "ring"))
-                p.s.ring = 1;
-            else
-                return bad("--reduce must be a2a or ring, got '%s'", v);
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--part", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a value (all, compute)", a);
-            if (!strcmp(v, "all"))
-                p.part = KGEN_SHARD_ALL;
-            else if (!strcmp(v, "compute"))
-                p.part = KGEN_SHARD_COMPUTE;
-            else
-                return bad("--part must be all or compute, got '%s'", v);
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "-B", &missing)) || missing) {
-            dst = &p.b;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "-T", &missing)) || missing) {
-            dst = &p.t;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "-D", &missing)) || missing) {
-            dst = &p.d;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "-F", &missing)) || missing) {
-            dst = &p.f;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "--heads", &missing)) || missing) {
-            dst = &p.heads;
-        } else {
-            return bad("unknown option '%s' (try --help)", a);
-        }
-        if (dst) {
-            if (missing)
-                return bad("%s needs a value", opt);
-            if (kgen_shard_parse_num(opt, v, 1ull << 20, dst))
-                return 2;
-        }
-    }
-    if (!config)
-        return bad("--config is required: the machine to generate for (tiny, mid, v5e, ...)%s", "");
+    kgen_mesh mesh = { 0, 0, 0 };
+    const kgen_opt opts[] = {
+        { "--causal", KGEN_OPT_FLAG, .dst = &p.causal },
+        { "--ref", KGEN_OPT_TEXT, .dst = &ref, .need = "a file name" },
+        { "--shard", KGEN_OPT_TEXT, .dst = &spec, .need = "a value (F_X, B_X,F_Y, F_X,B_Y)" },
+        { "--mesh", KGEN_OPT_MESH, .dst = &mesh, .need = "a value (N or RxC)", .seen = &have_mesh },
+        { "--reduce", KGEN_OPT_WORD, .dst = &p.s.ring, .words = "a2a|ring" },
+        { "--part", KGEN_OPT_WORD, .dst = &p.part, .words = "all|compute" },
+        { "-B", KGEN_OPT_COUNT, .dst = &p.b, .max = 1ull << 20 },
+        { "-T", KGEN_OPT_COUNT, .dst = &p.t, .max = 1ull << 20 },
+        { "-D", KGEN_OPT_COUNT, .dst = &p.d, .max = 1ull << 20 },
+        { "-F", KGEN_OPT_COUNT, .dst = &p.f, .max = 1ull << 20 },
+        { "--heads", KGEN_OPT_COUNT, .dst = &p.heads, .max = 1ull << 20 },
+    };
+    kgen_args a;
+    int pr = kgen_args_parse(argc, argv, opts, sizeof opts / sizeof opts[0], &a);
+    if (pr)
+        return pr < 0 ? (usage(stdout), 0) : pr;    /* --help, or an error */
+    const char *config = a.config, *out = a.out;
+    int quiet = a.quiet, predict = a.predict;
+    p.timing_only = a.timing_only;
+    p.s.rows = mesh.rows, p.s.cols = mesh.cols, p.s.torus = mesh.torus;
     if (!p.t || !p.d || !p.f || !p.heads)
-        return bad("%s", "block-shard needs -T, -D, -F and --heads");
+        return kgen_bad("%s", "block-shard needs -T, -D, -F and --heads");
     if (!have_mesh)
-        return bad("%s", "block-shard needs --mesh N (a ring) or RxC (a 2-D torus)");
+        return kgen_bad("%s", "block-shard needs --mesh N (a ring) or RxC (a 2-D torus)");
     if (!spec)
-        return bad("%s", "block-shard needs --shard (F_X, B_X,F_Y or F_X,B_Y)");
+        return kgen_bad("%s", "block-shard needs --shard (F_X, B_X,F_Y or F_X,B_Y)");
     char err[1000];
     if (kgen_shard_spec(&p.s, spec, err, sizeof err))
-        return bad("%s", err);
+        return kgen_bad("%s", err);
     tpu_config cfg;
-    if (tpu_cli_load_config(TOOL, config, &cfg) || tpu_cli_finish_config(TOOL, &cfg, NULL, 0))
+    if (kgen_args_config(&a, &cfg))
         return 2;
     if (kgen_bshard_plan(&cfg, &p, err, sizeof err))
-        return bad("%s", err);
+        return kgen_bad("%s", err);
     if (ref && p.timing_only)
-        return bad("%s", "--ref needs the data: not with --timing-only or --part");
+        return kgen_bad("%s", "--ref needs the data: not with --timing-only or --part");
     const kgen_shard *s = &p.s;
     unsigned cores = s->rows * s->cols;
     FILE *rp = out ? stdout : stderr;
@@ -248,7 +182,7 @@ int kgen_cli_bshard(int argc, char **argv)
         return 0;
     if (macs > (double)REF_LIMIT) {
         if (ref)
-            return bad("--ref: the reference would take too many MACs (%s)", "at most 2^33");
+            return kgen_bad("--ref: the reference would take too many MACs (%s)", "at most 2^33");
         fprintf(rp, "tpu-gen: the C reference is not computed (%.3g MACs)\n", macs);
         return 0;
     }
@@ -265,18 +199,7 @@ int kgen_cli_bshard(int argc, char **argv)
         fprintf(rp, "tpu-gen: against one chip (tpu_ref_block, core 0's sequence): %llu of %llu values differ, by at most %llu ulp%s\n",
                 (unsigned long long)differ, (unsigned long long)cnt, (unsigned long long)ulp,
                 differ ? " (the partial sums over the cores associate differently)" : "");
-    if (ref) {
-        npy_array a;
-        memset(&a, 0, sizeof a);
-        a.dtype = NPY_F32, a.ndim = 2, a.shape[0] = p.d, a.shape[1] = p.t, a.count = cnt, a.esize = 4;
-        a.data = (uint8_t *)y;
-        char e2[300];
-        if (npy_write(ref, &a, e2, sizeof e2)) {
-            free(y);
-            fprintf(stderr, TOOL ": error: %s\n", e2);
-            return 1;
-        }
-    }
+    int rc = ref ? kgen_write_ref(ref, y, p.d, p.t) : 0;
     free(y);
-    return 0;
+    return rc;
 }

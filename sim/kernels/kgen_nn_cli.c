@@ -6,26 +6,16 @@
  * exactly (the .expect check proves it at run time), so its error is the
  * program's.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "fp.h"
+#include "kgen_args.h"
 #include "kgen_nn.h"
 
 #define TOOL "tpu-gen"
 #define REPORT_LIMIT (1ull << 22)    /* values: above, the error report is skipped */
-
-static int bad(const char *fmt, const char *a)
-{
-    fprintf(stderr, TOOL ": error: ");
-    fprintf(stderr, fmt, a);
-    fputc('\n', stderr);
-    return 2;
-}
 
 static void usage(FILE *f, const char *k)
 {
@@ -48,10 +38,7 @@ static void usage(FILE *f, const char *k)
             "  --timing-only       no data and no .expect\n"
             "  --predict           print the predicted cycles, write no program\n"
             "  -o FILE             the program (default: standard output)\n"
-            "  --quiet             print nothing but errors\n"
-            "\n"
-            "exit status: 0 success, 1 the output cannot be written, 2 a bad command line\n"
-            "or a shape the machine cannot take.\n",
+            "  --quiet             print nothing but errors\n",
             k, strcmp(k, "softmax") == 0 ? " [--scale S]" : norm ? " [--eps E]" : "",
             strcmp(k, "softmax") == 0 ? "softmax(scale * x) (the row's maximum subtracted)"
             : strcmp(k, "layernorm") == 0 ? "layernorm: (x - mean) / sqrt(var + eps) * gamma + beta"
@@ -60,23 +47,7 @@ static void usage(FILE *f, const char *k)
                                      : "SiLU, x * sigmoid(x), elementwise,",
             strcmp(k, "softmax") == 0 ? "  --scale S           multiply x by S first (default 1; attention: 1/sqrt(d))\n"
             : norm ? "  --eps E             added to the mean square (default 1e-5)\n" : "");
-}
-
-/* A finite fp32 value, > 0 (scale) or >= 0 (eps), rounded to fp32. */
-static int parse_f32(const char *opt, const char *s, int zero_ok, uint32_t *bits)
-{
-    char msg[200], *end;
-    errno = 0;
-    double d = s && *s ? strtod(s, &end) : 0;
-    float fv = (float)d;
-    if (!s || !*s || *end || errno || !isfinite(fv) || d < 0 || (!zero_ok && fv == 0.0f)
-        || (d != 0 && fv == 0.0f) || (fv != 0.0f && fabsf(fv) < 1.17549435e-38f)) {
-        snprintf(msg, sizeof msg, "%s must be a %s normal fp32 number, got '%s'", opt,
-                 zero_ok ? "non-negative" : "positive", s ? s : "");
-        return bad("%s", msg);
-    }
-    *bits = tpu_f32_from_float(fv);
-    return 0;
+    kgen_usage_exit(f, "a shape");
 }
 
 /* The error of the kernel against float64 on the program's data. */
@@ -127,68 +98,39 @@ int kgen_cli_nn(int argc, char **argv)
     if (op == TPU_NN_ADD)                    /* the residual is a stage of ffn --prenorm only */
         return -1;
     int softmax = op == TPU_NN_SOFTMAX, norm = op == TPU_NN_LAYERNORM || op == TPU_NN_RMSNORM;
-    const char *config = NULL, *out = NULL;
-    int quiet = 0, predict = 0;
     kgen_nn_opts o;
     memset(&o, 0, sizeof o);
     o.op = (tpu_nn_op)op;
     o.eps = 0x3727c5acu;                     /* 1e-5 */
     o.scale = TPU_NN_ONE;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int missing = 0;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout, k);
-            return 0;
-        } else if (strcmp(a, "--quiet") == 0) {
-            quiet = 1;
-        } else if (strcmp(a, "--predict") == 0) {
-            predict = 1;
-        } else if (strcmp(a, "--timing-only") == 0) {
-            o.timing_only = 1;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--config", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a value", a);
-            config = v;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "-o", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a file name", a);
-            out = v;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "-N", &missing)) || missing) {
-            if (missing || kgen_parse_count("-N", v, &o.n, 0))
-                return missing ? bad("%s needs a value", a) : 2;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "-C", &missing)) || missing) {
-            if (missing || kgen_parse_count("-C", v, &o.c, 0))
-                return missing ? bad("%s needs a value", a) : 2;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--tile-rows", &missing)) || missing) {
-            if (missing || kgen_parse_count("--tile-rows", v, &o.tile_rows, 0))
-                return missing ? bad("%s needs a value", a) : 2;
-        } else if (softmax && ((v = tpu_cli_opt_value(argc, argv, &i, "--scale", &missing)) || missing)) {
-            if (missing || parse_f32("--scale", v, 0, &o.scale))
-                return missing ? bad("%s needs a value", a) : 2;
-        } else if (norm && ((v = tpu_cli_opt_value(argc, argv, &i, "--eps", &missing)) || missing)) {
-            if (missing || parse_f32("--eps", v, 1, &o.eps))
-                return missing ? bad("%s needs a value", a) : 2;
-        } else {
-            return bad("unknown option '%s' (try --help)", a);
-        }
-    }
-    if (!config)
-        return bad("--config is required: the machine to generate for (tiny, mid, v5e, ...)%s", "");
+    kgen_opt opts[4] = {
+        { "-N", KGEN_OPT_COUNT, .dst = &o.n },
+        { "-C", KGEN_OPT_COUNT, .dst = &o.c },
+        { "--tile-rows", KGEN_OPT_COUNT, .dst = &o.tile_rows },
+        { "--scale", KGEN_OPT_FP32, .dst = &o.scale },
+    };
+    if (norm)                                /* --eps for the norms, --scale for softmax */
+        opts[3] = (kgen_opt){ "--eps", KGEN_OPT_FP32, .dst = &o.eps, .zero_ok = 1 };
+    kgen_args a;
+    int pr = kgen_args_parse(argc, argv, opts, softmax || norm ? 4 : 3, &a);
+    if (pr)
+        return pr < 0 ? (usage(stdout, k), 0) : pr;    /* --help, or an error */
+    const char *config = a.config, *out = a.out;
+    o.timing_only = a.timing_only;
     if (!o.n || !o.c)
-        return bad("%s needs -N and -C (rows and columns)", k);
+        return kgen_bad("%s needs -N and -C (rows and columns)", k);
     tpu_config cfg;
-    if (tpu_cli_load_config(TOOL, config, &cfg) || tpu_cli_finish_config(TOOL, &cfg, NULL, 0))
+    if (kgen_args_config(&a, &cfg))
         return 2;
     static kgen_nn_plan p;
     char err[600];
     if (kgen_nn_plan_make(&cfg, &o, &p, err, sizeof err))
-        return bad("%s", err);
+        return kgen_bad("%s", err);
     char what[300];
     snprintf(what, sizeof what, "%s N %llu x C %llu on %s: VPU, feature-major, %llu tile%s of %llu rows",
              k, (unsigned long long)o.n, (unsigned long long)o.c, cfg.name,
              (unsigned long long)p.tiles, p.tiles == 1 ? "" : "s", (unsigned long long)(p.rb * p.e));
-    if (predict) {
+    if (a.predict) {
         printf("tpu-gen: %s\n", what);
         printf("tpu-gen: predicted %.0f cycles, %s-bound (vpu %.0f, memory %.0f, issue %.0f)\n",
                p.cost.predicted, p.cost.bound, p.cost.t_math, p.cost.t_memory, p.cost.t_issue);
@@ -198,7 +140,7 @@ int kgen_cli_nn(int argc, char **argv)
     long n = kgen_write_program(out, &cfg, emit_nn, &ctx);
     if (n < 0)
         return n == -1 ? 1 : 2;
-    if (!quiet) {
+    if (!a.quiet) {
         FILE *rp = out ? stdout : stderr;
         fprintf(rp, "tpu-gen: %s\n", what);
         fprintf(rp, "tpu-gen: program: %ld instructions of %llu; VMEM %llu of %llu bytes; HBM %llu bytes\n",

@@ -1,41 +1,16 @@
 /*
- * kgen_out.c - what tpu-gen's commands share: a whole-number option and
- * the program writer (the output file, the write errors and the IMEM
- * check), so that every kernel (GEMM, convolution, VPU layer, chain, the
- * transformer layers) says the same words for a bad number, a program
- * that cannot be written or one too long.
+ * kgen_out.c - what tpu-gen's commands share when they write: the program
+ * writer (the output file, the write errors and the IMEM check), so that
+ * every kernel (GEMM, convolution, VPU layer, chain, the transformer
+ * layers) says the same words for a program that cannot be written or one
+ * too long; and --ref's .npy of a C reference's result.  Their options:
+ * kgen_args.c.
  */
 #include "kgen.h"
+#include "npy.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-
-int kgen_parse_count(const char *opt, const char *s, uint64_t *out, int zero_ok)
-{
-    if (!s || !*s) {
-        fprintf(stderr, "tpu-gen: error: %s needs a value\n", opt);
-        return 2;
-    }
-    for (const char *c = s; *c; c++)
-        if (*c < '0' || *c > '9') {
-            fprintf(stderr, "tpu-gen: error: %s must be a %s whole number, got '%s'\n", opt,
-                    zero_ok ? "non-negative" : "positive", s);
-            return 2;
-        }
-    errno = 0;
-    unsigned long long v = strtoull(s, NULL, 10);
-    if (errno || v > (1ull << 40)) {
-        fprintf(stderr, "tpu-gen: error: %s is too large: '%s'\n", opt, s);
-        return 2;
-    }
-    if (v == 0 && !zero_ok) {
-        fprintf(stderr, "tpu-gen: error: %s must be positive, got '%s'\n", opt, s);
-        return 2;
-    }
-    *out = v;
-    return 0;
-}
 
 long kgen_write_program(const char *out, const tpu_config *cfg, kgen_emit_fn emit, const void *ctx)
 {
@@ -57,4 +32,18 @@ long kgen_write_program(const char *out, const tpu_config *cfg, kgen_emit_fn emi
         return -2;
     }
     return n;
+}
+
+int kgen_write_ref(const char *path, const uint32_t *v, uint64_t rows, uint64_t cols)
+{
+    npy_array a;
+    memset(&a, 0, sizeof a);
+    a.dtype = NPY_F32, a.ndim = 2, a.shape[0] = rows, a.shape[1] = cols, a.count = rows * cols, a.esize = 4;
+    a.data = (uint8_t *)v;
+    char err[300];
+    if (npy_write(path, &a, err, sizeof err)) {
+        fprintf(stderr, "tpu-gen: error: --ref %s: %s\n", path, err);
+        return 1;
+    }
+    return 0;
 }

@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "fp.h"
+#include "kgen_allreduce.h"
 #include "kgen_impl.h"
 #include "objfile.h"
 #include "ref.h"
@@ -307,155 +308,35 @@ static void block_data(uint16_t *out, uint64_t seed, uint64_t r0, uint64_t rows,
                                                                 HI_BITS, 1) >> 16);
 }
 
-/* core c's place: its token block and its F block */
-static void place(const kgen_shard *s, unsigned c, unsigned *di, unsigned *mi, unsigned *pos)
+void kgen_shard_place(const kgen_shard *s, unsigned c, unsigned *di, unsigned *mi)
 {
     unsigned x = c % s->cols, y = c / s->cols;
     *di = s->bx && s->by ? x * s->rows + y : s->bx ? x : s->by ? y : 0;
     *mi = s->fx ? x : s->fy ? y : 0;
-    *pos = *mi;
 }
 
-static void gather_code(kgen_emitter *e, const kgen_shard *s);
+/* One code for every core (the position on the axis in s3, the partial's HBM in s1, O^T's in
+ * s2): the AllReduce's reduction (kgen_allreduce.c), then SHARD_GATHER */
+static void gather_code(kgen_emitter *e, const tpu_config *cfg, const kgen_shard *s);
 
 static void sum_code(kgen_emitter *e, const tpu_config *cfg, const kgen_shard *s)
 {
-    uint64_t n = s->tp, ch = s->chunk, tl = s->l.t, rowb = tl * 4, rpc = s->d / n;
-    uint64_t vb = (uint64_t)cfg->vpu_sublanes * cfg->vpu_lanes * 4, nv = ch / vb;
-    unsigned u = nv % 8 == 0 ? 8 : nv % 4 == 0 ? 4 : nv % 2 == 0 ? 2 : 1;
-    int axis = s->taxis;
     kgen_line(e, "");
-    kgen_line(e, "# ======== the AllReduce over the model axis (%s, %" PRIu64 " cores): an AllToAll of the chunks, the sum",
-              axis == 0 ? "X" : "Y", n);
+    kgen_line(e, "# ======== the AllReduce over the model axis (%s, %u cores): an AllToAll of the chunks, the sum",
+              s->taxis == 0 ? "X" : "Y", s->tp);
     kgen_line(e, "# P_0 + P_1 + ... in the order of the positions on the VPU, an AllGather (programs/lib/ring.inc)");
     kgen_line(e, "# s1: HBM of this core's partial P^T, s2: HBM of O^T, s3: the position on the axis");
     kgen_line(e, "SHARD_SUM:");
-    if (s->part != KGEN_SHARD_COMM) {
-        kgen_line(e, "        # the neighbours are done with their stages (their VMEM is ours to write)");
-        kgen_ins(e, "li      s22, %" PRIu64, n);
-        kgen_ins(e, "add     s23, s3, zero");
-        kgen_ins(e, "li      s24, %d", axis);
-        kgen_ins(e, "li      s25, 1");
-        kgen_ins(e, "jal     s30, ring_barrier");
-    }
-    if (s->ring) {
-        kgen_line(e, "        # P^T into VMEM as it is, then the library's ReduceScatter: chunk pos of the sum at O + pos x chunk");
-        kgen_ins(e, "li      s9, %" PRIu64, s->v_p);
-        kgen_ins(e, "li      s5, %" PRIu64, s->d);
-        kgen_ins(e, "li      s10, %" PRIu64, rowb);
-        kgen_ins(e, "dma.h2v s9, s1, s5, s10, s10, s10, %d", SEM_DMA);
-        kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
-        kgen_ins(e, "li      s20, %" PRIu64, s->v_p);
-        kgen_ins(e, "li      s21, %" PRIu64, ch);
-        kgen_ins(e, "li      s22, %" PRIu64, n);
-        kgen_ins(e, "add     s23, s3, zero");
-        kgen_ins(e, "li      s24, %d", axis);
-        kgen_ins(e, "li      s25, %" PRIu64, s->v_work);
-        kgen_ins(e, "li      s5, %" PRIu64, ch);
-        kgen_ins(e, "mul     s6, s3, s5");
-        kgen_ins(e, "li      s7, %" PRIu64, s->v_o);
-        kgen_ins(e, "add     s26, s6, s7");
-        kgen_ins(e, "jal     s30, ring_reducescatter   # chunk pos summed in ring order");
-    } else {
-        kgen_line(e, "        # P^T into VMEM, chunk (pos + d) mod n at d x chunk: rows pos*D/n .. D, then 0 .. pos*D/n");
-        kgen_ins(e, "li      s4, %" PRIu64, n);
-        kgen_ins(e, "sub     s4, s4, s3                # chunks pos .. n-1");
-        kgen_ins(e, "li      s5, %" PRIu64, rpc);
-        kgen_ins(e, "mul     s6, s4, s5                # their rows");
-        kgen_ins(e, "li      s7, %" PRIu64, rpc * rowb);
-        kgen_ins(e, "mul     s8, s3, s7");
-        kgen_ins(e, "add     s8, s1, s8                # HBM of chunk pos");
-        kgen_ins(e, "li      s9, %" PRIu64, s->v_p);
-        kgen_ins(e, "li      s10, %" PRIu64, rowb);
-        kgen_ins(e, "dma.h2v s9, s8, s6, s10, s10, s10, %d", SEM_DMA);
-        unsigned lz = kgen_new_label(e), ld = kgen_new_label(e);
-        kgen_ins(e, "beq     s3, zero, L%u", lz);
-        kgen_ins(e, "mul     s11, s6, s10");
-        kgen_ins(e, "add     s9, s9, s11               # after them");
-        kgen_ins(e, "mul     s6, s3, s5                # rows of chunks 0 .. pos-1");
-        kgen_ins(e, "dma.h2v s9, s1, s6, s10, s10, s10, %d", SEM_DMA);
-        kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
-        kgen_put_label(e, lz);
-        kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
-        kgen_ins(e, "li      s20, %" PRIu64, s->v_p);
-        kgen_ins(e, "li      s21, %" PRIu64, ch);
-        kgen_ins(e, "li      s22, %" PRIu64, n);
-        kgen_ins(e, "add     s23, s3, zero");
-        kgen_ins(e, "li      s24, %d", axis);
-        kgen_ins(e, "li      s25, %" PRIu64, s->v_work);
-        kgen_ins(e, "li      s26, %" PRIu64, s->v_slots);
-        kgen_ins(e, "jal     s30, ring_alltoall        # slot o: chunk pos of position o's partial");
-        kgen_line(e, "        # O^T's chunk pos = slot 0 + slot 1 + ... (left to right), %u vectors a step", u);
-        kgen_ins(e, "li      s4, 0");
-        kgen_ins(e, "li      s5, %" PRIu64, ch);
-        kgen_ins(e, "mul     s6, s3, s5");
-        kgen_ins(e, "li      s7, %" PRIu64, s->v_o);
-        kgen_ins(e, "add     s6, s6, s7                # VMEM of our chunk of O^T");
-        kgen_put_label(e, ld);
-        for (unsigned k = 0; k < u; k++)
-            kgen_ins(e, "vld     v%u, s4, %" PRIu64, k, s->v_slots + k * vb);
-        for (uint64_t j = 1; j < n; j++) {
-            for (unsigned k = 0; k < u; k++)
-                kgen_ins(e, "vld     v%u, s4, %" PRIu64, 8 + k, s->v_slots + j * ch + k * vb);
-            for (unsigned k = 0; k < u; k++)
-                kgen_ins(e, "vadd    v%u, v%u, v%u", k, k, 8 + k);
-        }
-        kgen_ins(e, "add     s8, s6, s4");
-        for (unsigned k = 0; k < u; k++)
-            kgen_ins(e, "vst     v%u, s8, %" PRIu64, k, k * vb);
-        kgen_ins(e, "addi    s4, s4, %" PRIu64, u * vb);
-        kgen_ins(e, "blt     s4, s5, L%u", ld);
-        kgen_ins(e, "sync    vpu");
-    }
-    gather_code(e, s);
+    kgen_allreduce_code(e, cfg, s, s->d, s->l.t * 4, -1, 0, s->part != KGEN_SHARD_COMM);
+    gather_code(e, cfg, s);
 }
 
 /* every chunk of O^T (chunk pos of it summed at v_o + pos x chunk) to every core, then O^T to
  * HBM: s2 HBM of O^T, s3 the position on the axis */
-static void gather_code(kgen_emitter *e, const kgen_shard *s)
+static void gather_code(kgen_emitter *e, const tpu_config *cfg, const kgen_shard *s)
 {
-    uint64_t n = s->tp, ch = s->chunk, rowb = s->l.t * 4;
-    int axis = s->taxis;
     kgen_line(e, "SHARD_GATHER:");
-    if (s->bf16) {
-        uint64_t vb = (uint64_t)s->l.v.e * 4, hb = vb / 2, ob = s->d * s->l.t * 4;
-        unsigned l = kgen_new_label(e);
-        kgen_ins(e, "li      s20, %" PRIu64, s->v_og);
-        kgen_ins(e, "li      s21, %" PRIu64, ch / 2);
-        kgen_ins(e, "li      s22, %" PRIu64, n);
-        kgen_ins(e, "add     s23, s3, zero");
-        kgen_ins(e, "li      s24, %d", axis);
-        kgen_ins(e, "li      s25, 1");
-        kgen_ins(e, "jal     s30, ring_allgather       # every chunk of O^T, in bf16");
-        kgen_line(e, "        # widened to fp32");
-        kgen_ins(e, "li      s4, 0");
-        kgen_ins(e, "li      s6, 0");
-        kgen_ins(e, "li      s5, %" PRIu64, ob);
-        uint64_t nv = ob / vb;
-        unsigned u = nv % 8 == 0 ? 8 : nv % 4 == 0 ? 4 : nv % 2 == 0 ? 2 : 1;
-        kgen_put_label(e, l);
-        for (unsigned k = 0; k < u; k++)
-            kgen_ins(e, "vld.bf16 v%u, s6, %" PRIu64, k, s->v_og + k * hb);
-        for (unsigned k = 0; k < u; k++)
-            kgen_ins(e, "vst     v%u, s4, %" PRIu64, k, s->v_o + k * vb);
-        kgen_ins(e, "addi    s4, s4, %" PRIu64, u * vb);
-        kgen_ins(e, "addi    s6, s6, %" PRIu64, u * hb);
-        kgen_ins(e, "blt     s4, s5, L%u", l);
-        kgen_ins(e, "sync    vpu");
-    } else {
-        kgen_ins(e, "li      s20, %" PRIu64, s->v_o);
-        kgen_ins(e, "li      s21, %" PRIu64, ch);
-        kgen_ins(e, "li      s22, %" PRIu64, n);
-        kgen_ins(e, "add     s23, s3, zero");
-        kgen_ins(e, "li      s24, %d", axis);
-        kgen_ins(e, "li      s25, 1");
-        kgen_ins(e, "jal     s30, ring_allgather       # every chunk of O^T");
-    }
-    kgen_ins(e, "li      s9, %" PRIu64, s->v_o);
-    kgen_ins(e, "li      s5, %" PRIu64, s->d);
-    kgen_ins(e, "li      s10, %" PRIu64, rowb);
-    kgen_ins(e, "dma.v2h s2, s9, s5, s10, s10, s10, %d", SEM_DMA);
-    kgen_ins(e, "sem.wait %d, 1", SEM_DMA);
+    kgen_allgather_code(e, cfg, s, s->d, s->l.t * 4, -1, 0);
     kgen_ins(e, "halt");
 }
 
@@ -604,14 +485,7 @@ long kgen_shard_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
     const kgen_plan *p1 = &s->l.g1, *p2 = &s->l.g2;
     kgen_emitter E = { f, 0, 0, p1, "" }, *e = &E;
     unsigned cores = s->rows * s->cols;
-    kgen_line(e, "# tpu-as: --config %s", config_name);
-    kgen_line(e, "#");
-    kgen_line(e, "# Generated by tpu-gen ffn-shard (sim/kernels/kgen_shard.c, docs/transformers.md); do not edit.");
-    kgen_line(e, "#   tpu-sim --config %s --cores %u%s", config_name, cores,
-              s->torus ? " --topology torus2d" : "");
-    if (s->torus)
-        kgen_line(e, "#   (--grid %ux%u)", s->rows, s->cols);
-    kgen_line(e, "#");
+    kgen_shard_head(e, s, config_name, "ffn-shard", "kgen_shard.c", "");
     kgen_line(e, "#   the MLP T = %" PRIu64 ", D = %" PRIu64 ", F = %" PRIu64 " on %u cores: X[%s, D], W_in[D, %s], W_out[%s, D]",
               s->t, s->d, s->f, cores, s->bx && s->by ? "B_XY" : s->bx ? "B_X" : s->by ? "B_Y" : "B",
               s->fx ? "F_X" : s->fy ? "F_Y" : "F", s->fx ? "F_X" : s->fy ? "F_Y" : "F");
@@ -625,18 +499,11 @@ long kgen_shard_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
     kgen_line(e, "        .assert MXU_N == %" PRIu64 " && NUM_MXU >= %" PRIu64 " && VPU_SUBLANES * VPU_LANES == %" PRIu64
               ", \"generated for another machine: assemble with --config %s\"",
               p1->n_mxu, (uint64_t)cfg->num_mxu, s->l.v.e, config_name);
-    kgen_line(e, "        .text");
-    for (unsigned c = 0; c + 1 < cores; c++) {
-        kgen_ins(e, "li      s1, %u", c);
-        kgen_ins(e, "beq     cid, s1, CORE%u", c);
-    }
-    kgen_ins(e, "jmp     CORE%u", cores - 1);
-    if (s->tp > 1) {
-        kgen_line(e, "        .include \"lib/ring.inc\"");
-    }
+    kgen_shard_dispatch(e, s);
     for (unsigned c = 0; c < cores; c++) {
-        unsigned di, mi, pos;
-        place(s, c, &di, &mi, &pos);
+        unsigned di, mi;
+        kgen_shard_place(s, c, &di, &mi);
+        unsigned pos = mi;
         uint64_t off = (uint64_t)c * s->region;
         kgen_line(e, "");
         kgen_line(e, "# ================ core %u: tokens block %u, F block %u", c, di, mi);
@@ -679,7 +546,7 @@ long kgen_shard_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
     if (s->overlap && s->part != KGEN_SHARD_COMPUTE) {
         kgen_line(e, "");
         kgen_line(e, "# ======== the AllGather of the summed chunks (programs/lib/ring.inc)");
-        gather_code(e, s);
+        gather_code(e, cfg, s);
     } else if (s->tp > 1 && s->part != KGEN_SHARD_COMPUTE) {
         sum_code(e, cfg, s);
     }
@@ -688,8 +555,8 @@ long kgen_shard_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
         kgen_line(e, "");
         kgen_line(e, "# ---- HBM: every core's block (each core uses its own; the image is the same for all)");
         for (unsigned c = 0; c < cores; c++) {
-            unsigned di, mi, pos;
-            place(s, c, &di, &mi, &pos);
+            unsigned di, mi;
+            kgen_shard_place(s, c, &di, &mi);
             uint64_t off = (uint64_t)c * s->region;
             char l[6][32];
             const char *nm[6] = { "WIN", "XT", "H", "G", "WOUT", "P" };
@@ -708,7 +575,7 @@ long kgen_shard_emit(FILE *f, const char *config_name, const tpu_config *cfg, co
                       p2->kp, p2->np);
             kgen_line(e, "        .hbm    %" PRIu64, p2->h_x + off);
             if (s->overlap)
-                block_steps(e, l[4], s, pos, mi, p2->kp, p2->o.m);
+                block_steps(e, l[4], s, mi, mi, p2->kp, p2->o.m);
             else
                 block(e, l[4], SEED_WOUT, 0, s->d, s->tp, mi, s->l.f, p2->kp, p2->o.m);
             kgen_line(e, "        .hbm    %" PRIu64, p2->h_y + off);
@@ -762,11 +629,6 @@ out:
     return rc;
 }
 
-static int64_t ordered(uint32_t f)
-{
-    return (f & 0x80000000u) ? -(int64_t)(f & 0x7fffffffu) : (int64_t)f;
-}
-
 int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uint64_t *ulp)
 {
     uint64_t tl = s->l.t, D = s->d, F = s->f, n = s->l.g2.n_mxu, cnt = D * tl, tp = s->tp;
@@ -780,31 +642,10 @@ int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uin
     for (unsigned m = 0; m < tp; m++)
         if (partial(s, m, pm + m * cnt, g, fp))
             goto out;
-    if (!s->ring || tp < 2) {
-        /* P_0 + P_1 + ... left to right */
-        memcpy(o, pm, cnt * 4);
-        for (unsigned m = 1; m < tp; m++)
-            for (uint64_t i = 0; i < cnt; i++)
-                o[i] = tpu_f32_add(o[i], pm[m * cnt + i]);
-    } else {
-        /* ring_reducescatter (and --overlap): chunk c's first half travels +1 from position c+1,
-         * its second half -1 from c-1; each core adds its own on arrival; position c adds last.
-         * --partials bf16: each sum rounded to bf16 before it travels, the last one too */
-        uint64_t ce = cnt / tp, half = ce / 2;
-        for (uint64_t c = 0; c < tp; c++)
-            for (uint64_t i = 0; i < ce; i++) {
-                int up = i < half;
-                uint64_t idx = c * ce + i, src = up ? (c + 1) % tp : (c + tp - 1) % tp;
-                uint32_t acc = pm[src * cnt + idx];
-                for (uint64_t k = 2; k <= tp; k++) {
-                    src = up ? (c + k) % tp : (c + tp - k % tp) % tp;
-                    if (s->bf16)            /* the sum travels as bf16 (numerics.md 14) */
-                        acc = tpu_f32_from_bf16(tpu_bf16_from_f32(acc));
-                    acc = tpu_f32_add(acc, pm[src * cnt + idx]);
-                }
-                o[idx] = s->bf16 ? tpu_f32_from_bf16(tpu_bf16_from_f32(acc)) : acc;   /* gathered in bf16 */
-            }
-    }
+    /* P_0 + P_1 + ... left to right, or ring_reducescatter's (and --overlap's) order: chunk c's
+     * first half travels +1 from position c+1, its second half -1 from c-1, position c adds
+     * last; --partials bf16: each sum rounded to bf16 before it travels, the last one too */
+    kgen_allreduce_ref(s, pm, o, cnt);
     /* one chip: W_out^T [D][F] whole, K = F in one accumulation */
     for (uint64_t r = 0; r < D; r++)
         for (uint64_t c = 0; c < F; c++)
@@ -812,14 +653,7 @@ int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uin
                                                            HI_BITS, 1) >> 16);
     if (tpu_ref_matmul(w, g, o1, D, fp, tl, (unsigned)n) < 0)
         goto out;
-    for (uint64_t i = 0; i < cnt; i++)
-        if (o[i] != o1[i]) {
-            int64_t d = ordered(o[i]) - ordered(o1[i]);
-            uint64_t a = (uint64_t)(d < 0 ? -d : d);
-            (*differ)++;
-            if (a > *ulp)
-                *ulp = a;
-        }
+    kgen_ulp_diff(o, o1, cnt, differ, ulp);
     rc = 0;
 out:
     free(pm); free(o1); free(g); free(w);

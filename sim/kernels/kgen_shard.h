@@ -44,6 +44,10 @@ typedef struct {
     double book_exposed;         /* the book's formula for it (kgen_shard_cli.c prints it) */
 } kgen_shard;
 
+/* Core c's place on the mesh: its token block or sequence (the data axis,
+ * *di) and its position on the model axis (*mi: its F block, its heads). */
+void kgen_shard_place(const kgen_shard *s, unsigned c, unsigned *di, unsigned *mi);
+
 /* Parse "B_X", "F_Y", "B_X,F_Y", "B_XY", or the words dp / tp, into s. */
 int kgen_shard_spec(kgen_shard *s, const char *spec, char *err, size_t errlen);
 int kgen_shard_plan(const tpu_config *cfg, kgen_shard *s, char *err, size_t errlen);
@@ -65,9 +69,5 @@ int kgen_shard_reference(const kgen_shard *s, uint32_t *o, uint64_t *differ, uin
 int kgen_shard_error64(const kgen_shard *s, const uint32_t *o, double *err, double *err_fp32, double *omax);
 
 int kgen_cli_shard(int argc, char **argv);
-/* The sharded commands' option parsers (kgen_shard_cli.c; ffn-shard and
- * block-shard): 0, or 2 after "tpu-gen: error: ..." on stderr. */
-int kgen_shard_parse_num(const char *opt, const char *s, uint64_t max, uint64_t *out);
-int kgen_shard_parse_mesh(const char *v, kgen_shard *s);
 
 #endif

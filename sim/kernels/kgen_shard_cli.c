@@ -5,25 +5,15 @@
  * formulas), the program, and with --ref the whole result of core 0's
  * token block as the C reference computes it (.npy, for tpu-sim --dump).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "kgen_args.h"
 #include "kgen_shard.h"
-#include "npy.h"
 
 #define TOOL "tpu-gen"
 #define REF_LIMIT (1ull << 31)       /* MACs of the reference: above, --ref and the comparison refuse */
-
-static int bad(const char *fmt, const char *a)
-{
-    fprintf(stderr, TOOL ": error: ");
-    fprintf(stderr, fmt, a);
-    fputc('\n', stderr);
-    return 2;
-}
 
 static void usage(FILE *f)
 {
@@ -52,50 +42,8 @@ static void usage(FILE *f)
             "--partials bf16 (with --overlap): every partial sum sent rounded to bf16 and the\n"
             "summed chunks gathered in bf16 (half the ICI bytes; docs/numerics.md 14); the\n"
             "report gives the error against float64 with and without.\n"
-            "--part compute|comm: the stages only, or the AllReduce only (timing).\n"
-            "\nexit status: 0 success, 1 the output cannot be written, 2 a bad command line\n"
-            "or a shape or sharding the machine cannot take.\n");
-}
-
-/* A whole number 1..max for option opt (the sharded commands' -T, -D, -F, ...). */
-int kgen_shard_parse_num(const char *opt, const char *s, uint64_t max, uint64_t *out)
-{
-    char msg[200];
-    if (!s || !*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 12) {
-        snprintf(msg, sizeof msg, "%s must be a positive whole number, got '%s'", opt, s ? s : "");
-        return bad("%s", msg);
-    }
-    unsigned long long v = strtoull(s, NULL, 10);
-    if (v == 0 || v > max) {
-        snprintf(msg, sizeof msg, "%s must be 1 to 2^%d, got '%s'", opt, 63 - __builtin_clzll(max), s);
-        return bad("%s", msg);
-    }
-    *out = v;
-    return 0;
-}
-
-/* --mesh N (a ring) or RxC (a 2-D torus) into s's rows, cols and torus. */
-int kgen_shard_parse_mesh(const char *v, kgen_shard *s)
-{
-    unsigned long a = 0, b = 0;
-    const char *x = strchr(v, 'x');
-    char *end;
-    if (!*v || strspn(v, "0123456789x") != strlen(v))
-        return bad("--mesh must be N (a ring) or RxC (a 2-D torus), got '%s'", v);
-    a = strtoul(v, &end, 10);
-    if (x) {
-        if (end != x || !x[1])
-            return bad("--mesh must be N (a ring) or RxC (a 2-D torus), got '%s'", v);
-        b = strtoul(x + 1, &end, 10);
-        if (*end)
-            return bad("--mesh must be N (a ring) or RxC (a 2-D torus), got '%s'", v);
-        s->rows = a > 64 ? 65 : (unsigned)a, s->cols = b > 64 ? 65 : (unsigned)b, s->torus = 1;
-    } else {
-        s->rows = 1, s->cols = a > 64 ? 65 : (unsigned)a, s->torus = 0;
-    }
-    if (s->rows * s->cols < 2 || s->rows * s->cols > 64 || !s->rows || !s->cols)
-        return bad("--mesh '%s': 2 to 64 cores", v);
-    return 0;
+            "--part compute|comm: the stages only, or the AllReduce only (timing).\n");
+    kgen_usage_exit(f, "a shape or sharding");
 }
 
 /* kgen_write_program's callback: the sharded MLP's program */
@@ -110,116 +58,52 @@ int kgen_cli_shard(int argc, char **argv)
 {
     if (strcmp(argv[1], "ffn-shard") != 0)
         return -1;
-    const char *config = NULL, *out = NULL, *ref = NULL, *spec = NULL;
-    int quiet = 0, predict = 0, have_mesh = 0, a2a = 0;
+    const char *ref = NULL, *spec = NULL;
+    int have_mesh = 0, have_reduce = 0;
     static kgen_shard s;
     memset(&s, 0, sizeof s);
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int missing = 0;
-        uint64_t *dst = NULL;
-        const char *opt = NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--quiet") == 0) {
-            quiet = 1;
-        } else if (strcmp(a, "--predict") == 0) {
-            predict = 1;
-        } else if (strcmp(a, "--overlap") == 0) {
-            s.overlap = 1;
-        } else if (strcmp(a, "--timing-only") == 0) {
-            s.timing_only = 1;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--config", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a value", a);
-            config = v;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "-o", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a file name", a);
-            out = v;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--ref", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a file name", a);
-            ref = v;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--shard", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a value (B_X, F_X, B_X,F_Y, B_XY, dp, tp)", a);
-            spec = v;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--mesh", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a value (N or RxC)", a);
-            if (kgen_shard_parse_mesh(v, &s))
-                return 2;
-            have_mesh = 1;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--reduce", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a value (a2a, ring)", a);
-            if (!strcmp(v, "a2a"))
-                s.ring = 0, a2a = 1;
-            else if (!strcmp(v, "ring"))
-                s.ring = 1;
-            else
-                return bad("--reduce must be a2a or ring, got '%s'", v);
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--partials", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a value (fp32, bf16)", a);
-            if (!strcmp(v, "fp32"))
-                s.bf16 = 0;
-            else if (!strcmp(v, "bf16"))
-                s.bf16 = 1;
-            else
-                return bad("--partials must be fp32 or bf16, got '%s'", v);
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--part", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a value (all, compute, comm)", a);
-            if (!strcmp(v, "all"))
-                s.part = KGEN_SHARD_ALL;
-            else if (!strcmp(v, "compute"))
-                s.part = KGEN_SHARD_COMPUTE;
-            else if (!strcmp(v, "comm"))
-                s.part = KGEN_SHARD_COMM;
-            else
-                return bad("--part must be all, compute or comm, got '%s'", v);
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "-T", &missing)) || missing) {
-            dst = &s.t;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "-D", &missing)) || missing) {
-            dst = &s.d;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "-F", &missing)) || missing) {
-            dst = &s.f;
-        } else {
-            return bad("unknown option '%s' (try --help)", a);
-        }
-        if (dst) {
-            if (missing)
-                return bad("%s needs a value", opt);
-            if (kgen_shard_parse_num(opt, v, 1ull << 30, dst))
-                return 2;
-        }
-    }
-    if (!config)
-        return bad("--config is required: the machine to generate for (tiny, mid, v5e, ...)%s", "");
+    kgen_mesh mesh = { 0, 0, 0 };
+    const kgen_opt opts[] = {
+        { "--overlap", KGEN_OPT_FLAG, .dst = &s.overlap },
+        { "--ref", KGEN_OPT_TEXT, .dst = &ref, .need = "a file name" },
+        { "--shard", KGEN_OPT_TEXT, .dst = &spec, .need = "a value (B_X, F_X, B_X,F_Y, B_XY, dp, tp)" },
+        { "--mesh", KGEN_OPT_MESH, .dst = &mesh, .need = "a value (N or RxC)", .seen = &have_mesh },
+        { "--reduce", KGEN_OPT_WORD, .dst = &s.ring, .words = "a2a|ring", .seen = &have_reduce },
+        { "--partials", KGEN_OPT_WORD, .dst = &s.bf16, .words = "fp32|bf16" },
+        { "--part", KGEN_OPT_WORD, .dst = &s.part, .words = "all|compute|comm" },
+        { "-T", KGEN_OPT_COUNT, .dst = &s.t, .max = 1ull << 30 },
+        { "-D", KGEN_OPT_COUNT, .dst = &s.d, .max = 1ull << 30 },
+        { "-F", KGEN_OPT_COUNT, .dst = &s.f, .max = 1ull << 30 },
+    };
+    kgen_args a;
+    int pr = kgen_args_parse(argc, argv, opts, sizeof opts / sizeof opts[0], &a);
+    if (pr)
+        return pr < 0 ? (usage(stdout), 0) : pr;    /* --help, or an error */
+    const char *out = a.out;
+    int quiet = a.quiet, predict = a.predict, a2a = have_reduce && !s.ring;
+    s.timing_only = a.timing_only;
+    s.rows = mesh.rows, s.cols = mesh.cols, s.torus = mesh.torus;
     if (!s.t || !s.d || !s.f)
-        return bad("%s", "ffn-shard needs -T, -D and -F");
+        return kgen_bad("%s", "ffn-shard needs -T, -D and -F");
     if (!have_mesh)
-        return bad("%s", "ffn-shard needs --mesh N (a ring) or RxC (a 2-D torus)");
+        return kgen_bad("%s", "ffn-shard needs --mesh N (a ring) or RxC (a 2-D torus)");
     if (!spec)
-        return bad("%s", "ffn-shard needs --shard (B_X, F_X, B_X,F_Y, B_XY, dp or tp)");
+        return kgen_bad("%s", "ffn-shard needs --shard (B_X, F_X, B_X,F_Y, B_XY, dp or tp)");
     char err[800];
     if (kgen_shard_spec(&s, spec, err, sizeof err))
-        return bad("%s", err);
+        return kgen_bad("%s", err);
     if (s.overlap && a2a)
-        return bad("%s", "--overlap sums each half chunk in its ring's order (the collective matmul's "
+        return kgen_bad("%s", "--overlap sums each half chunk in its ring's order (the collective matmul's "
                    "ReduceScatter): not with --reduce a2a");
     if (s.overlap)
         s.ring = 1;
     tpu_config cfg;
-    if (tpu_cli_load_config(TOOL, config, &cfg) || tpu_cli_finish_config(TOOL, &cfg, NULL, 0))
+    if (kgen_args_config(&a, &cfg))
         return 2;
     if (kgen_shard_plan(&cfg, &s, err, sizeof err))
-        return bad("%s", err);
+        return kgen_bad("%s", err);
     if (ref && s.timing_only)
-        return bad("%s", "--ref needs the data: not with --timing-only or --part");
+        return kgen_bad("%s", "--ref needs the data: not with --timing-only or --part");
     unsigned cores = s.rows * s.cols;
     FILE *rp = out ? stdout : stderr;
     if (predict)
@@ -293,7 +177,7 @@ int kgen_cli_shard(int argc, char **argv)
     }
     if (predict)
         return 0;
-    const struct shard_emit ctx = { config, &cfg, &s };
+    const struct shard_emit ctx = { a.config, &cfg, &s };
     long n = kgen_write_program(out, &cfg, emit_shard, &ctx);
     if (n < 0)
         return n == -1 ? 1 : 2;
@@ -304,7 +188,7 @@ int kgen_cli_shard(int argc, char **argv)
     if (!s.timing_only && (ref || !quiet)) {
         if (macs > (double)REF_LIMIT) {
             if (ref)
-                return bad("--ref: the reference would take %s MACs (at most 2^31)", "too many");
+                return kgen_bad("--ref: the reference would take %s MACs (at most 2^31)", "too many");
             fprintf(rp, "tpu-gen: the C reference is not computed (%.3g MACs, at most 2^31)\n", macs);
             return 0;
         }
@@ -331,19 +215,9 @@ int kgen_cli_shard(int argc, char **argv)
                         "max abs error %.3g with bf16 partials, %.3g with fp32 partials in the same order; largest |O| %.3g "
                         "(%.2g and %.2g of it)\n", e64, e32, omax, omax > 0 ? e64 / omax : 0, omax > 0 ? e32 / omax : 0);
         }
-        if (ref) {
-            npy_array a;
-            memset(&a, 0, sizeof a);
-            a.dtype = NPY_F32, a.ndim = 2, a.shape[0] = s.d, a.shape[1] = s.l.t, a.count = cnt, a.esize = 4;
-            a.data = (uint8_t *)o;
-            char e2[300];
-            if (npy_write(ref, &a, e2, sizeof e2)) {
-                free(o);
-                fprintf(stderr, TOOL ": error: %s\n", e2);
-                return 1;
-            }
-        }
+        int rc = ref ? kgen_write_ref(ref, o, s.d, s.l.t) : 0;
         free(o);
+        return rc;
     }
     return 0;
 }

@@ -2,25 +2,15 @@
  * kgen_tfm_cli.c - the command lines of tpu-gen ffn and tpu-gen attention
  * (kgen_tfm.c; docs/transformers.md).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "fp.h"
+#include "kgen_args.h"
 #include "kgen_tfm.h"
 
 #define TOOL "tpu-gen"
 #define REPORT_LIMIT (1ull << 30)    /* float64 MACs: above, the error report is skipped */
-
-static int bad(const char *fmt, const char *a)
-{
-    fprintf(stderr, TOOL ": error: ");
-    fprintf(stderr, fmt, a);
-    fputc('\n', stderr);
-    return 2;
-}
 
 static void usage(FILE *f, int att)
 {
@@ -47,8 +37,7 @@ static void usage(FILE *f, int att)
                 "--prenorm: the block's MLP half: X^T = layernorm(x^T) (gamma, beta; bf16) on\n"
                 "the VPU first, y^T = x^T + O^T (the residual, fp32) last; --eps E its epsilon\n"
                 "(default 1e-5).\n");
-    fprintf(f, "\nexit status: 0 success, 1 the output cannot be written, 2 a bad command line\n"
-               "or a shape the machine cannot take.\n");
+    kgen_usage_exit(f, "a shape");
 }
 
 /* kgen_write_program's callback: the MLP's or attention's program */
@@ -64,84 +53,45 @@ int kgen_cli_tfm(int argc, char **argv)
     int att = strcmp(argv[1], "attention") == 0;
     if (!att && strcmp(argv[1], "ffn") != 0)
         return -1;
-    const char *config = NULL, *out = NULL;
-    int quiet = 0, predict = 0;
     static kgen_tfm t;
     memset(&t, 0, sizeof t);
     t.kind = att ? KGEN_TFM_ATTENTION : KGEN_TFM_FFN;
     uint64_t T = 0, D = 0, F = 0;
     int have_eps = 0;
     t.eps = 0x3727c5acu;                     /* 1e-5 */
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int missing = 0;
-        uint64_t *dst = NULL;
-        const char *opt = NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout, att);
-            return 0;
-        } else if (strcmp(a, "--quiet") == 0) {
-            quiet = 1;
-        } else if (strcmp(a, "--predict") == 0) {
-            predict = 1;
-        } else if (strcmp(a, "--timing-only") == 0) {
-            t.timing_only = 1;
-        } else if (!att && strcmp(a, "--prenorm") == 0) {
-            t.prenorm = 1;
-        } else if (!att && ((v = tpu_cli_opt_value(argc, argv, &i, "--eps", &missing)) || missing)) {
-            char *end;
-            errno = 0;
-            double d = missing ? 0 : strtod(v, &end);
-            float fv = (float)d;
-            if (missing || !*v || *end || errno || !(fv >= 1.17549435e-38f) || fv > 3.4e38f) {
-                if (!(missing || !*v || *end) && d == 0)
-                    ;
-                else
-                    return bad("--eps must be a non-negative normal fp32 number, got '%s'", missing ? "" : v);
-            }
-            t.eps = tpu_f32_from_float(fv);
-            have_eps = 1;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "--config", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a value", a);
-            config = v;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, "-o", &missing)) || missing) {
-            if (missing)
-                return bad("%s needs a file name", a);
-            out = v;
-        } else if (att && ((v = tpu_cli_opt_value(argc, argv, &i, opt = "--heads", &missing)) || missing)) {
-            dst = &t.heads;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = "-T", &missing)) || missing) {
-            dst = &T;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = att ? "--dh" : "-D", &missing)) || missing) {
-            dst = &D;
-        } else if ((v = tpu_cli_opt_value(argc, argv, &i, opt = att ? "--kv" : "-F", &missing)) || missing) {
-            dst = &F;
-        } else {
-            return bad("unknown option '%s' (try --help)", a);
-        }
-        if (dst) {
-            if (missing)
-                return bad("%s needs a value", opt);
-            if (kgen_parse_count(opt, v, dst, 0))
-                return 2;
-        }
-    }
-    if (!config)
-        return bad("--config is required: the machine to generate for (tiny, mid, v5e, ...)%s", "");
+    const kgen_opt ffn_opts[] = {
+        { "-T", KGEN_OPT_COUNT, .dst = &T },
+        { "-D", KGEN_OPT_COUNT, .dst = &D },
+        { "-F", KGEN_OPT_COUNT, .dst = &F },
+        { "--prenorm", KGEN_OPT_FLAG, .dst = &t.prenorm },
+        { "--eps", KGEN_OPT_FP32, .dst = &t.eps, .zero_ok = 1, .seen = &have_eps },
+    };
+    const kgen_opt att_opts[] = {
+        { "-T", KGEN_OPT_COUNT, .dst = &T },
+        { "--dh", KGEN_OPT_COUNT, .dst = &D },
+        { "--kv", KGEN_OPT_COUNT, .dst = &F },
+        { "--heads", KGEN_OPT_COUNT, .dst = &t.heads },
+    };
+    kgen_args a;
+    int pr = att ? kgen_args_parse(argc, argv, att_opts, sizeof att_opts / sizeof att_opts[0], &a)
+                 : kgen_args_parse(argc, argv, ffn_opts, sizeof ffn_opts / sizeof ffn_opts[0], &a);
+    if (pr)
+        return pr < 0 ? (usage(stdout, att), 0) : pr;    /* --help, or an error */
+    const char *config = a.config, *out = a.out;
+    t.timing_only = a.timing_only;
     if (!T || !D || (!att && !F))
-        return bad("%s", att ? "attention needs -T and --dh" : "ffn needs -T, -D and -F");
+        return kgen_bad("%s", att ? "attention needs -T and --dh" : "ffn needs -T, -D and -F");
     if (att && !F)
         F = T;
     if (have_eps && !t.prenorm)
-        return bad("--eps is for --prenorm (the layernorm)%s", "");
+        return kgen_bad("--eps is for --prenorm (the layernorm)%s", "");
     t.t = T, t.d = D, t.f = F;
     tpu_config cfg;
-    if (tpu_cli_load_config(TOOL, config, &cfg) || tpu_cli_finish_config(TOOL, &cfg, NULL, 0))
+    if (kgen_args_config(&a, &cfg))
         return 2;
     char err[800], what[300];
     if (kgen_tfm_plan(&cfg, &t, err, sizeof err))
-        return bad("%s", err);
+        return kgen_bad("%s", err);
     if (att)
         snprintf(what, sizeof what, "attention Tq %llu, Tk %llu, dh %llu, %llu head%s on %s: GEMM, softmax on the VPU, GEMM%s",
                  (unsigned long long)T, (unsigned long long)F, (unsigned long long)D,
@@ -150,7 +100,7 @@ int kgen_cli_tfm(int argc, char **argv)
         snprintf(what, sizeof what, "ffn T %llu, D %llu, F %llu on %s: %sGEMM, GELU on the VPU, GEMM%s",
                  (unsigned long long)T, (unsigned long long)D, (unsigned long long)F, cfg.name,
                  t.prenorm ? "layernorm, " : "", t.prenorm ? ", residual" : "");
-    if (predict) {
+    if (a.predict) {
         printf("tpu-gen: %s\n", what);
         printf("tpu-gen: predicted %.0f cycles (a head: GEMM %.0f, VPU %.0f, GEMM %.0f)\n", t.predicted,
                t.c1.predicted, t.v.cost.predicted, t.c2.predicted);
@@ -160,7 +110,7 @@ int kgen_cli_tfm(int argc, char **argv)
     long n = kgen_write_program(out, &cfg, emit_tfm, &ctx);
     if (n < 0)
         return n == -1 ? 1 : 2;
-    if (!quiet) {
+    if (!a.quiet) {
         FILE *rp = out ? stdout : stderr;
         fprintf(rp, "tpu-gen: %s\n", what);
         fprintf(rp, "tpu-gen: program: %ld instructions of %llu; HBM %llu bytes\n", n,

@@ -50,13 +50,17 @@ $(CMUT_DIR)/%/rtl-bench4: $(MUT_DIR)/%/rtl-bench4 $(CMUT_LIB) $(TOOLS_LIB)
 	@mkdir -p $(dir $@)
 	$(call cmut_relink,$(MUT_DIR)/$*/obj4,system)
 
+$(CMUT_DIR)/%/rtl-bench2z: $(MUT_DIR)/%/rtl-bench2z $(CMUT_LIB) $(TOOLS_LIB)
+	@mkdir -p $(dir $@)
+	$(call cmut_relink,$(MUT_DIR)/$*/obj2z,system)
+
 $(CMUT_DIR)/test_%: tests/test_%.c $(CMUT_LIB) $(TOOLS_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(TOOLS_LIB) $(CMUT_LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
 
 -include $(wildcard $(CMUT_DIR)/cmodel/*.d)
 
-cmutants-build: $(foreach c,$(MUT_CONFIGS),$(foreach b,rtl-bench rtl-bench2 rtl-bench4,$(CMUT_DIR)/$(c)/$(b))) \
+cmutants-build: $(foreach c,$(MUT_CONFIGS),$(foreach b,rtl-bench rtl-bench2 rtl-bench4 rtl-bench2z,$(CMUT_DIR)/$(c)/$(b))) \
                 $(CMUT_DIR)/test_fp $(CMUT_DIR)/test_ref
 
 cmutants: all cmutants-build

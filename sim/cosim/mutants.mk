@@ -49,14 +49,15 @@ $(MUT_DIR)/%/tpu_cfg.vh: rtl-cfg-force $(BIN)/tpu-rtlcfg
 	@rm -f $(dir $@)rtl_config.h.tmp
 .PRECIOUS: $(MUT_DIR)/%/tpu_cfg.vh
 
-# $(call mutant_bench_recipe,TOP,OBJ_DIR,CFG_DIR,CORES): rtl_bench_recipe on
-# the mutant sources.
+# $(call mutant_bench_recipe,TOP,OBJ_DIR,CFG_DIR,CORES[,VFLAGS,CFLAGS]):
+# rtl_bench_recipe on the mutant sources (VFLAGS: more Verilator options,
+# CFLAGS: more defines for the bench, as for a torus3d system).
 define mutant_bench_recipe
 	@mkdir -p $(2)
 	rm -f $@
-	$(VERILATOR) $(filter-out -Irtl -y rtl,$(RTL_VFLAGS)) $(if $(4),-GNCores=$(4)) $(if $(filter core,$(1)),$(RTL_CORE_TOP)) -I$(MUT_SRC) -y $(MUT_SRC) -I$(3) \
+	$(VERILATOR) $(filter-out -Irtl -y rtl,$(RTL_VFLAGS)) $(if $(4),-GNCores=$(4)) $(5) $(if $(filter core,$(1)),$(RTL_CORE_TOP)) -I$(MUT_SRC) -y $(MUT_SRC) -I$(3) \
 	  --top-module $(1) --prefix V$(1) --Mdir $(2) -o ../$(notdir $@) \
-	  -CFLAGS "-I$(abspath cmodel/include/tpu) -I$(abspath sim) -I$(abspath $(3))$(if $(4), -DRTL_SYSTEM -DRTL_CORES=$(4))" \
+	  -CFLAGS "-I$(abspath cmodel/include/tpu) -I$(abspath sim) -I$(abspath $(3))$(if $(4), -DRTL_SYSTEM -DRTL_CORES=$(4))$(if $(6), $(6))" \
 	  -LDFLAGS "$(abspath $(LIB)) -lm" \
 	  $(MUT_SRC)/lint_waivers.vlt $(MUT_SRC)/$(1).v $(abspath $(RTL_BENCH_CPP)) $(abspath $(RTL_SPARSE_CPP))
 	+$(MAKE) --no-print-directory -C $(2) -f $(RTL_PCH_MK) VM_MK=V$(1).mk $(RTL_MKFLAGS)
@@ -71,6 +72,12 @@ $(MUT_DIR)/%/rtl-bench2: $(MUT_SRC)/.stamp $(MUT_DIR)/%/tpu_cfg.vh $(RTL_BENCH_D
 $(MUT_DIR)/%/rtl-bench4: $(MUT_SRC)/.stamp $(MUT_DIR)/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
 	$(call mutant_bench_recipe,system,$(MUT_DIR)/$*/obj4,$(MUT_DIR)/$*,4)
 
+# Two cores as a 1 x 1 x 2 torus3d (sim/rtl/rtl.mk's rtl-bench2z): the 3-D
+# collectives' rows of the manifest, ICI ports 4 and 5.  The eight-core
+# 2 x 2 x 2 (rtl-bench8) is not a mutant bench: its rows are skipped.
+$(MUT_DIR)/%/rtl-bench2z: $(MUT_SRC)/.stamp $(MUT_DIR)/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
+	$(call mutant_bench_recipe,system,$(MUT_DIR)/$*/obj2z,$(MUT_DIR)/$*,2,-GTopo=3 -GDx=1 -GDy=1 -GDz=2,-DRTL_TORUS3D -DRTL_DX=1 -DRTL_DY=1 -DRTL_DZ=2)
+
 # The fp units' harness (sim/rtl_fp/) on the mutant sources: the fp
 # mutants also meet the plain reference, operand pairs no program makes.
 $(MUT_DIR)/rtl-fp-test: $(MUT_SRC)/.stamp $(RTL_FP_TOP) $(RTL_FP_CPP) $(RTL_FP_DIR)/fp.o \
@@ -82,7 +89,7 @@ $(MUT_DIR)/rtl-fp-test: $(MUT_SRC)/.stamp $(RTL_FP_TOP) $(RTL_FP_CPP) $(RTL_FP_D
 	  $(MUT_SRC)/lint_waivers.vlt $(RTL_FP_TOP) $(abspath $(RTL_FP_CPP)) $(abspath $(RTL_FP_DIR)/fp.o)
 	+$(MAKE) --no-print-directory -C $(MUT_DIR)/rtl_fp -f Vrtl_fp_top.mk $(RTL_FP_MKFLAGS)
 
-mutants-build: $(foreach c,$(MUT_CONFIGS),$(foreach b,rtl-bench rtl-bench2 rtl-bench4,$(MUT_DIR)/$(c)/$(b))) \
+mutants-build: $(foreach c,$(MUT_CONFIGS),$(foreach b,rtl-bench rtl-bench2 rtl-bench4 rtl-bench2z,$(MUT_DIR)/$(c)/$(b))) \
                $(MUT_DIR)/rtl-fp-test
 
 mutants: all mutants-build

@@ -16,8 +16,8 @@
 //     sim/rtl/vmem_dpi.cpp (one per instance, made by its initial block),
 //     and each class of ports is one DPI call that passes its packed
 //     addresses, enables, lengths and data and lets C++ loop over the
-//     bytes: O(ports) code for Verilator instead of O(bytes) (v5e: about
-//     10,500 unrolled byte writes of a 128 MiB array and 15,000 byte
+//     bytes: O(ports) code for Verilator instead of O(bytes) (v5e:
+//     10,764 unrolled byte writes of a 128 MiB array and 16,768 byte
 //     reads).  The same semantics: the reads see the store as at the start
 //     of the cycle, the writes are made at the clock edge in the array's
 //     order, and wseq_q, a count of the cycles with a write, is an argument

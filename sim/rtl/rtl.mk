@@ -172,10 +172,10 @@ build/rtl/%/rtl-bench: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
 	$(call rtl_bench_recipe,core,build/rtl/$*/obj,build/rtl/$*,$(if $(filter %-hier,$*),$(RTL_HIER_FLAGS))$(if $(filter %-vmemdpi,$*),$(RTL_VMEMDPI_FLAGS)))
 
 build/rtl/%/rtl-bench2: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
-	$(call rtl_bench_recipe,system,build/rtl/$*/obj2,build/rtl/$*,,2)
+	$(call rtl_bench_recipe,system,build/rtl/$*/obj2,build/rtl/$*,$(if $(filter %-vmemdpi,$*),$(RTL_VMEMDPI_FLAGS)),2)
 
 build/rtl/%/rtl-bench4: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
-	$(call rtl_bench_recipe,system,build/rtl/$*/obj4,build/rtl/$*,,4)
+	$(call rtl_bench_recipe,system,build/rtl/$*/obj4,build/rtl/$*,$(if $(filter %-vmemdpi,$*),$(RTL_VMEMDPI_FLAGS)),4)
 
 # Eight cores as a 2 x 2 x 2 torus3d (all six ports wired), for the 3-D
 # collectives (programs/torus3d.s); and two as a 1 x 1 x 2 torus3d (every

@@ -57,6 +57,25 @@ module core (
   localparam integer NumPorts   = 6;  // ICI ports: NUM_PORTS of tpu_isa.vh (cmodel/isa.h)
   localparam integer NumInc     = DmaEngines + 2 * NumPorts + 3 * CFG_NUM_MXU; // DMA, ICI lsem, rsem, MXUs
   localparam integer LinkW      = 1 + 1 + 5 + 16 + VAW + 64 + 8 * IciB;  // ici.v link word
+  // VMEM in the bench's C++ store through DPI calls (rtl/vmem.v, Dpi;
+  // docs/rtl.md, "Large arrays") when it is above 16 MiB or its write ports
+  // take more than 4096 bytes a cycle (the array's unrolled byte writes:
+  // backdoor, incoming ICI, MXU rows, VPU, DMA), as v5e's 128 MiB and
+  // 10,764 bytes; tiny, mid and the test configs keep the array.
+  // +define+TPU_VMEM_DPI forces the store (build/rtl/NAME-vmemdpi/,
+  // sim/rtl/rtl.mk); the bench finds whichever was built.  Synthesis always
+  // gets the array (a memory macro).
+  localparam integer VmemWrB    = 64 + NumPorts * IciB + CFG_NUM_MXU * 4 * CFG_MXU_N + VecB + 2 * DmaPorts;
+`ifdef TPU_VMEM_DPI
+  localparam bit     VmemForce  = 1'b1;
+`else
+  localparam bit     VmemForce  = 1'b0;
+`endif
+`ifdef SYNTHESIS
+  localparam bit     VmemDpi    = 1'b0;
+`else
+  localparam bit     VmemDpi    = VmemForce || CFG_VMEM_BYTES > 64'd16777216 || VmemWrB > 4096;
+`endif
 
   // ---- ports (declared here, after the config they depend on) -------------------
   input  logic                          clk_i;
@@ -225,7 +244,8 @@ module core (
     .VecB     (VecB),
     .DmaPorts (DmaPorts),
     .IciB     (IciB),
-    .NP       (NumPorts)
+    .NP       (NumPorts),
+    .Dpi      (VmemDpi)
   ) u_vmem (
     .clk_i          (clk_i),
     .bd_we_i        (bd_vmem_we),

@@ -20,6 +20,9 @@
 #   make rtl-test-torus3d  the manifest's torus3d rows (programs/torus3d.s:
 #                     AllGather, ReduceScatter, AllReduce) on rtl-bench8 and
 #                     rtl-bench2z, in lockstep (not in make test)
+#   make rtl-test-vmemdpi  tiny with its VMEM in the C++ store (rtl/vmem.v's
+#                     Dpi, forced: build/rtl/tiny-vmemdpi/), every one-core
+#                     program in lockstep (not in make test)
 #   make synth        Yosys on the tiny config: cells per unit, no latches
 #
 # The parameters of a build come from the config through tpu-rtlcfg
@@ -34,9 +37,12 @@ RTL_LINT_DIR     := build/rtl/tiny
 RTL_V            := $(wildcard rtl/*.v) $(wildcard rtl/*.vh)
 RTL_WAIVERS      := rtl/lint_waivers.vlt
 RTL_BENCH_CPP    := sim/rtl/rtl_bench.cpp
-# the sparse HBM store of rtl/hbm_mem.v (HBM above 1 GiB; docs/rtl.md, "Large arrays")
-RTL_SPARSE_CPP   := sim/rtl/hbm_sparse.cpp
-RTL_BENCH_HDRS   := sim/cosim/trace_records.h sim/cosim/trace_port.h sim/cosim/verdict.h rtl/trace_ports.def sim/rtl/hbm_sparse.h
+# the C++ stores behind DPI memories (docs/rtl.md, "Large arrays"): the sparse
+# HBM of rtl/hbm_mem.v (HBM above 1 GiB) and the VMEM of rtl/vmem.v (core.v's
+# VmemDpi); every bench links both
+RTL_SPARSE_CPP   := sim/rtl/hbm_sparse.cpp sim/rtl/vmem_dpi.cpp
+RTL_BENCH_HDRS   := sim/cosim/trace_records.h sim/cosim/trace_port.h sim/cosim/verdict.h rtl/trace_ports.def sim/rtl/hbm_sparse.h \
+                    sim/rtl/vmem_dpi.h
 RTL_OBJCACHE     := $(if $(shell command -v ccache 2>/dev/null),ccache,)
 # --unroll-count: the VMEM write loops (one per write class, in priority
 # order) must unroll for their non-blocking writes; the VPU's has 4*S*L
@@ -91,9 +97,14 @@ RTL_CORE_TOP     := +define+TPU_INLINE_CORE
 # build grows with N, not N^2.  The rows run as separate models called
 # through their wrappers (no waveform inside them).
 RTL_HIER_FLAGS   := --hierarchical $(abspath sim/rtl/hier.vlt)
+# The builds named NAME-vmemdpi (build/rtl/tiny-vmemdpi/) are NAME's config
+# with VMEM in the C++ store (rtl/vmem.v's Dpi) even where core.v's rule
+# keeps the array: the store tested on a small core.
+RTL_VMEMDPI_FLAGS := +define+TPU_VMEM_DPI
 RTL_LINT_FLAGS   := --lint-only -Wall $(RTL_UNROLL) -Irtl -y rtl $(RTL_WAIVERS)
 
-.PHONY: rtl-lint rtl-build rtl-test rtl-test-torus3d synth rtl-cfg-force rtl-lint-wide rtl-test-wide
+.PHONY: rtl-lint rtl-build rtl-test rtl-test-torus3d synth rtl-cfg-force rtl-lint-wide rtl-test-wide \
+        rtl-test-vmemdpi
 rtl-cfg-force: ;
 
 # The config header: tpu-rtlcfg rewrites it only when its text changes, so
@@ -103,8 +114,8 @@ rtl-cfg-force: ;
 # NAME is its name, else sim/rtl/NAME.cfg when there is one (wide.cfg),
 # else the preset NAME.
 # A build named NAME-hier is NAME's config Verilated hierarchically
-# (RTL_HIER_FLAGS below).
-rtl_cfg_base = $(patsubst %-hier,%,$(1))
+# (RTL_HIER_FLAGS below), NAME-vmemdpi with the DPI VMEM (RTL_VMEMDPI_FLAGS).
+rtl_cfg_base = $(patsubst %-hier,%,$(patsubst %-vmemdpi,%,$(1)))
 rtl_cfg_of = $(call rtl_cfg_of1,$(call rtl_cfg_base,$(1)))
 rtl_cfg_of1 = $(if $(filter $(1),$(RTL_CFG_NAME)),$(RTL_CONFIG),$(or $(wildcard sim/rtl/$(1).cfg),$(1)))
 build/rtl/%/tpu_cfg.vh: rtl-cfg-force $(BIN)/tpu-rtlcfg
@@ -158,13 +169,13 @@ RTL_BENCH_DEPS := $(RTL_V) $(RTL_WAIVERS) sim/rtl/hier.vlt $(RTL_BENCH_CPP) $(RT
 .PRECIOUS: build/rtl/%/tpu_cfg.vh
 
 build/rtl/%/rtl-bench: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
-	$(call rtl_bench_recipe,core,build/rtl/$*/obj,build/rtl/$*,$(if $(filter %-hier,$*),$(RTL_HIER_FLAGS)))
+	$(call rtl_bench_recipe,core,build/rtl/$*/obj,build/rtl/$*,$(if $(filter %-hier,$*),$(RTL_HIER_FLAGS))$(if $(filter %-vmemdpi,$*),$(RTL_VMEMDPI_FLAGS)))
 
 build/rtl/%/rtl-bench2: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
-	$(call rtl_bench_recipe,system,build/rtl/$*/obj2,build/rtl/$*,,2)
+	$(call rtl_bench_recipe,system,build/rtl/$*/obj2,build/rtl/$*,$(if $(filter %-vmemdpi,$*),$(RTL_VMEMDPI_FLAGS)),2)
 
 build/rtl/%/rtl-bench4: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
-	$(call rtl_bench_recipe,system,build/rtl/$*/obj4,build/rtl/$*,,4)
+	$(call rtl_bench_recipe,system,build/rtl/$*/obj4,build/rtl/$*,$(if $(filter %-vmemdpi,$*),$(RTL_VMEMDPI_FLAGS)),4)
 
 # Eight cores as a 2 x 2 x 2 torus3d (all six ports wired), for the 3-D
 # collectives (programs/torus3d.s); and two as a 1 x 1 x 2 torus3d (every
@@ -187,6 +198,12 @@ rtl-lint-wide: build/rtl/wide/tpu_cfg.vh
 
 rtl-test-wide: build/rtl/wide/rtl-bench $(BIN)/tpu-as
 	@ONE_CORE=1 bash sim/rtl/run_tests.sh $(BIN) build/rtl/wide sim/rtl/wide.cfg
+
+# The DPI VMEM (rtl/vmem.v's Dpi, sim/rtl/vmem_dpi.cpp; docs/rtl.md, "Large
+# arrays") forced on tiny, every one-core program in lockstep: the store's
+# check on a core that builds in a minute or two (not in make test).
+rtl-test-vmemdpi: build/rtl/tiny-vmemdpi/rtl-bench $(BIN)/tpu-as
+	@ONE_CORE=1 bash sim/rtl/run_tests.sh $(BIN) build/rtl/tiny-vmemdpi tiny
 
 rtl-build: $(RTL_DIR)/rtl-bench $(RTL_DIR)/rtl-bench2 $(RTL_DIR)/rtl-bench4
 

@@ -91,6 +91,7 @@ extern "C" {
 #include "cosim/verdict.h"          // how both runs ended, compared (sim/)
 #include "rtl_config.h"      // RTL_CONFIG, written by sim/rtl/rtl.mk
 #include "hbm_sparse.h"      // the sparse HBM store (rtl/hbm_mem.v above 1 GiB)
+#include "vmem_dpi.h"        // the VMEM store (rtl/vmem.v with Dpi, core.v's VmemDpi)
 #ifndef RTL_CONFIG
 #error "RTL_CONFIG (the config the model was built for) must be defined"
 #endif
@@ -250,11 +251,15 @@ struct Rtl {
     // storage itself instead of an eval() per 64 bytes of the backdoor port
     // (2 million of them for v5e's 128 MiB of VMEM).  VMEM's and dense HBM's
     // arrays are public_flat_rd (rtl/vmem.v, rtl/hbm_mem.v), found by their
-    // scope; sparse HBM is the store the core's hbm_mem makes in its first
-    // eval().  One core only (a system's cores use the port).
+    // scope; sparse HBM and DPI VMEM are the stores the core's hbm_mem and
+    // vmem make in its first eval() (whichever the build chose: the bench
+    // does not repeat core.v's rule).  One core only (a system's cores use
+    // the port).
     const uint8_t *vmem_direct = nullptr, *hbm_direct = nullptr;
     long hbm_store = -1;            // tpu_hbm_sparse_* store of the core, once made
     size_t hbm_store_before = 0;    // stores made before this model's
+    long vmem_store = -1;           // tpu_vmem_dpi_* store of the core, once made
+    size_t vmem_store_before = 0;
     bool sparse_hbm = false;
     uint64_t vmem_bytes = 0, hbm_bytes = 0;
 
@@ -264,6 +269,7 @@ struct Rtl {
         vmem_bytes = c.vmem_bytes;
         hbm_bytes = c.hbm_bytes;
         hbm_store_before = tpu_hbm_sparse_count();
+        vmem_store_before = tpu_vmem_dpi_count();
         if (RTL_CORES != 1 || getenv("RTL_BENCH_PORT_BACKDOOR"))
             return;
         const VerilatedScopeNameMap *map = ctx->scopeNameMap();
@@ -280,7 +286,7 @@ struct Rtl {
                 size_t l = strlen(t);
                 return name.size() >= l && name.compare(name.size() - l, l, t) == 0;
             };
-            if (ends(".u_vmem") && n == c.vmem_bytes) {
+            if (ends(".u_vmem.g_array") && n == c.vmem_bytes) {
                 vmem_direct = static_cast<const uint8_t *>(v->datap());
                 nv++;
             } else if (ends(".u_hbm_mem.g_dense") && n == c.hbm_bytes) {
@@ -294,12 +300,16 @@ struct Rtl {
             hbm_direct = nullptr;
     }
 
-    // After the first eval(): the core's sparse HBM store, if it made one.
-    void find_hbm_store()
+    // After the first eval(): the core's sparse HBM store and DPI VMEM
+    // store, if it made them.
+    void find_stores()
     {
-        if (RTL_CORES == 1 && sparse_hbm && !getenv("RTL_BENCH_PORT_BACKDOOR") &&
-            tpu_hbm_sparse_count() == hbm_store_before + 1)
+        if (RTL_CORES != 1 || getenv("RTL_BENCH_PORT_BACKDOOR"))
+            return;
+        if (sparse_hbm && tpu_hbm_sparse_count() == hbm_store_before + 1)
             hbm_store = (long)hbm_store_before;
+        if (tpu_vmem_dpi_count() == vmem_store_before + 1)
+            vmem_store = (long)vmem_store_before;
     }
 
     // Verilator unregisters the model's scopes from the thread's current
@@ -452,21 +462,26 @@ void load_rtl(Rtl &r, const tpu_object &obj)
             r.bd_write(k, TPU_SPACE_IMEM, 8 * i, w, 8);
         }
         std::vector<uint8_t> buf(kBdBytes);
-        const tpu_obj_chunk *last_direct = nullptr;
+        const tpu_obj_chunk *last_direct[4] = {};     // per space
         for (size_t c = 0; c < obj.nchunks; c++) {
             const tpu_obj_chunk &ch = obj.chunks[c];
             uint64_t off = 0;
-            if (ch.space == TPU_SPACE_HBM && r.hbm_store >= 0) {
-                // straight into the sparse store, a page at a time
+            bool to_hbm = ch.space == TPU_SPACE_HBM && r.hbm_store >= 0;
+            bool to_vmem = ch.space == TPU_SPACE_VMEM && r.vmem_store >= 0;
+            if (to_hbm || to_vmem) {
+                // straight into the C++ store, a MiB at a time
                 std::vector<uint8_t> big;
                 while (off < ch.size) {
                     size_t n = (size_t)std::min<uint64_t>(ch.size - off, 1u << 20);
                     big.resize(n);
                     tpu_obj_chunk_read(&ch, off, big.data(), n);
-                    tpu_hbm_sparse_write((size_t)r.hbm_store, ch.addr + off, big.data(), n);
+                    if (to_hbm)
+                        tpu_hbm_sparse_write((size_t)r.hbm_store, ch.addr + off, big.data(), n);
+                    else
+                        tpu_vmem_dpi_write((size_t)r.vmem_store, ch.addr + off, big.data(), n);
                     off += n;
                 }
-                last_direct = &ch;
+                last_direct[ch.space] = &ch;
                 continue;
             }
             while (off < ch.size) {
@@ -479,16 +494,18 @@ void load_rtl(Rtl &r, const tpu_object &obj)
                 off += n;
             }
         }
-        // A store written behind the model's back: the HBM's reads take the
-        // count of cycles with a write (rtl/hbm_mem.v, wseq_q) to order them
-        // after the writes; one write through the port (the chunk's first
-        // bytes again) counts one, so no read keeps a value from before.
-        if (last_direct) {
-            unsigned n = (unsigned)std::min<uint64_t>(last_direct->size,
-                                                      kBdBytes - last_direct->addr % kBdBytes);
+        // A store written behind the model's back: its reads take the count
+        // of cycles with a write (rtl/hbm_mem.v, rtl/vmem.v: wseq_q) to order
+        // them after the writes; one write through the port (the last such
+        // chunk's first bytes again) counts one, so no read keeps a value
+        // from before.
+        for (const tpu_obj_chunk *ch : last_direct) {
+            if (!ch)
+                continue;
+            unsigned n = (unsigned)std::min<uint64_t>(ch->size, kBdBytes - ch->addr % kBdBytes);
             if (n) {
-                tpu_obj_chunk_read(last_direct, 0, buf.data(), n);
-                r.bd_write(k, TPU_SPACE_HBM, last_direct->addr, buf.data(), n);
+                tpu_obj_chunk_read(ch, 0, buf.data(), n);
+                r.bd_write(k, ch->space, ch->addr, buf.data(), n);
             }
         }
     }
@@ -512,6 +529,10 @@ bool rtl_read(Rtl &r, unsigned k, enum tpu_space space, uint64_t addr, uint8_t *
     }
     if (space == TPU_SPACE_HBM && r.hbm_store >= 0) {
         tpu_hbm_sparse_read((size_t)r.hbm_store, addr, dst, n);
+        return true;
+    }
+    if (space == TPU_SPACE_VMEM && r.vmem_store >= 0 && addr + n <= r.vmem_bytes) {
+        tpu_vmem_dpi_read((size_t)r.vmem_store, addr, dst, n);
         return true;
     }
     for (size_t off = 0; off < n; off += kBdBytes) {
@@ -567,7 +588,7 @@ void start_rtl(Rtl &r, const tpu_object &obj)
     r.top->core_id_i = 0;       // the one core (system.v numbers its cores itself)
 #endif
     r.top->eval();
-    r.find_hbm_store();         // made by hbm_mem's initial block
+    r.find_stores();            // made by hbm_mem's and vmem's initial blocks
     load_rtl(r, obj);
     r.top->bd_space_i = 0;      // no backdoor space selected: its reads cost nothing
     r.top->rst_ni = 1;

@@ -10,7 +10,7 @@
 #                     default; RTL_CONFIG=mid for the second build); rebuilt
 #                     only when rtl/*.v or the config changed; and
 #                     build/rtl/CFG/rtl-bench4, four cores in a ring, for
-#                     the collectives (build/rtl/CFG/rtl-bench8, eight as a
+#                     the collectives (VMEM as the C++ store, forced) (build/rtl/CFG/rtl-bench8, eight as a
 #                     2x2x2 torus3d, and rtl-bench2z, two as 1x1x2, for the
 #                     3-D collectives: make rtl-test-torus3d)
 #   make rtl-test     every program run of RTL_CONFIG in programs/manifest.txt
@@ -137,8 +137,10 @@ rtl-lint: $(RTL_LINT_DIR)/tpu_cfg.vh
 # The Verilated core and the bench (C++), linked with the C model:
 # build/rtl/CFG/rtl-bench for the core, build/rtl/CFG/rtl-bench2 for
 # rtl/system.v (two cores in a ring) for the multi-core programs, and
-# build/rtl/CFG/rtl-bench4 for four cores in a ring; any
-# config's, so one make can build tiny's and mid's at once (their
+# build/rtl/CFG/rtl-bench4 for four cores in a ring, with VMEM in the C++
+# store (RTL_VMEMDPI_FLAGS: so that make test's rtl-test checks the store
+# every run, on the collectives, at no extra build; one and two cores check
+# the array); any config's, so one make can build tiny's and mid's at once (their
 # Verilator makefiles share make's job slots).  Verilator skips its step
 # when nothing changed; its makefile recompiles only what changed.  The
 # executable is removed first so that new libraries ($(LIB)), which that
@@ -175,7 +177,7 @@ build/rtl/%/rtl-bench2: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
 	$(call rtl_bench_recipe,system,build/rtl/$*/obj2,build/rtl/$*,$(if $(filter %-vmemdpi,$*),$(RTL_VMEMDPI_FLAGS)),2)
 
 build/rtl/%/rtl-bench4: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
-	$(call rtl_bench_recipe,system,build/rtl/$*/obj4,build/rtl/$*,$(if $(filter %-vmemdpi,$*),$(RTL_VMEMDPI_FLAGS)),4)
+	$(call rtl_bench_recipe,system,build/rtl/$*/obj4,build/rtl/$*,$(RTL_VMEMDPI_FLAGS),4)
 
 # Eight cores as a 2 x 2 x 2 torus3d (all six ports wired), for the 3-D
 # collectives (programs/torus3d.s); and two as a 1 x 1 x 2 torus3d (every

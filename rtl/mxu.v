@@ -375,16 +375,16 @@ module mxu #(
   logic           md_last_q [MD];
   logic [4:0]     md_sem_q [MD];
   logic           md_busy;
+  // Stage 0 takes the row read this cycle, stage j stage j-1's.  One block
+  // per stage (a generate loop, not a for loop in one block): Verilator
+  // cannot keep a loop of non-blocking array writes rolled (BLKLOOPINIT),
+  // and MD = 2N stages of 256 on a 128 x 128 array are more than its
+  // default unroll count (docs/rtl.md, "Large arrays").
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      for (int j = 0; j < MD; j++) begin
-        md_v_q[j] <= 1'b0;
-      end
+      md_v_q[0] <= 1'b0;
     end else begin
       md_v_q[0] <= x_read;
-      for (int j = 1; j < MD; j++) begin
-        md_v_q[j] <= md_v_q[j-1];
-      end
     end
   end
   always_ff @(posedge clk_i) begin
@@ -393,7 +393,16 @@ module mxu #(
     md_i8_q[0]   <= x_i8;
     md_last_q[0] <= x_last;
     md_sem_q[0]  <= x_sem;
-    for (int j = 1; j < MD; j++) begin
+  end
+  for (genvar j = 1; j < MD; j++) begin : g_md
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        md_v_q[j] <= 1'b0;
+      end else begin
+        md_v_q[j] <= md_v_q[j-1];
+      end
+    end
+    always_ff @(posedge clk_i) begin
       md_dst_q[j]  <= md_dst_q[j-1];
       md_mma_q[j]  <= md_mma_q[j-1];
       md_i8_q[j]   <= md_i8_q[j-1];

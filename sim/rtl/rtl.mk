@@ -95,8 +95,16 @@ RTL_CORE_TOP     := +define+TPU_INLINE_CORE
 # (sim/rtl/hier.vlt): Verilator and the compiler see one row of N cells
 # once per distinct row, not N x N cells inlined into one model, so the
 # build grows with N, not N^2.  The rows run as separate models called
-# through their wrappers (no waveform inside them).
-RTL_HIER_FLAGS   := --hierarchical $(abspath sim/rtl/hier.vlt)
+# through their wrappers (no waveform inside them).  They also keep VMEM in
+# the C++ store (RTL_VMEMDPI_FLAGS) and Verilator's own unroll limits (64
+# iterations, 30,000 statements; given after RTL_VFLAGS' RTL_UNROLL, the
+# later wins): with the array VMEM gone no loop needs unrolling for its
+# non-blocking writes, and a loop over v5e's 547-byte DMA ports or its
+# 256 MXU metadata stages then stays a loop in C++ instead of thousands of
+# copies (v5e's Verilator pass: 150 CPU s instead of more than 25 minutes;
+# docs/rtl.md, "v5e's shape").
+RTL_HIER_FLAGS   := --hierarchical $(abspath sim/rtl/hier.vlt) \
+                    --unroll-count 64 --unroll-stmts 30000 +define+TPU_VMEM_DPI
 # The builds named NAME-vmemdpi (build/rtl/tiny-vmemdpi/) are NAME's config
 # with VMEM in the C++ store (rtl/vmem.v's Dpi) even where core.v's rule
 # keeps the array: the store tested on a small core.
@@ -171,7 +179,7 @@ RTL_BENCH_DEPS := $(RTL_V) $(RTL_WAIVERS) sim/rtl/hier.vlt $(RTL_BENCH_CPP) $(RT
 .PRECIOUS: build/rtl/%/tpu_cfg.vh
 
 build/rtl/%/rtl-bench: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
-	$(call rtl_bench_recipe,core,build/rtl/$*/obj,build/rtl/$*,$(if $(filter %-hier,$*),$(RTL_HIER_FLAGS))$(if $(filter %-vmemdpi,$*),$(RTL_VMEMDPI_FLAGS)))
+	$(call rtl_bench_recipe,core,build/rtl/$*/obj,build/rtl/$*,$(if $(filter %-hier,$*),$(RTL_HIER_FLAGS)) $(if $(filter %-vmemdpi,$*),$(RTL_VMEMDPI_FLAGS)))
 
 build/rtl/%/rtl-bench2: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
 	$(call rtl_bench_recipe,system,build/rtl/$*/obj2,build/rtl/$*,$(if $(filter %-vmemdpi,$*),$(RTL_VMEMDPI_FLAGS)),2)

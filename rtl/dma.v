@@ -249,76 +249,103 @@ module dma #(
 
   // ---- T16: the byte ports, one step of a copy cursor per port ------------------
   // One cursor runs over the ports: at the first port of a position it is
-  // loaded with that engine's (row addresses, column, geometry, kind), at
-  // each port it steps one byte, and after a position's last port it is
-  // where that engine's copy stands at the end of the cycle (fin_*).  The
-  // ports are computed only in a cycle with bytes to move (0 otherwise:
-  // docs/rtl.md, "Simulation speed"); a port beyond nbytes is not valid.
-  logic [AW-1:0] fin_srow [Engines];
-  logic [AW-1:0] fin_drow [Engines];
-  logic [AW:0]   fin_col  [Engines];
-  logic          port_valid [MaxB];
-  logic          port_wide  [MaxB];
-  logic          port_to_vmem [MaxB];
-  logic [AW-1:0] port_saddr [MaxB];
-  logic [AW-1:0] port_daddr [MaxB];
+  // loaded with that engine's row addresses and column, at each port it
+  // steps one byte in that engine's geometry, and after a position's last
+  // port it is where that engine's copy stands at the end of the cycle
+  // (fin_*).  pfirst marks the ports where a position that moves bytes
+  // begins, pown_first which position that is.  The ports are computed
+  // only up to nbytes (0 beyond: docs/rtl.md, "Simulation speed").  Each
+  // port's statements are one `if` (and a port costs a flag test, not a
+  // search of the positions): Verilator's statement reordering is
+  // quadratic in the statements of a block's list, and a list of
+  // thousands of unrolled statements held v5e's build (docs/rtl.md,
+  // "v5e's shape").
+  logic [MaxB:0]  pfirst;                     // bit p: port p (bit MaxB: none)
+  logic [EIW-1:0] pown_first [MaxB+1];
   always_comb begin
-    logic [AW-1:0] s, d, ss, ds;
-    logic [AW:0]   c, rb;
-    logic          wide, tov;
-    s    = '0;
-    d    = '0;
-    ss   = '0;
-    ds   = '0;
-    c    = '0;
-    rb   = '0;
-    wide = 1'b0;
-    tov  = 1'b0;
+    pfirst = '0;
+    for (int p = 0; p <= MaxB; p++) begin
+      pown_first[p] = '0;
+    end
     for (int k = 0; k < Engines; k++) begin
-      fin_srow[k] = cur_srow[ord[k]];
-      fin_drow[k] = cur_drow[ord[k]];
-      fin_col[k]  = cur_col[ord[k]];
+      if (got[k] != '0) begin                 // then pstart[k] < MaxB
+        pfirst[pstart[k]]     = 1'b1;
+        pown_first[pstart[k]] = EIW'(k);
+      end
     end
+  end
+
+  logic          port_valid   [MaxB];       // (below)
+  logic          port_wide    [MaxB];
+  logic          port_to_vmem [MaxB];
+  logic [AW-1:0] port_saddr   [MaxB];
+  logic [AW-1:0] port_daddr   [MaxB];
+  logic [AW-1:0] nxt_srow     [MaxB+1];       // the cursor after port p
+  logic [AW-1:0] nxt_drow     [MaxB+1];
+  logic [AW:0]   nxt_col      [MaxB+1];
+  always_comb begin
+    logic [AW-1:0]  s, d;
+    logic [AW:0]    c;
+    logic [EIW-1:0] e;
+    s = '0;
+    d = '0;
+    c = '0;
+    e = '0;
+    nxt_srow[MaxB] = '0;
+    nxt_drow[MaxB] = '0;
+    nxt_col[MaxB]  = '0;
     for (int p = 0; p < MaxB; p++) begin
-      port_valid[p]   = 1'b0;
-      port_wide[p]    = 1'b0;
-      port_to_vmem[p] = 1'b0;
-      port_saddr[p]   = '0;
-      port_daddr[p]   = '0;
-    end
-    if (nbytes != '0) begin
-      for (int p = 0; p < MaxB; p++) begin
-        for (int k = 0; k < Engines; k++) begin
-          if (got[k] != '0 && pstart[k] == GW'(p)) begin     // position k's first byte
-            s    = cur_srow[ord[k]];
-            d    = cur_drow[ord[k]];
-            c    = cur_col[ord[k]];
-            rb   = cur_rowbytes[ord[k]];
-            ss   = cur_sstride[ord[k]];
-            ds   = cur_dstride[ord[k]];
-            wide = cur_wide[ord[k]];
-            tov  = cur_to_vmem[ord[k]];
-          end
+      if (GW'(p) < nbytes) begin
+        if (pfirst[p]) begin                  // a position's first byte: its cursor
+          e = ord[pown_first[p]];
+          s = cur_srow[e];
+          d = cur_drow[e];
+          c = cur_col[e];
         end
-        port_valid[p]   = (GW'(p) < nbytes);
-        port_wide[p]    = wide;
-        port_to_vmem[p] = tov;
+        port_wide[p]    = cur_wide[e];
+        port_to_vmem[p] = cur_to_vmem[e];
         port_saddr[p]   = s + c[AW-1:0];
-        port_daddr[p]   = d + (wide ? {c[AW-2:0], 1'b0} : c[AW-1:0]);
-        if (c + 1'b1 == rb) begin
-          s = s + ss;
-          d = d + ds;
+        port_daddr[p]   = d + (cur_wide[e] ? {c[AW-2:0], 1'b0} : c[AW-1:0]);
+        if (c + 1'b1 == cur_rowbytes[e]) begin
+          s = s + cur_sstride[e];
+          d = d + cur_dstride[e];
           c = '0;
         end else begin
           c = c + 1'b1;
         end
-        for (int k = 0; k < Engines; k++) begin
-          if (got[k] != '0 && pstart[k] + got[k] == GW'(p + 1)) begin   // its last byte
-            fin_srow[k] = s;
-            fin_drow[k] = d;
-            fin_col[k]  = c;
-          end
-        end
+        nxt_srow[p] = s;
+        nxt_drow[p] = d;
+        nxt_col[p]  = c;
+      end else begin
+        port_wide[p]    = 1'b0;
+        port_to_vmem[p] = 1'b0;
+        port_saddr[p]   = '0;
+        port_daddr[p]   = '0;
+        nxt_srow[p]     = '0;
+        nxt_drow[p]     = '0;
+        nxt_col[p]      = '0;
+      end
+    end
+  end
+
+  // The ports that carry a byte; and where each position's copy stands at
+  // the end of the cycle: the cursor after its last port, pstart[k] +
+  // got[k] - 1 (as it was if it moved none).
+  logic [AW-1:0] fin_srow [Engines];
+  logic [AW-1:0] fin_drow [Engines];
+  logic [AW:0]   fin_col  [Engines];
+  always_comb begin
+    for (int p = 0; p < MaxB; p++) begin
+      port_valid[p] = (GW'(p) < nbytes);
+    end
+    for (int k = 0; k < Engines; k++) begin
+      fin_srow[k] = cur_srow[ord[k]];
+      fin_drow[k] = cur_drow[ord[k]];
+      fin_col[k]  = cur_col[ord[k]];
+      if (got[k] != '0) begin
+        fin_srow[k] = nxt_srow[pstart[k] + got[k] - 1'b1];
+        fin_drow[k] = nxt_drow[pstart[k] + got[k] - 1'b1];
+        fin_col[k]  = nxt_col[pstart[k] + got[k] - 1'b1];
       end
     end
   end
@@ -349,26 +376,27 @@ module dma #(
   logic [15:0] wide_h [MaxB];
   always_comb begin
     for (int p = 0; p < MaxB; p++) begin
-      wide_h[p] = 16'd0;
-      if (port_valid[p] && port_wide[p]) begin
+      if (port_wide[p]) begin
         wide_h[p] = bf16_from_i8(hbm_rdata_i[p*8 +: 8]);
+      end else begin
+        wide_h[p] = 16'd0;
       end
     end
   end
 
-  // The byte ports, computed only in a cycle in which some engine moves
-  // bytes (all 0 otherwise: no port is valid then), so that an idle DMA
-  // costs the Verilated model a few stores (docs/rtl.md, "Simulation
-  // speed").  Read and HBM port p: byte p; VMEM write port j: byte j/2,
-  // of a plain copy on j even only, of a wide one the low (j even) or high
-  // byte of its bf16.  Three blocks: the read addresses, and the writes of
-  // each memory, which depend on what the other memory reads (one block
-  // would be a combinational loop to Verilator).
+  // The byte ports, computed only for the valid ones (all 0 otherwise),
+  // so that an idle DMA costs the Verilated model a few stores (docs/rtl.md,
+  // "Simulation speed"), one `if` a port (above).  Read and HBM port p:
+  // byte p; VMEM write ports 2p and 2p+1: byte p, of a plain copy on 2p,
+  // of a wide one the low (2p) and high (2p+1) byte of its bf16.  Three
+  // blocks: the read addresses, and the writes of each memory, which
+  // depend on what the other memory reads (one block would be a
+  // combinational loop to Verilator).
   always_comb begin
     vmem_raddr_o = '0;
     hbm_raddr_o  = '0;
-    if (any_xfer) begin
-      for (int p = 0; p < MaxB; p++) begin
+    for (int p = 0; p < MaxB; p++) begin
+      if (port_valid[p]) begin
         vmem_raddr_o[p*VAW +: VAW] = port_saddr[p][VAW-1:0];
         hbm_raddr_o[p*HAW +: HAW]  = port_saddr[p][HAW-1:0];
       end
@@ -379,17 +407,18 @@ module dma #(
     vmem_we_o    = '0;
     vmem_waddr_o = '0;
     vmem_wdata_o = '0;
-    if (any_xfer) begin
-      for (int j = 0; j < 2 * MaxB; j++) begin
-        if (port_wide[j/2]) begin
-          vmem_we_o[j]               = port_valid[j/2];
-          vmem_waddr_o[j*VAW +: VAW] = port_daddr[j/2][VAW-1:0] + VAW'(j % 2);
-          vmem_wdata_o[j*8 +: 8]     = wide_h[j/2][8*(j%2) +: 8];
-        end else if (j % 2 == 0) begin
-          vmem_we_o[j]               = port_valid[j/2] && port_to_vmem[j/2];
-          vmem_waddr_o[j*VAW +: VAW] = port_daddr[j/2][VAW-1:0];
-          vmem_wdata_o[j*8 +: 8]     = hbm_rdata_i[(j/2)*8 +: 8];
-        end
+    for (int p = 0; p < MaxB; p++) begin
+      if (port_valid[p] && port_wide[p]) begin
+        vmem_we_o[2*p]                   = 1'b1;
+        vmem_we_o[2*p+1]                 = 1'b1;   // the high byte
+        vmem_waddr_o[(2*p)*VAW +: VAW]   = port_daddr[p][VAW-1:0];
+        vmem_waddr_o[(2*p+1)*VAW +: VAW] = port_daddr[p][VAW-1:0] + 1'b1;
+        vmem_wdata_o[(2*p)*8 +: 8]       = wide_h[p][7:0];
+        vmem_wdata_o[(2*p+1)*8 +: 8]     = wide_h[p][15:8];
+      end else if (port_valid[p] && port_to_vmem[p]) begin
+        vmem_we_o[2*p]                   = 1'b1;
+        vmem_waddr_o[(2*p)*VAW +: VAW]   = port_daddr[p][VAW-1:0];
+        vmem_wdata_o[(2*p)*8 +: 8]       = hbm_rdata_i[8*p +: 8];
       end
     end
   end
@@ -400,9 +429,11 @@ module dma #(
     hbm_wdata_o = '0;
     if (any_xfer) begin
       for (int p = 0; p < MaxB; p++) begin
-        hbm_we_o[p]                 = port_valid[p] && !port_to_vmem[p];
-        hbm_waddr_o[p*HAW +: HAW]   = port_daddr[p][HAW-1:0];
-        hbm_wdata_o[p*8 +: 8]       = vmem_rdata_i[p*8 +: 8];
+        if (port_valid[p] && !port_to_vmem[p]) begin
+          hbm_we_o[p]               = 1'b1;
+          hbm_waddr_o[p*HAW +: HAW] = port_daddr[p][HAW-1:0];
+          hbm_wdata_o[p*8 +: 8]     = vmem_rdata_i[p*8 +: 8];
+        end
       end
     end
   end

@@ -50,7 +50,7 @@ module core (
   localparam integer HAW        = $clog2(CFG_HBM_BYTES);
   localparam integer DmaEngines = CFG_DMA_ENGINES;
   localparam integer DmaMaxB    = 32'((CFG_HBM_NUM + CFG_HBM_DEN - 64'd1) / CFG_HBM_DEN);
-  localparam integer DmaPorts   = DmaEngines * DmaMaxB;
+  localparam integer DmaPorts   = DmaMaxB;             // shared by the engines (dma.v)
   localparam integer AvW        = $clog2(DmaMaxB + 1);
   localparam integer IciB       = 32'((CFG_ICI_NUM + CFG_ICI_DEN - 64'd1) / CFG_ICI_DEN);
   localparam integer VecB       = 4 * CFG_SUBLANES * CFG_LANES;

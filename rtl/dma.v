@@ -10,7 +10,11 @@
 //        them in start order, each as many as it still needs, limited by
 //        the VMEM bytes the arbiter left (vmem_left_i);
 //   T16  the bytes move in row order, each row low to high address, in this
-//        cycle: one byte port per (start-order position, byte) pair;
+//        cycle, on MaxB byte ports shared by the engines (T15 lets them
+//        take at most avail_i <= MaxB HBM bytes a cycle together): the
+//        engine at start-order position k has the ports [start_k, start_k
+//        + got_k), start_k = got_0 + ... + got_{k-1}, its i-th byte of the
+//        cycle on port start_k + i;
 //   T17  an engine that moved its last byte (a copy of 0 bytes: at the end
 //        of its WAIT) increments its semaphore at the end of the cycle and
 //        is IDLE from the next one.
@@ -18,9 +22,12 @@
 //        each costs two bytes of the VMEM budget (it takes min(credit,
 //        left / 2)) and lands as the bf16 of its int8 value, two bytes at
 //        vdst + row*dstride + 2*col.
-// VMEM write ports: 2*MaxB per start-order position, port k*2*MaxB + j is
-// VMEM byte j of the engine at position k: HBM byte j of a plain copy, the
-// low (j even) or high byte of HBM byte j/2's bf16 for a wide one.
+// Ports: MaxB HBM read, HBM write and VMEM read ports (port p: byte p of
+// the cycle) and 2*MaxB VMEM write ports, two per byte port: VMEM write
+// port 2p is the byte of port p for a plain dma.h2v, 2p and 2p+1 the low
+// and high byte of its bf16 for a wide one (2p+1 unused by a plain one).
+// Port order is landing order: position, then row order, so the writes of
+// a cycle land in start order (T12a) as with a port block per position.
 // Registers per engine: state, direction, semaphore, the WAIT count, the
 // copy cursor (address of the current source and destination row, column
 // in the row), the row geometry, bytes left and in all; and the start
@@ -50,17 +57,17 @@ module dma #(
   // VMEM budget (vmem arbiter, class 4)
   input  logic [63:0]            vmem_left_i,
   output logic [63:0]            vmem_used_o,
-  // byte ports, port k*MaxB + i = byte i of the engine at start-order position k
-  output logic [2*Engines*MaxB-1:0]     vmem_we_o,      // 2*MaxB write ports a position
-  output logic [2*Engines*MaxB*VAW-1:0] vmem_waddr_o,
-  output logic [2*Engines*MaxB*8-1:0]   vmem_wdata_o,
-  output logic [Engines*MaxB*VAW-1:0]   vmem_raddr_o,
-  input  logic [Engines*MaxB*8-1:0]     vmem_rdata_i,
-  output logic [Engines*MaxB-1:0]       hbm_we_o,
-  output logic [Engines*MaxB*HAW-1:0]   hbm_waddr_o,
-  output logic [Engines*MaxB*8-1:0]     hbm_wdata_o,
-  output logic [Engines*MaxB*HAW-1:0]   hbm_raddr_o,
-  input  logic [Engines*MaxB*8-1:0]     hbm_rdata_i,
+  // byte ports, shared by the engines (above): port p = byte p of the cycle
+  output logic [2*MaxB-1:0]     vmem_we_o,      // two VMEM write ports a byte port
+  output logic [2*MaxB*VAW-1:0] vmem_waddr_o,
+  output logic [2*MaxB*8-1:0]   vmem_wdata_o,
+  output logic [MaxB*VAW-1:0]   vmem_raddr_o,
+  input  logic [MaxB*8-1:0]     vmem_rdata_i,
+  output logic [MaxB-1:0]       hbm_we_o,
+  output logic [MaxB*HAW-1:0]   hbm_waddr_o,
+  output logic [MaxB*8-1:0]     hbm_wdata_o,
+  output logic [MaxB*HAW-1:0]   hbm_raddr_o,
+  input  logic [MaxB*8-1:0]     hbm_rdata_i,
   // completions (T17): semaphore increments and the trace
   output logic [Engines-1:0]     done_o,
   output logic [Engines*5-1:0]   done_sem_o,
@@ -70,7 +77,6 @@ module dma #(
 );
   `include "tpu_isa.vh"
 
-  localparam integer Ports = Engines * MaxB;
   localparam integer AW  = (VAW > HAW) ? VAW : HAW;
   localparam integer EIW = (Engines > 1) ? $clog2(Engines) : 1;
   localparam integer OCW = $clog2(Engines + 1);
@@ -206,6 +212,8 @@ module dma #(
   logic          any_xfer, any_wide;
   logic [63:0]   budget, rem, offer, hrem, cap;
   logic [GW-1:0] got [Engines];               // per start-order position
+  logic [GW-1:0] pstart [Engines];            // its first byte port
+  logic [GW-1:0] nbytes;                      // the bytes of the cycle (<= avail_i <= MaxB)
   always_comb begin
     any_xfer = 1'b0;
     any_wide = 1'b0;
@@ -219,10 +227,12 @@ module dma #(
     if (!any_xfer) begin
       budget = 64'd0;
     end
-    rem = budget;
-    cap = 64'd0;
+    rem    = budget;
+    cap    = 64'd0;
+    nbytes = '0;
     for (int k = 0; k < Engines; k++) begin
-      got[k] = '0;
+      got[k]    = '0;
+      pstart[k] = nbytes;
       if (OCW'(k) < ord_n && cur_state[ord[k]] == Xfer) begin
         cap    = cur_wide[ord[k]] ? {1'b0, rem[63:1]} : rem;
         cap    = (hrem < cap) ? hrem : cap;
@@ -230,59 +240,113 @@ module dma #(
         hrem   = hrem - {{(64 - GW){1'b0}}, got[k]};
         rem    = rem - (cur_wide[ord[k]] ? {{(63 - GW){1'b0}}, got[k], 1'b0}
                                           : {{(64 - GW){1'b0}}, got[k]});
+        nbytes = nbytes + got[k];
       end
     end
   end
   assign xfer_o      = any_xfer;
   assign vmem_used_o = budget - rem;
 
-  // ---- T16: each position's bytes, one step of the copy cursor per byte ------
+  // ---- T16: the byte ports, one step of a copy cursor per port ------------------
+  // One cursor runs over the ports: at the first port of a position it is
+  // loaded with that engine's row addresses and column, at each port it
+  // steps one byte in that engine's geometry, and after a position's last
+  // port it is where that engine's copy stands at the end of the cycle
+  // (fin_*).  pfirst marks the ports where a position that moves bytes
+  // begins, pown_first which position that is.  The ports are computed
+  // only up to nbytes (0 beyond: docs/rtl.md, "Simulation speed").  Each
+  // port's statements are one `if` (and a port costs a flag test, not a
+  // search of the positions): Verilator's statement reordering is
+  // quadratic in the statements of a block's list, and a list of
+  // thousands of unrolled statements held v5e's build (docs/rtl.md,
+  // "v5e's shape").
+  logic [MaxB:0]  pfirst;                     // bit p: port p (bit MaxB: none)
+  logic [EIW-1:0] pown_first [MaxB+1];
+  always_comb begin
+    pfirst = '0;
+    for (int p = 0; p <= MaxB; p++) begin
+      pown_first[p] = '0;
+    end
+    for (int k = 0; k < Engines; k++) begin
+      if (got[k] != '0) begin                 // then pstart[k] < MaxB
+        pfirst[pstart[k]]     = 1'b1;
+        pown_first[pstart[k]] = EIW'(k);
+      end
+    end
+  end
+
+  logic          port_valid   [MaxB];       // (below)
+  logic          port_wide    [MaxB];
+  logic          port_to_vmem [MaxB];
+  logic [AW-1:0] port_saddr   [MaxB];
+  logic [AW-1:0] port_daddr   [MaxB];
+  logic [AW-1:0] nxt_srow     [MaxB+1];       // the cursor after port p
+  logic [AW-1:0] nxt_drow     [MaxB+1];
+  logic [AW:0]   nxt_col      [MaxB+1];
+  always_comb begin
+    logic [AW-1:0]  s, d;
+    logic [AW:0]    c;
+    logic [EIW-1:0] e;
+    s = '0;
+    d = '0;
+    c = '0;
+    e = '0;
+    nxt_srow[MaxB] = '0;
+    nxt_drow[MaxB] = '0;
+    nxt_col[MaxB]  = '0;
+    for (int p = 0; p < MaxB; p++) begin
+      if (GW'(p) < nbytes) begin
+        if (pfirst[p]) begin                  // a position's first byte: its cursor
+          e = ord[pown_first[p]];
+          s = cur_srow[e];
+          d = cur_drow[e];
+          c = cur_col[e];
+        end
+        port_wide[p]    = cur_wide[e];
+        port_to_vmem[p] = cur_to_vmem[e];
+        port_saddr[p]   = s + c[AW-1:0];
+        port_daddr[p]   = d + (cur_wide[e] ? {c[AW-2:0], 1'b0} : c[AW-1:0]);
+        if (c + 1'b1 == cur_rowbytes[e]) begin
+          s = s + cur_sstride[e];
+          d = d + cur_dstride[e];
+          c = '0;
+        end else begin
+          c = c + 1'b1;
+        end
+        nxt_srow[p] = s;
+        nxt_drow[p] = d;
+        nxt_col[p]  = c;
+      end else begin
+        port_wide[p]    = 1'b0;
+        port_to_vmem[p] = 1'b0;
+        port_saddr[p]   = '0;
+        port_daddr[p]   = '0;
+        nxt_srow[p]     = '0;
+        nxt_drow[p]     = '0;
+        nxt_col[p]      = '0;
+      end
+    end
+  end
+
+  // The ports that carry a byte; and where each position's copy stands at
+  // the end of the cycle: the cursor after its last port, pstart[k] +
+  // got[k] - 1 (as it was if it moved none).
   logic [AW-1:0] fin_srow [Engines];
   logic [AW-1:0] fin_drow [Engines];
   logic [AW:0]   fin_col  [Engines];
-  logic          pos_to_vmem [Engines];
-  logic          pos_wide [Engines];
-  logic [AW-1:0] port_saddr [Ports];
-  logic [AW-1:0] port_daddr [Ports];
-  logic          port_valid [Ports];
   always_comb begin
+    for (int p = 0; p < MaxB; p++) begin
+      port_valid[p] = (GW'(p) < nbytes);
+    end
     for (int k = 0; k < Engines; k++) begin
-      logic [AW-1:0] s, d, ss, ds;
-      logic [AW:0]   c, rb;
-      s  = cur_srow[ord[k]];
-      d  = cur_drow[ord[k]];
-      c  = cur_col[ord[k]];
-      rb = cur_rowbytes[ord[k]];
-      ss = cur_sstride[ord[k]];
-      ds = cur_dstride[ord[k]];
-      pos_to_vmem[k] = cur_to_vmem[ord[k]];
-      pos_wide[k]    = cur_wide[ord[k]];
-      // (the ports' addresses only for a position that moves bytes; 0
-      // otherwise: docs/rtl.md, "Simulation speed")
-      for (int i = 0; i < MaxB; i++) begin
-        port_valid[k*MaxB + i] = 1'b0;
-        port_saddr[k*MaxB + i] = '0;
-        port_daddr[k*MaxB + i] = '0;
-      end
+      fin_srow[k] = cur_srow[ord[k]];
+      fin_drow[k] = cur_drow[ord[k]];
+      fin_col[k]  = cur_col[ord[k]];
       if (got[k] != '0) begin
-        for (int i = 0; i < MaxB; i++) begin
-          port_valid[k*MaxB + i] = (GW'(i) < got[k]);
-          port_saddr[k*MaxB + i] = s + c[AW-1:0];
-          port_daddr[k*MaxB + i] = d + (pos_wide[k] ? {c[AW-2:0], 1'b0} : c[AW-1:0]);
-          if (GW'(i) < got[k]) begin
-            if (c + 1'b1 == rb) begin
-              s = s + ss;
-              d = d + ds;
-              c = '0;
-            end else begin
-              c = c + 1'b1;
-            end
-          end
-        end
+        fin_srow[k] = nxt_srow[pstart[k] + got[k] - 1'b1];
+        fin_drow[k] = nxt_drow[pstart[k] + got[k] - 1'b1];
+        fin_col[k]  = nxt_col[pstart[k] + got[k] - 1'b1];
       end
-      fin_srow[k] = s;
-      fin_drow[k] = d;
-      fin_col[k]  = c;
     end
   end
 
@@ -309,30 +373,30 @@ module dma #(
 
   // The bf16 of each HBM byte a wide engine moves this cycle; computed only
   // for those (docs/rtl.md, "Simulation speed").
-  logic [15:0] wide_h [Ports];
+  logic [15:0] wide_h [MaxB];
   always_comb begin
-    for (int p = 0; p < Ports; p++) begin
-      wide_h[p] = 16'd0;
-      if (port_valid[p] && pos_wide[p / MaxB]) begin
+    for (int p = 0; p < MaxB; p++) begin
+      if (port_wide[p]) begin
         wide_h[p] = bf16_from_i8(hbm_rdata_i[p*8 +: 8]);
+      end else begin
+        wide_h[p] = 16'd0;
       end
     end
   end
 
-  // The byte ports, computed only in a cycle in which some engine moves
-  // bytes (all 0 otherwise: no port is valid then), so that an idle DMA
-  // costs the Verilated model a few stores (docs/rtl.md, "Simulation
-  // speed").  VMEM write port V = k*2*MaxB + j of position k: HBM byte j
-  // of a plain copy (j < MaxB), or byte j%2 of the bf16 of HBM byte j/2 of
-  // a wide one; read and HBM port P = k*MaxB + i: byte i.  Three blocks:
-  // the read addresses, and the writes of each memory, which depend on
-  // what the other memory reads (one block would be a combinational loop
-  // to Verilator).
+  // The byte ports, computed only for the valid ones (all 0 otherwise),
+  // so that an idle DMA costs the Verilated model a few stores (docs/rtl.md,
+  // "Simulation speed"), one `if` a port (above).  Read and HBM port p:
+  // byte p; VMEM write ports 2p and 2p+1: byte p, of a plain copy on 2p,
+  // of a wide one the low (2p) and high (2p+1) byte of its bf16.  Three
+  // blocks: the read addresses, and the writes of each memory, which
+  // depend on what the other memory reads (one block would be a
+  // combinational loop to Verilator).
   always_comb begin
     vmem_raddr_o = '0;
     hbm_raddr_o  = '0;
-    if (any_xfer) begin
-      for (int p = 0; p < Ports; p++) begin
+    for (int p = 0; p < MaxB; p++) begin
+      if (port_valid[p]) begin
         vmem_raddr_o[p*VAW +: VAW] = port_saddr[p][VAW-1:0];
         hbm_raddr_o[p*HAW +: HAW]  = port_saddr[p][HAW-1:0];
       end
@@ -343,20 +407,18 @@ module dma #(
     vmem_we_o    = '0;
     vmem_waddr_o = '0;
     vmem_wdata_o = '0;
-    if (any_xfer) begin
-      for (int k = 0; k < Engines; k++) begin
-        for (int j = 0; j < 2 * MaxB; j++) begin
-          if (pos_wide[k]) begin
-            vmem_we_o[k*2*MaxB + j]                 = port_valid[k*MaxB + j/2];
-            vmem_waddr_o[(k*2*MaxB + j)*VAW +: VAW] = port_daddr[k*MaxB + j/2][VAW-1:0]
-                                                    + VAW'(j % 2);
-            vmem_wdata_o[(k*2*MaxB + j)*8 +: 8]     = wide_h[k*MaxB + j/2][8*(j%2) +: 8];
-          end else if (j < MaxB) begin
-            vmem_we_o[k*2*MaxB + j]                 = port_valid[k*MaxB + j] && pos_to_vmem[k];
-            vmem_waddr_o[(k*2*MaxB + j)*VAW +: VAW] = port_daddr[k*MaxB + j][VAW-1:0];
-            vmem_wdata_o[(k*2*MaxB + j)*8 +: 8]     = hbm_rdata_i[(k*MaxB + j)*8 +: 8];
-          end
-        end
+    for (int p = 0; p < MaxB; p++) begin
+      if (port_valid[p] && port_wide[p]) begin
+        vmem_we_o[2*p]                   = 1'b1;
+        vmem_we_o[2*p+1]                 = 1'b1;   // the high byte
+        vmem_waddr_o[(2*p)*VAW +: VAW]   = port_daddr[p][VAW-1:0];
+        vmem_waddr_o[(2*p+1)*VAW +: VAW] = port_daddr[p][VAW-1:0] + 1'b1;
+        vmem_wdata_o[(2*p)*8 +: 8]       = wide_h[p][7:0];
+        vmem_wdata_o[(2*p+1)*8 +: 8]     = wide_h[p][15:8];
+      end else if (port_valid[p] && port_to_vmem[p]) begin
+        vmem_we_o[2*p]                   = 1'b1;
+        vmem_waddr_o[(2*p)*VAW +: VAW]   = port_daddr[p][VAW-1:0];
+        vmem_wdata_o[(2*p)*8 +: 8]       = hbm_rdata_i[8*p +: 8];
       end
     end
   end
@@ -366,11 +428,11 @@ module dma #(
     hbm_waddr_o = '0;
     hbm_wdata_o = '0;
     if (any_xfer) begin
-      for (int k = 0; k < Engines; k++) begin
-        for (int i = 0; i < MaxB; i++) begin
-          hbm_we_o[k*MaxB + i]                 = port_valid[k*MaxB + i] && !pos_to_vmem[k];
-          hbm_waddr_o[(k*MaxB + i)*HAW +: HAW] = port_daddr[k*MaxB + i][HAW-1:0];
-          hbm_wdata_o[(k*MaxB + i)*8 +: 8]     = vmem_rdata_i[(k*MaxB + i)*8 +: 8];
+      for (int p = 0; p < MaxB; p++) begin
+        if (port_valid[p] && !port_to_vmem[p]) begin
+          hbm_we_o[p]               = 1'b1;
+          hbm_waddr_o[p*HAW +: HAW] = port_daddr[p][HAW-1:0];
+          hbm_wdata_o[p*8 +: 8]     = vmem_rdata_i[p*8 +: 8];
         end
       end
     end

@@ -10,15 +10,19 @@
 //   - dense (Sparse 0): one Verilated array of Bytes bytes, as before;
 //   - sparse (Sparse 1): the bytes live in the bench's C++ store,
 //     sim/rtl/hbm_sparse.cpp, 64 KiB pages allocated on the first write,
-//     read and written through DPI calls.  A Verilated array is a member of
-//     the model's class, so 16 GiB of it does not fit in the host (and an
-//     integer parameter cannot even say its size).  The writes are made at
-//     the clock edge in the same order as the dense array's; wseq_q, a
-//     count of the cycles with a write, is an argument of every read, so
-//     the reads are ordered after the writes of the edge (a DPI call's
-//     effect on the store is invisible to its scheduling otherwise).
-//     Simulation only, like the array: synthesis (SYNTHESIS) sees a black
-//     box either way (sim/rtl/synth.sh).
+//     read and written through DPI calls, one per class of ports (the
+//     backdoor, the DMA's byte ports) with the class's packed addresses,
+//     enables and data, so that C++ loops over the bytes and Verilator sees
+//     O(classes) calls, not one per byte port (as rtl/vmem.v's Dpi
+//     branch).  A Verilated array is a member of the model's class, so 16
+//     GiB of it does not fit in the host (and an integer parameter cannot
+//     even say its size).  The writes are made at the clock edge in the
+//     same order as the dense array's; wseq_q, a count of the cycles with
+//     a write, is an argument of every read, so the reads are ordered
+//     after the writes of the edge (a DPI call's effect on the store is
+//     invisible to its scheduling otherwise).  Addresses wrap at AW bits,
+//     as the array's index.  Simulation only, like the array: synthesis
+//     (SYNTHESIS) sees a black box either way (sim/rtl/synth.sh).
 module hbm_mem #(
   parameter logic [63:0] Bytes    = 64'd16777216,
   parameter integer      AW       = 24,        // address bits, 2^AW >= Bytes
@@ -76,50 +80,44 @@ module hbm_mem #(
   end else begin : g_sparse
 `ifndef SYNTHESIS
     // sim/rtl/hbm_sparse.cpp; h is this memory's store (one per core).
-    import "DPI-C" function chandle tpu_hbm_sparse_new(input longint unsigned bytes);
-    import "DPI-C" function byte unsigned tpu_hbm_sparse_rd(input chandle h, input longint unsigned addr,
-                                                           input int unsigned wseq);
-    import "DPI-C" function void tpu_hbm_sparse_wr(input chandle h, input longint unsigned addr,
-                                                  input byte unsigned data);
+    import "DPI-C" function chandle tpu_hbm_sparse_new(input longint unsigned bytes,
+                                                       input int unsigned aw);
+    // reads: the 64 bytes at addr (the backdoor), or byte p at address
+    // field p (the DMA's ports); wseq only orders the call (above)
+    import "DPI-C" function void tpu_hbm_sparse_rd_bd(input chandle h, input int unsigned wseq,
+      input bit [AW-1:0] addr, output bit [511:0] data);
+    import "DPI-C" function void tpu_hbm_sparse_rd_dma(input chandle h, input int unsigned wseq,
+      input int unsigned ports, input bit [DmaPorts*AW-1:0] addr, output bit [DmaPorts*8-1:0] data);
+    // writes: the backdoor's bytes whose strobe is set, the ports whose
+    // enable is set, in port order
+    import "DPI-C" function void tpu_hbm_sparse_wr_bd(input chandle h, input bit [AW-1:0] addr,
+      input bit [63:0] strb, input bit [511:0] data);
+    import "DPI-C" function void tpu_hbm_sparse_wr_dma(input chandle h, input int unsigned ports,
+      input bit [DmaPorts-1:0] we, input bit [DmaPorts*AW-1:0] addr, input bit [DmaPorts*8-1:0] data);
     chandle      h;
     logic [31:0] wseq_q;                       // cycles with a write (orders the reads)
     initial begin
-      h      = tpu_hbm_sparse_new(Bytes);
+      h      = tpu_hbm_sparse_new(Bytes, AW);
       wseq_q = 32'd0;
     end
-
-    // an address of AW bits (wrapping as the array's index) as 64
-    function automatic longint unsigned at(input logic [AW-1:0] a);
-      at = 64'(a);
-    endfunction
 
     always_comb begin
       bd_rdata_o = '0;
       if (bd_re_i) begin
-        for (int i = 0; i < 64; i++) begin
-          bd_rdata_o[8*i +: 8] = tpu_hbm_sparse_rd(h, at(bd_addr_i[AW-1:0] + AW'(i)), wseq_q);
-        end
+        tpu_hbm_sparse_rd_bd(h, wseq_q, bd_addr_i[AW-1:0], bd_rdata_o);
       end
     end
 
     always_comb begin
-      for (int p = 0; p < DmaPorts; p++) begin
-        rdata_o[8*p +: 8] = tpu_hbm_sparse_rd(h, at(raddr_i[p*AW +: AW]), wseq_q);
-      end
+      tpu_hbm_sparse_rd_dma(h, wseq_q, DmaPorts, raddr_i, rdata_o);
     end
 
     always_ff @(posedge clk_i) begin
       if (bd_we_i) begin
-        for (int i = 0; i < 64; i++) begin
-          if (bd_wstrb_i[i]) begin
-            tpu_hbm_sparse_wr(h, at(bd_addr_i[AW-1:0] + AW'(i)), bd_wdata_i[8*i +: 8]);
-          end
-        end
+        tpu_hbm_sparse_wr_bd(h, bd_addr_i[AW-1:0], bd_wstrb_i, bd_wdata_i);
       end
-      for (int p = 0; p < DmaPorts; p++) begin
-        if (we_i[p]) begin
-          tpu_hbm_sparse_wr(h, at(waddr_i[p*AW +: AW]), wdata_i[8*p +: 8]);
-        end
+      if (we_i != '0) begin
+        tpu_hbm_sparse_wr_dma(h, DmaPorts, we_i, waddr_i, wdata_i);
       end
       if (bd_we_i || we_i != '0) begin
         wseq_q <= wseq_q + 32'd1;

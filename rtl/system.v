@@ -54,7 +54,7 @@ module system #(
   localparam integer VAW        = $clog2(CFG_VMEM_BYTES);
   localparam integer DmaEngines = CFG_DMA_ENGINES;
   localparam integer DmaMaxB    = 32'((CFG_HBM_NUM + CFG_HBM_DEN - 64'd1) / CFG_HBM_DEN);
-  localparam integer DmaPorts   = DmaEngines * DmaMaxB;
+  localparam integer DmaPorts   = DmaMaxB;             // shared by the engines (dma.v)
   localparam integer IciB       = 32'((CFG_ICI_NUM + CFG_ICI_DEN - 64'd1) / CFG_ICI_DEN);
   localparam integer VecB       = 4 * CFG_SUBLANES * CFG_LANES;
   localparam integer LinkW      = 1 + 1 + 5 + 16 + VAW + 64 + 8 * IciB;

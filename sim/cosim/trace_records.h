@@ -72,7 +72,7 @@ struct Shape {
         uint64_t num, den;
         tpu_config_bytes_per_cycle(c.hbm_bw, c.clock_hz, &num, &den);
         dma_engines = (unsigned)c.dma_engines;
-        dma_ports = dma_engines * (unsigned)((num + den - 1) / den);
+        dma_ports = (unsigned)((num + den - 1) / den);   // shared by the engines (rtl/dma.v)
         num_mxu = (unsigned)c.num_mxu;
         mxu_n = (unsigned)c.mxu_n;
         vec_bytes = 4 * (unsigned)(c.vpu_sublanes * c.vpu_lanes);

@@ -4,11 +4,13 @@
 // A store per hbm_mem instance (one per core), made by the instance's
 // initial block.  Bytes live in 64 KiB pages allocated on the first write
 // (of any value); a byte never written reads 0, as in the C model's HBM
-// (cmodel/hbm.c) and the dense array.  rtl/hbm_mem.v calls the functions
-// below from its read logic (every DMA byte port, every cycle) and its
-// clocked block (the writes of the edge, in port order).  The bench
-// compares HBM at the end only on the pages either side wrote
-// (tpu_hbm_sparse_pages, sim/rtl/rtl_bench.cpp).
+// (cmodel/hbm.c) and the dense array.  rtl/hbm_mem.v calls one function per
+// class of ports (the backdoor, the DMA's byte ports) with the class's
+// packed vectors, from its read logic and its clocked block (the writes of
+// the edge: backdoor, then the ports in port order); addresses wrap at the
+// memory's AW bits, as the array's index.  The bench compares HBM at the
+// end only on the pages either side wrote (tpu_hbm_sparse_pages,
+// sim/rtl/rtl_bench.cpp).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "hbm_sparse.h"
+#include "svdpi.h"
 
 namespace {
 
@@ -25,6 +28,8 @@ constexpr uint64_t kPage = 1ull << kPageBits;
 
 struct Store {
     uint64_t bytes;
+    uint64_t mask;                  // 2^aw - 1
+    unsigned aw;
     std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages;
     // The last page looked up: a DMA engine's bytes of a cycle are
     // consecutive, so most reads hit it.
@@ -50,28 +55,17 @@ std::vector<std::unique_ptr<Store>> &stores()
     return s;
 }
 
-}  // namespace
-
-extern "C" void *tpu_hbm_sparse_new(unsigned long long bytes)
+// The byte at addr, 0 where no page is.
+uint8_t rd(Store *s, uint64_t addr)
 {
-    stores().emplace_back(new Store{bytes, {}, UINT64_MAX, nullptr});
-    return stores().back().get();
-}
-
-extern "C" unsigned char tpu_hbm_sparse_rd(void *h, unsigned long long addr, unsigned int wseq)
-{
-    (void)wseq;     // only there to order the reads after the writes (hbm_mem.v)
-    Store *s = static_cast<Store *>(h);
-    if (!s)
-        return 0;
     const uint8_t *p = s->page(addr >> kPageBits);
     return p ? p[addr & (kPage - 1)] : 0;
 }
 
-extern "C" void tpu_hbm_sparse_wr(void *h, unsigned long long addr, unsigned char data)
+// The byte at addr written (nothing past the end).
+void wr(Store *s, uint64_t addr, uint8_t data)
 {
-    Store *s = static_cast<Store *>(h);
-    if (!s || addr >= s->bytes)
+    if (addr >= s->bytes)
         return;
     uint64_t no = addr >> kPageBits;
     uint8_t *p = s->page(no);
@@ -86,6 +80,100 @@ extern "C" void tpu_hbm_sparse_wr(void *h, unsigned long long addr, unsigned cha
     }
     p[addr & (kPage - 1)] = data;
 }
+
+// Packed vectors as sim/rtl/vmem_dpi.cpp reads them: bits [lsb, lsb + w)
+// (w at most 64), bit i in word i/32; bit i; byte k.
+uint64_t field(const svBitVecVal *v, uint64_t lsb, unsigned w)
+{
+    uint64_t x = 0;
+    for (unsigned got = 0; got < w;) {
+        uint64_t b = lsb + got;
+        unsigned sh = (unsigned)(b % 32);
+        unsigned n = 32 - sh;
+        if (n > w - got)
+            n = w - got;
+        uint64_t bits = (uint64_t)(v[b / 32] >> sh) & ((1ull << n) - 1);
+        x |= bits << got;
+        got += n;
+    }
+    return x;
+}
+
+bool bit(const svBitVecVal *v, uint64_t i)
+{
+    return (v[i / 32] >> (i % 32)) & 1u;
+}
+
+uint8_t byte_of(const svBitVecVal *v, uint64_t k)
+{
+    return (uint8_t)(v[k / 4] >> (8 * (k % 4)));
+}
+
+}  // namespace
+
+extern "C" {
+
+void *tpu_hbm_sparse_new(unsigned long long bytes, unsigned int aw)
+{
+    uint64_t mask = aw >= 64 ? ~0ull : (1ull << aw) - 1;
+    stores().emplace_back(new Store{bytes, mask, aw, {}, UINT64_MAX, nullptr});
+    return stores().back().get();
+}
+
+// The 64 bytes at addr (wrapping at aw bits) into data; wseq only orders
+// the call after the writes of the edge (hbm_mem.v).
+void tpu_hbm_sparse_rd_bd(void *h, unsigned int wseq, const svBitVecVal *addr, svBitVecVal *data)
+{
+    (void)wseq;
+    memset(data, 0, 64);
+    Store *s = static_cast<Store *>(h);
+    if (!s)
+        return;
+    uint64_t a = field(addr, 0, s->aw);
+    for (unsigned i = 0; i < 64; i++)
+        data[i / 4] |= (svBitVecVal)rd(s, (a + i) & s->mask) << (8 * (i % 4));
+}
+
+// Byte p of data from the address in field p of addr, for ports p.
+void tpu_hbm_sparse_rd_dma(void *h, unsigned int wseq, unsigned int ports, const svBitVecVal *addr,
+                           svBitVecVal *data)
+{
+    (void)wseq;
+    memset(data, 0, (size_t)((ports + 3) / 4) * sizeof(svBitVecVal));
+    Store *s = static_cast<Store *>(h);
+    if (!s)
+        return;
+    for (unsigned p = 0; p < ports; p++)
+        data[p / 4] |= (svBitVecVal)rd(s, field(addr, (uint64_t)p * s->aw, s->aw)) << (8 * (p % 4));
+}
+
+// The backdoor's bytes whose strobe bit is set, at addr + i (wrapping).
+void tpu_hbm_sparse_wr_bd(void *h, const svBitVecVal *addr, const svBitVecVal *strb,
+                          const svBitVecVal *data)
+{
+    Store *s = static_cast<Store *>(h);
+    if (!s)
+        return;
+    uint64_t a = field(addr, 0, s->aw);
+    for (unsigned i = 0; i < 64; i++)
+        if (bit(strb, i))
+            wr(s, (a + i) & s->mask, byte_of(data, i));
+}
+
+// Byte p of data at the address in field p of addr, for each port p whose
+// enable is set, in port order (the later port wins).
+void tpu_hbm_sparse_wr_dma(void *h, unsigned int ports, const svBitVecVal *we,
+                           const svBitVecVal *addr, const svBitVecVal *data)
+{
+    Store *s = static_cast<Store *>(h);
+    if (!s)
+        return;
+    for (unsigned p = 0; p < ports; p++)
+        if (bit(we, p))
+            wr(s, field(addr, (uint64_t)p * s->aw, s->aw), byte_of(data, p));
+}
+
+}  // extern "C"
 
 void tpu_hbm_sparse_pages(std::vector<uint64_t> &out)
 {
@@ -123,7 +211,7 @@ void tpu_hbm_sparse_read(size_t i, uint64_t addr, uint8_t *dst, size_t n)
 
 void tpu_hbm_sparse_write(size_t i, uint64_t addr, const uint8_t *src, size_t n)
 {
-    void *h = stores()[i].get();
+    Store *s = stores()[i].get();
     for (size_t j = 0; j < n; j++)
-        tpu_hbm_sparse_wr(h, addr + j, src[j]);
+        wr(s, addr + j, src[j]);
 }

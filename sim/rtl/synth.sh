@@ -49,7 +49,7 @@ aw=0; while [ $((1 << aw)) -lt "$vbytes" ]; do aw=$((aw + 1)); done
 "$yosys" -q -w "Replacing memory" -l "$out/vmem.log" -p "
 read_verilog -sv -DSYNTHESIS -Irtl rtl/vmem.v
 hierarchy -check -top vmem -chparam Bytes $vbytes -chparam AW $aw -chparam NumMxu $nmxu \
-  -chparam MxuN $n -chparam MxuW $(cfg CFG_MXU_WLOADS) -chparam VecB $vecb -chparam DmaPorts $(( $(cfg CFG_DMA_ENGINES) * dmab )) \
+  -chparam MxuN $n -chparam MxuW $(cfg CFG_MXU_WLOADS) -chparam VecB $vecb -chparam DmaPorts $dmab \
   -chparam IciB $icib
 proc
 opt -fast

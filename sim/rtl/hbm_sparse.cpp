@@ -19,9 +19,14 @@
 #include <vector>
 
 #include "hbm_sparse.h"
+#include "dpi_vec.h"
 #include "svdpi.h"
 
 namespace {
+
+using tpu_dpi::bit;
+using tpu_dpi::byte_of;
+using tpu_dpi::field;
 
 constexpr unsigned kPageBits = 16;
 constexpr uint64_t kPage = 1ull << kPageBits;
@@ -79,34 +84,6 @@ void wr(Store *s, uint64_t addr, uint8_t data)
         s->last = p;
     }
     p[addr & (kPage - 1)] = data;
-}
-
-// Packed vectors as sim/rtl/vmem_dpi.cpp reads them: bits [lsb, lsb + w)
-// (w at most 64), bit i in word i/32; bit i; byte k.
-uint64_t field(const svBitVecVal *v, uint64_t lsb, unsigned w)
-{
-    uint64_t x = 0;
-    for (unsigned got = 0; got < w;) {
-        uint64_t b = lsb + got;
-        unsigned sh = (unsigned)(b % 32);
-        unsigned n = 32 - sh;
-        if (n > w - got)
-            n = w - got;
-        uint64_t bits = (uint64_t)(v[b / 32] >> sh) & ((1ull << n) - 1);
-        x |= bits << got;
-        got += n;
-    }
-    return x;
-}
-
-bool bit(const svBitVecVal *v, uint64_t i)
-{
-    return (v[i / 32] >> (i % 32)) & 1u;
-}
-
-uint8_t byte_of(const svBitVecVal *v, uint64_t k)
-{
-    return (uint8_t)(v[k / 4] >> (8 * (k % 4)));
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ RTL_BENCH_CPP    := sim/rtl/rtl_bench.cpp
 # HBM of rtl/hbm_mem.v (HBM above 1 GiB) and the VMEM of rtl/vmem.v (core.v's
 # VmemDpi); every bench links both
 RTL_SPARSE_CPP   := sim/rtl/hbm_sparse.cpp sim/rtl/vmem_dpi.cpp
-RTL_BENCH_HDRS   := sim/cosim/trace_records.h sim/cosim/trace_port.h sim/cosim/verdict.h rtl/trace_ports.def sim/rtl/hbm_sparse.h \
+RTL_BENCH_HDRS   := sim/cosim/trace_records.h sim/cosim/trace_port.h sim/cosim/verdict.h rtl/trace_ports.def sim/rtl/hbm_sparse.h sim/rtl/dpi_vec.h \
                     sim/rtl/vmem_dpi.h
 RTL_OBJCACHE     := $(if $(shell command -v ccache 2>/dev/null),ccache,)
 # --unroll-count: the VMEM write loops (one per write class, in priority

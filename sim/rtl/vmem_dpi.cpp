@@ -17,10 +17,15 @@
 #include <memory>
 #include <vector>
 
+#include "dpi_vec.h"
 #include "svdpi.h"
 #include "vmem_dpi.h"
 
 namespace {
+
+using tpu_dpi::bit;
+using tpu_dpi::byte_of;
+using tpu_dpi::field;
 
 struct Store {
     uint64_t bytes;
@@ -46,33 +51,6 @@ std::vector<std::unique_ptr<Store>> &stores()
 {
     static std::vector<std::unique_ptr<Store>> s;
     return s;
-}
-
-// Bits [lsb, lsb + w) of a packed vector (w at most 64), bit i in word i/32.
-uint64_t field(const svBitVecVal *v, uint64_t lsb, unsigned w)
-{
-    uint64_t x = 0;
-    for (unsigned got = 0; got < w;) {
-        uint64_t b = lsb + got;
-        unsigned sh = (unsigned)(b % 32);
-        unsigned n = 32 - sh;
-        if (n > w - got)
-            n = w - got;
-        uint64_t bits = (uint64_t)(v[b / 32] >> sh) & ((1ull << n) - 1);
-        x |= bits << got;
-        got += n;
-    }
-    return x;
-}
-
-bool bit(const svBitVecVal *v, uint64_t i)
-{
-    return (v[i / 32] >> (i % 32)) & 1u;
-}
-
-uint8_t byte_of(const svBitVecVal *v, uint64_t k)
-{
-    return (uint8_t)(v[k / 4] >> (8 * (k % 4)));
 }
 
 // rows x bytes read: row r at address field r, its byte i to data byte

@@ -8,10 +8,11 @@
 # trace records of every cycle, how and when the run ended and the final
 # VMEM and HBM.  Every 8th seed (seed % 8 == 7) is made with --errors: the
 # program stops with a deliberate run-time error, which both sides must
-# report at the same cycle.  Every 5th seed (seed % 5 == 4) is a two-core
-# program (tpu-randprog --cores 2, with dma.ici) run by rtl-bench2 beside
-# RTL_BENCH (two cores in a ring); when that is not built those seeds are
-# skipped and counted as such.
+# report at the same cycle.  Every 5th seed (seed % 5 == 4) is a program
+# for several cores (tpu-randprog --cores N, with dma.ici): four cores
+# (rtl-bench4 beside RTL_BENCH, a ring of four) when seed % 20 == 19, two
+# (rtl-bench2, a ring of two) otherwise; when that bench is not built those
+# seeds are skipped and counted as such.
 #
 # With --seconds S it stops starting new seeds after S seconds (make soak).
 # --keep also keeps, for each failure, the waveform of the cycles before
@@ -58,18 +59,24 @@ cfg=$(sed -n 's/^#define RTL_CONFIG "\(.*\)"$/\1/p' "$(dirname "$bench")/rtl_con
 cfg=${cfg:-tiny}
 bench2=$(dirname "$bench")/rtl-bench2
 [ -x "$bench2" ] || bench2=""
+bench4=$(dirname "$bench")/rtl-bench4
+[ -x "$bench4" ] || bench4=""
 faildir=build/cosim-fail
 work=$(mktemp -d "${TMPDIR:-/tmp}/cosim_random.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$faildir" || exit 2
 
-# one SEED: generate, assemble, run; prints "ok SEED", "ok2 SEED" (two
-# cores), "skip SEED" or "FAIL SEED ..."
+# one SEED: generate, assemble, run; prints "ok SEED CYCLES", "ok2 SEED
+# CYCLES" (two cores), "ok4 SEED CYCLES" (four), "skip2 SEED", "skip4 SEED"
+# or "FAIL SEED ..."
 one() {
   local seed=$1 opt="" src="$work/$1.s" obj="$work/$1.bin" log="$work/$1.log" b=$bench ok=ok
   [ $((seed % 8)) -eq 7 ] && opt=--errors
-  if [ $((seed % 5)) -eq 4 ]; then
-    [ -n "$bench2" ] || { echo "skip $seed"; return; }
+  if [ $((seed % 20)) -eq 19 ]; then
+    [ -n "$bench4" ] || { echo "skip4 $seed"; return; }
+    opt="$opt --cores 4" b=$bench4 ok=ok4
+  elif [ $((seed % 5)) -eq 4 ]; then
+    [ -n "$bench2" ] || { echo "skip2 $seed"; return; }
     opt="$opt --cores 2" b=$bench2 ok=ok2
   fi
   if ! "$bin/tpu-randprog" --config "$cfg" --seed "$seed" --length "$length" $opt -o "$src" \
@@ -101,7 +108,7 @@ one() {
   rm -f "$src" "$obj" "$log"
 }
 export -f one
-export bin bench bench2 cfg length work faildir keep
+export bin bench bench2 bench4 cfg length work faildir keep
 
 # Ctrl-C / SIGTERM: stop starting seeds and end the ones in flight (the
 # xargs below and its children; a terminal's Ctrl-C reaches them anyway).
@@ -135,7 +142,7 @@ progress() {
 }
 
 source "$(dirname "$0")/checks.sh"   # ok, bad, skip: TAP (tests/README.md)
-two=0 cycles=0
+two=0 four=0 skip2=0 skip4=0 cycles=0
 start=$SECONDS
 next=$first
 last=$((first + count - 1))
@@ -152,8 +159,12 @@ while [ "$next" -le "$last" ] && [ "$stop" = 0 ]; do
       cycles=$((cycles + ${rest#* })); ok "seed ${rest% *}: ${rest#* } cycles in lockstep"
     elif [ "$word" = ok2 ]; then
       two=$((two + 1)) cycles=$((cycles + ${rest#* })); ok "seed ${rest% *} (two cores): ${rest#* } cycles in lockstep"
-    elif [ "$word" = skip ]; then
-      skip "seed $rest (two cores)" "no $(dirname "$bench")/rtl-bench2"
+    elif [ "$word" = ok4 ]; then
+      four=$((four + 1)) cycles=$((cycles + ${rest#* })); ok "seed ${rest% *} (four cores): ${rest#* } cycles in lockstep"
+    elif [ "$word" = skip2 ]; then
+      skip2=$((skip2 + 1)); skip "seed $rest (two cores)" "no $(dirname "$bench")/rtl-bench2"
+    elif [ "$word" = skip4 ]; then
+      skip4=$((skip4 + 1)); skip "seed $rest (four cores)" "no $(dirname "$bench")/rtl-bench4"
     elif [ "$word" = int ]; then
       stop=1
     else
@@ -169,8 +180,9 @@ while [ "$next" -le "$last" ] && [ "$stop" = 0 ]; do
   next=$((end + 1))
 done
 [ "$show" = 1 ] && printf '\r\033[K' >&2
-extra=", $two two-core"
-[ "$skipped" -gt 0 ] && extra="$extra, $skipped two-core skipped: no $(dirname "$bench")/rtl-bench2"
+extra=", $two two-core, $four four-core"
+[ "$skip2" -gt 0 ] && extra="$extra, $skip2 two-core skipped: no $(dirname "$bench")/rtl-bench2"
+[ "$skip4" -gt 0 ] && extra="$extra, $skip4 four-core skipped: no $(dirname "$bench")/rtl-bench4"
 if [ "$stop" = 1 ]; then
   echo "cosim random: interrupted after $((pass + fail)) seeds: $pass passed, $fail failed" \
        "($cfg, from seed $first$extra)"

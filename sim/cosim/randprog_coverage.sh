@@ -4,7 +4,8 @@
 # What the random programs of the lockstep tests cover, in ISA terms
 # (docs/cosim.md, "Random programs"): the programs of seeds FIRST_SEED..
 # (default 1) made as tests/cosim_random.sh makes them (every 8th with
-# --errors, every 5th for two cores) are assembled and run on the C model
+# --errors, every 5th for several cores: four when seed % 20 == 19, two
+# otherwise) are assembled and run on the C model
 # (tpu-sim --json), and the script counts
 #   - the instructions of the ISA (the table: tpu-isagen --markdown) that
 #     the programs use, and those they never use;
@@ -40,7 +41,8 @@ trap 'rm -rf "$work"' EXIT
 for ((s = first; s < first + count; s++)); do
   opt="" cores=1
   [ $((s % 8)) -eq 7 ] && opt=--errors
-  [ $((s % 5)) -eq 4 ] && { opt="$opt --cores 2"; cores=2; }
+  if [ $((s % 20)) -eq 19 ]; then opt="$opt --cores 4"; cores=4
+  elif [ $((s % 5)) -eq 4 ]; then opt="$opt --cores 2"; cores=2; fi
   # shellcheck disable=SC2086
   "$bin/tpu-randprog" --config "$cfg" --seed "$s" $opt -o "$work/p.s" >/dev/null 2>&1 \
     && "$bin/tpu-as" --config "$cfg" -o "$work/p.bin" "$work/p.s" >/dev/null 2>&1 \

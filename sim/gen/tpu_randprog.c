@@ -8,10 +8,10 @@
  * One seed makes one program, printed as assembly text for tpu-as.  The
  * program is a weighted mix of every instruction class the config has
  * (scalar ALU, branches and bounded loops, DMA, MXU, VPU, semaphores,
- * sync; with --cores 2 also dma.ici) plus directed hazard streams
+ * sync; with --cores 2 or 4 also dma.ici) plus directed hazard streams
  * (back-to-back weight swaps, DMA into a tile the MXU is reading, full
  * queues, reused semaphores, extreme strides, special fp values; with
- * --cores 2 transfers landing in tiles the neighbour's units are using,
+ * several cores transfers landing in tiles the neighbour's units are using,
  * back-to-back transfers on one link, and every VMEM client at once).
  * The instructions come from the table in cmodel/isa.def: an instruction
  * this file knows nothing about is still generated when its operands are
@@ -20,11 +20,13 @@
  * Every program terminates: loops are counted, every sem.wait takes no
  * more than the increments already dispatched before it, every memory
  * footprint is checked here against the config as T5 checks it, and the
- * program ends with halt.  A two-core program (a ring of two: rtl-bench2,
- * tpu-sim --cores 2) runs on both cores, and its control flow never
- * depends on cid, so each core's transfers are matched by the
- * neighbour's: the rsem increments a core waits for are those of the
- * neighbour's copy of a dma.ici the core has itself dispatched.  Data
+ * program ends with halt.  A program for several cores (a ring of two or
+ * four: rtl-bench2, rtl-bench4, tpu-sim --cores N) runs on every core, and
+ * its control flow never depends on cid, so each core's transfers are
+ * matched by a neighbour's: a dma.ici on port p lands on the next core
+ * (port 0) or the previous one (port 1), and every core runs it, so the
+ * rsem increments a core waits for are those of its neighbour's copy of a
+ * dma.ici the core has itself dispatched.  Data
  * (VPU scalars, some source addresses) do depend on cid.  --errors inserts
  * one run-time error on purpose (out-of-range or misaligned access,
  * illegal word, deadlock, bad pc, no such MXU, an ICI port without a
@@ -69,7 +71,7 @@ typedef struct gen {
     FILE *out;
     char cfgname[256];
     unsigned n, nmxu, elems, qdepth;
-    unsigned cores;           /* 1, or 2: a ring of two with dma.ici */
+    unsigned cores;           /* 1, or 2 or 4: a ring with dma.ici */
     uint64_t vwin, hwin;      /* windows most accesses stay in */
     uint64_t pending[TPU_NUM_SEMS];
     int errors, error_done;
@@ -485,9 +487,9 @@ static void gen_sync(gen *g)
 }
 
 /* A dma.ici of `bytes` from vsrc (plus 64 * cid when `per_core`) to rdst in
- * the neighbour's VMEM, on port 0 or 1 (in a ring of two both lead to the
- * other core).  The neighbour runs the same instruction, so rsem counts up
- * here as often as lsem does. */
+ * a neighbour's VMEM, on port 0 (to the next core) or 1 (the previous one;
+ * in a ring of two both lead to the other core).  Every core runs the same
+ * instruction, so rsem counts up here as often as lsem does. */
 static void emit_ici(gen *g, unsigned port, uint64_t rdst, uint64_t vsrc, uint64_t bytes,
                      int per_core, unsigned lsem, unsigned rsem)
 {
@@ -519,7 +521,7 @@ static void gen_ici(gen *g)
     int per_core = one_in(g, 3);
     int64_t st;
     region(g, 1, bytes, 1, g->vwin, g->cfg.vmem_bytes, &st, &dst);
-    region(g, 1, bytes + 64, 1, g->vwin, g->cfg.vmem_bytes, &st, &src);
+    region(g, 1, bytes + 64 * (g->cores - 1), 1, g->vwin, g->cfg.vmem_bytes, &st, &src);
     emit_ici(g, (unsigned)below(g, 2), dst, src, bytes, per_core, pick_sem(g), pick_sem(g));
 }
 
@@ -662,7 +664,7 @@ static void hazard_special_vpu(gen *g)
     insn(g, "vst     v8, s9, %u", 12 * g->elems);
 }
 
-/* Two cores: a transfer into the weight tile, the activation rows or the
+/* Several cores: a transfer into the weight tile, the activation rows or the
  * result rows the neighbour's MXU is using right now (the neighbour runs
  * the same stream), and a DMA and a vst into where the transfer lands, so
  * that incoming ICI (class 1), MXU, VPU and DMA writes meet. */
@@ -698,7 +700,7 @@ static void hazard_ici_into_busy(gen *g)
     }
 }
 
-/* Two cores: transfers back to back, on one link (the queue head waits for
+/* Several cores: transfers back to back, on one link (the queue head waits for
  * it and holds back the rest) or both, 0-byte ones among them, more than
  * the ICI queue holds. */
 static void hazard_ici_stream(gen *g)
@@ -720,7 +722,7 @@ static void hazard_ici_stream(gen *g)
     }
 }
 
-/* Two cores: every VMEM client at once (T11, T12: incoming and outgoing
+/* Several cores: every VMEM client at once (T11, T12: incoming and outgoing
  * ICI, the MXUs, the VPU and the DMA engines share the budget). */
 static void hazard_ici_budget(gen *g)
 {
@@ -922,7 +924,9 @@ static void generate(gen *g, uint64_t seed, long length)
     g->rng = seed * 0x2545f4914f6cdd1dull + 1;
     g->budget = length;
     fprintf(g->out, "# randprog seed %" PRIu64 "%s%s%s\n", seed, g->errors ? " (--errors)" : "",
-            g->cores > 1 ? " (--cores 2: a ring of two, rtl-bench2, tpu-sim --cores 2)" : "",
+            g->cores == 2   ? " (--cores 2: a ring of two, rtl-bench2, tpu-sim --cores 2)"
+            : g->cores == 4 ? " (--cores 4: a ring of four, rtl-bench4, tpu-sim --cores 4)"
+                            : "",
             g->int8 ? " (--int8)" : "");
     fprintf(g->out, "# tpu-as: --config %s\n", g->cfgname);
     gen_data(g);
@@ -956,9 +960,9 @@ static void usage(FILE *f)
             "  --length N          about N instructions (default 300, 40..3000,\n"
             "                      and less than the config's imem_words)\n"
             "  --errors            put one deliberate run-time error in the program\n"
-            "  --cores N           1 (default) or 2: a program for a ring of two cores\n"
-            "                      (rtl-bench2, tpu-sim --cores 2) with dma.ici; both\n"
-            "                      cores run it and its control flow is the same on both\n"
+            "  --cores N           1 (default), 2 or 4: a program for a ring of N cores\n"
+            "                      (rtl-bench2, rtl-bench4, tpu-sim --cores N) with\n"
+            "                      dma.ici; every core runs it, with the same control flow\n"
             "  --int8              int8 MXU work too (mxu.*.i8, dma.h2v.i8): the default\n"
             "                      on machines with mxu_int8 = 1 (bf16 and int8)\n"
             "  --no-int8           no int8 instructions\n"
@@ -969,9 +973,10 @@ static void usage(FILE *f)
 }
 
 /* Which table entries the generator emits for `cores` cores (--coverage),
- * by unit, class and flags: every instruction of the sequencer and the VPU;
- * the DMA's loads and stores and every MXU instruction, their int8 forms
- * only with `int8`; the ICI's sends on two cores. */
+ * by unit, class and flags: every instruction of the sequencer, the VPU and
+ * the XLU (gen_vpu draws from both); the DMA's loads and stores and every
+ * MXU instruction, their int8 forms only with `int8`; the ICI's sends on
+ * several cores. */
 static int covered(const tpu_insn_desc *d, unsigned cores, int int8)
 {
     if ((d->flags & TPU_FL_I8) && !int8)
@@ -979,6 +984,7 @@ static int covered(const tpu_insn_desc *d, unsigned cores, int int8)
     switch (d->unit) {
     case TPU_UNIT_SEQ:
     case TPU_UNIT_VPU:
+    case TPU_UNIT_XLU:
     case TPU_UNIT_MXU:
         return 1;
     case TPU_UNIT_DMA:
@@ -1037,8 +1043,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (cores != 1 && cores != 2) {
-        fprintf(stderr, "tpu-randprog: error: --cores %" PRIu64 " (1 or 2)\n", cores);
+    if (cores != 1 && cores != 2 && cores != 4) {
+        fprintf(stderr, "tpu-randprog: error: --cores %" PRIu64 " (1, 2 or 4)\n", cores);
         return 2;
     }
     if (coverage) {
@@ -1088,8 +1094,8 @@ int main(int argc, char **argv)
         return 2;
     }
     if (cores > 1 && g->cfg.ici_latency == 0) {
-        fprintf(stderr, "tpu-randprog: error: config '%s' has ici_latency 0: no system of two "
-                "cores\n", cfgname);
+        fprintf(stderr, "tpu-randprog: error: config '%s' has ici_latency 0: no system of "
+                "several cores\n", cfgname);
         free(g);
         return 2;
     }

@@ -79,9 +79,11 @@ module hbm_mem #(
     end
   end else begin : g_sparse
 `ifndef SYNTHESIS
-    // sim/rtl/hbm_sparse.cpp; h is this memory's store (one per core).
-    import "DPI-C" function chandle tpu_hbm_sparse_new(input longint unsigned bytes,
-                                                       input int unsigned aw);
+    // sim/rtl/hbm_sparse.cpp; h is this memory's store (one per core; a
+    // context import, so the store knows its instance's scope and the bench
+    // finds each core's).
+    import "DPI-C" context function chandle tpu_hbm_sparse_new(input longint unsigned bytes,
+                                                               input int unsigned aw);
     // reads: the 64 bytes at addr (the backdoor), or byte p at address
     // field p (the DMA's ports); wseq only orders the call (above)
     import "DPI-C" function void tpu_hbm_sparse_rd_bd(input chandle h, input int unsigned wseq,

@@ -105,7 +105,10 @@ module seq #(
   localparam logic [2:0] StallVpu   = 3'd5;   // T35: an XLU instruction waits for the VPU
 
   // ---- registers --------------------------------------------------------
-  (* tpu_macro *) logic [63:0] imem_q [ImemWords];   // a memory macro in synthesis
+  // public_flat_rw: the bench writes the program's words straight into it
+  // (sim/rtl/rtl_bench.cpp, load_rtl), not a clock edge per word through the
+  // backdoor port; a comment to synthesis.
+  (* tpu_macro *) logic [63:0] imem_q [ImemWords] /* verilator public_flat_rw */;   // a memory macro in synthesis
   logic [63:0] pc_q, pc_d;
   logic [63:0] sreg_q [1:30];
   logic [31:0] sem_q [32];

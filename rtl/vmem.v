@@ -212,12 +212,13 @@ module vmem #(
     end
   end else begin : g_dpi
 `ifndef SYNTHESIS
-    // sim/rtl/vmem_dpi.cpp; h is this memory's store (one per core).  One
-    // import per class of ports (each has its own vector widths, so its own
+    // sim/rtl/vmem_dpi.cpp; h is this memory's store (one per core; a
+    // context import, so the store knows its instance's scope and the bench
+    // finds each core's).  One import per class of ports (each has its own vector widths, so its own
     // C name); rows x bytes say how the vectors are laid out: address r at
     // bits [r*AW +: AW], its byte i at data bits [(r*bytes + i)*8 +: 8].
     // Addresses wrap at AW bits as the array's index does.
-    import "DPI-C" function chandle tpu_vmem_dpi_new(input longint unsigned bytes, input int unsigned aw);
+    import "DPI-C" context function chandle tpu_vmem_dpi_new(input longint unsigned bytes, input int unsigned aw);
     import "DPI-C" function void tpu_vmem_dpi_rd_bd(input chandle h, input int unsigned wseq,
       input int unsigned rows, input int unsigned bytes, input bit [AW-1:0] addr,
       output bit [511:0] data);

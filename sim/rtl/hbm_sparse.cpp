@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -60,6 +61,13 @@ std::vector<std::unique_ptr<Store>> &stores()
     return s;
 }
 
+// The scope of the hbm_mem instance that made store i (its core's).
+std::vector<std::string> &scopes()
+{
+    static std::vector<std::string> s;
+    return s;
+}
+
 // The byte at addr, 0 where no page is.
 uint8_t rd(Store *s, uint64_t addr)
 {
@@ -94,6 +102,9 @@ void *tpu_hbm_sparse_new(unsigned long long bytes, unsigned int aw)
 {
     uint64_t mask = aw >= 64 ? ~0ull : (1ull << aw) - 1;
     stores().emplace_back(new Store{bytes, mask, aw, {}, UINT64_MAX, nullptr});
+    svScope sc = svGetScope();
+    const char *name = sc ? svGetNameFromScope(sc) : nullptr;
+    scopes().push_back(name ? name : "");
     return stores().back().get();
 }
 
@@ -167,6 +178,11 @@ uint64_t tpu_hbm_sparse_page_bytes()
 size_t tpu_hbm_sparse_count()
 {
     return stores().size();
+}
+
+const char *tpu_hbm_sparse_scope(size_t i)
+{
+    return scopes()[i].c_str();
 }
 
 void tpu_hbm_sparse_read(size_t i, uint64_t addr, uint8_t *dst, size_t n)

@@ -19,6 +19,8 @@ uint64_t tpu_hbm_sparse_page_bytes();
 // and n bytes of store i read or written directly: the bench's load and
 // final comparison, without a clock edge per 64 bytes of the backdoor port.
 size_t tpu_hbm_sparse_count();
+// The scope of the hbm_mem instance that made store i: which core's it is.
+const char *tpu_hbm_sparse_scope(size_t i);
 void tpu_hbm_sparse_read(size_t i, uint64_t addr, uint8_t *dst, size_t n);
 void tpu_hbm_sparse_write(size_t i, uint64_t addr, const uint8_t *src, size_t n);
 

@@ -249,35 +249,64 @@ struct Rtl {
     // Direct access to the memories (docs/rtl.md, "Large arrays"): the
     // bench's load of sparse HBM and its final comparison read and write the
     // storage itself instead of an eval() per 64 bytes of the backdoor port
-    // (2 million of them for v5e's 128 MiB of VMEM).  VMEM's and dense HBM's
+    // (2 million of them for v5e's 128 MiB of VMEM), and the load of IMEM
+    // writes seq.v's imem_q (public_flat_rw) instead of a clock edge per
+    // word.  VMEM's and dense HBM's
     // arrays are public_flat_rd (rtl/vmem.v, rtl/hbm_mem.v), found by their
     // scope; sparse HBM and DPI VMEM are the stores the core's hbm_mem and
     // vmem make in its first eval() (whichever the build chose: the bench
-    // does not repeat core.v's rule).  One core only (a system's cores use
-    // the port).
-    const uint8_t *vmem_direct = nullptr, *hbm_direct = nullptr;
-    long hbm_store = -1;            // tpu_hbm_sparse_* store of the core, once made
+    // does not repeat core.v's rule).  Each core's, found by the core's
+    // scope (system.v's g_core[K]): a system's end compare through the port
+    // was 0.1 CPU s of a two-core soak program and 0.4 of a four-core one.
+    const uint8_t *vmem_direct[RTL_CORES] = {}, *hbm_direct[RTL_CORES] = {};
+    uint64_t *imem_direct[RTL_CORES] = {};  // seq.v's imem_q (public_flat_rw)
+    uint64_t imem_words = 0;
+    long hbm_store[RTL_CORES];      // tpu_hbm_sparse_* store of each core, once made
     size_t hbm_store_before = 0;    // stores made before this model's
-    long vmem_store = -1;           // tpu_vmem_dpi_* store of the core, once made
+    long vmem_store[RTL_CORES];     // tpu_vmem_dpi_* store of each core, once made
     size_t vmem_store_before = 0;
     bool sparse_hbm = false;
     uint64_t vmem_bytes = 0, hbm_bytes = 0;
+
+    // The core a scope belongs to: K of "g_core[K]." in a system, 0 in the
+    // one-core model; -1 if a system's scope names none.
+    static int core_of(const std::string &name)
+    {
+        if (RTL_CORES == 1)
+            return 0;
+        size_t at = name.find("g_core[");
+        if (at == std::string::npos)
+            return -1;
+        char *end = nullptr;
+        unsigned long k = strtoul(name.c_str() + at + 7, &end, 10);
+        return end && *end == ']' && k < RTL_CORES ? (int)k : -1;
+    }
 
     void find_storage(const tpu_config &c)
     {
         sparse_hbm = c.hbm_bytes > kHbmSparseAbove;
         vmem_bytes = c.vmem_bytes;
         hbm_bytes = c.hbm_bytes;
+        imem_words = c.imem_words;
         hbm_store_before = tpu_hbm_sparse_count();
         vmem_store_before = tpu_vmem_dpi_count();
-        if (RTL_CORES != 1 || getenv("RTL_BENCH_PORT_BACKDOOR"))
+        for (unsigned k = 0; k < RTL_CORES; k++)
+            hbm_store[k] = vmem_store[k] = -1;
+        if (getenv("RTL_BENCH_PORT_BACKDOOR"))
             return;
         const VerilatedScopeNameMap *map = ctx->scopeNameMap();
         if (!map || map->empty())
             map = Verilated::threadContextp()->scopeNameMap();
-        int nv = 0, nh = 0;
+        int nv[RTL_CORES] = {0}, nh[RTL_CORES] = {0}, ni[RTL_CORES] = {0};
         for (const auto &kv : *map) {
             std::string name = kv.first;
+            VerilatedVar *iv = kv.second->varFind("imem_q");
+            if (iv && iv->vltype() == VLVT_UINT64 && iv->udims() == 1 &&
+                (uint64_t)iv->unpacked().elements() == c.imem_words && core_of(name) >= 0) {
+                int k = core_of(name);
+                imem_direct[k] = static_cast<uint64_t *>(iv->datap());
+                ni[k]++;
+            }
             VerilatedVar *v = kv.second->varFind("mem_q");
             if (!v || v->vltype() != VLVT_UINT8 || v->udims() != 1)
                 continue;
@@ -286,30 +315,50 @@ struct Rtl {
                 size_t l = strlen(t);
                 return name.size() >= l && name.compare(name.size() - l, l, t) == 0;
             };
+            int k = core_of(name);
+            if (k < 0)
+                continue;
             if (ends(".u_vmem.g_array") && n == c.vmem_bytes) {
-                vmem_direct = static_cast<const uint8_t *>(v->datap());
-                nv++;
+                vmem_direct[k] = static_cast<const uint8_t *>(v->datap());
+                nv[k]++;
             } else if (ends(".u_hbm_mem.g_dense") && n == c.hbm_bytes) {
-                hbm_direct = static_cast<const uint8_t *>(v->datap());
-                nh++;
+                hbm_direct[k] = static_cast<const uint8_t *>(v->datap());
+                nh[k]++;
             }
         }
-        if (nv != 1)
-            vmem_direct = nullptr;
-        if (nh != 1)
-            hbm_direct = nullptr;
+        for (unsigned k = 0; k < RTL_CORES; k++) {
+            if (nv[k] != 1)
+                vmem_direct[k] = nullptr;
+            if (nh[k] != 1)
+                hbm_direct[k] = nullptr;
+            if (ni[k] != 1)
+                imem_direct[k] = nullptr;
+        }
     }
 
-    // After the first eval(): the core's sparse HBM store and DPI VMEM
-    // store, if it made them.
+    // After the first eval(): each core's sparse HBM store and DPI VMEM
+    // store, if it made them (by the scope of the instance that did).
     void find_stores()
     {
-        if (RTL_CORES != 1 || getenv("RTL_BENCH_PORT_BACKDOOR"))
+        if (getenv("RTL_BENCH_PORT_BACKDOOR"))
             return;
-        if (sparse_hbm && tpu_hbm_sparse_count() == hbm_store_before + 1)
-            hbm_store = (long)hbm_store_before;
-        if (tpu_vmem_dpi_count() == vmem_store_before + 1)
-            vmem_store = (long)vmem_store_before;
+        int nh[RTL_CORES] = {0}, nv[RTL_CORES] = {0};
+        for (size_t i = hbm_store_before; sparse_hbm && i < tpu_hbm_sparse_count(); i++) {
+            int k = core_of(tpu_hbm_sparse_scope(i));
+            if (k >= 0 && nh[k]++ == 0)
+                hbm_store[k] = (long)i;
+        }
+        for (size_t i = vmem_store_before; i < tpu_vmem_dpi_count(); i++) {
+            int k = core_of(tpu_vmem_dpi_scope(i));
+            if (k >= 0 && nv[k]++ == 0)
+                vmem_store[k] = (long)i;
+        }
+        for (unsigned k = 0; k < RTL_CORES; k++) {
+            if (nh[k] != 1)
+                hbm_store[k] = -1;
+            if (nv[k] != 1)
+                vmem_store[k] = -1;
+        }
     }
 
     // Verilator unregisters the model's scopes from the thread's current
@@ -459,15 +508,21 @@ void load_rtl(Rtl &r, const tpu_object &obj)
         for (size_t i = 0; i < obj.ntext; i++) {
             uint8_t w[8];
             memcpy(w, &obj.text[i], 8);
-            r.bd_write(k, TPU_SPACE_IMEM, 8 * i, w, 8);
+            // straight into imem_q when the bench found it, but for the
+            // last word: its write through the port is a clock edge, after
+            // which the fetch's combinational read sees the new words
+            if (r.imem_direct[k] && i + 1 < obj.ntext && i < r.imem_words)
+                memcpy(&r.imem_direct[k][i], w, 8);
+            else
+                r.bd_write(k, TPU_SPACE_IMEM, 8 * i, w, 8);
         }
         std::vector<uint8_t> buf(kBdBytes);
         const tpu_obj_chunk *last_direct[4] = {};     // per space
         for (size_t c = 0; c < obj.nchunks; c++) {
             const tpu_obj_chunk &ch = obj.chunks[c];
             uint64_t off = 0;
-            bool to_hbm = ch.space == TPU_SPACE_HBM && r.hbm_store >= 0;
-            bool to_vmem = ch.space == TPU_SPACE_VMEM && r.vmem_store >= 0;
+            bool to_hbm = ch.space == TPU_SPACE_HBM && r.hbm_store[k] >= 0;
+            bool to_vmem = ch.space == TPU_SPACE_VMEM && r.vmem_store[k] >= 0;
             if (to_hbm || to_vmem) {
                 // straight into the C++ store, a MiB at a time
                 std::vector<uint8_t> big;
@@ -476,9 +531,9 @@ void load_rtl(Rtl &r, const tpu_object &obj)
                     big.resize(n);
                     tpu_obj_chunk_read(&ch, off, big.data(), n);
                     if (to_hbm)
-                        tpu_hbm_sparse_write((size_t)r.hbm_store, ch.addr + off, big.data(), n);
+                        tpu_hbm_sparse_write((size_t)r.hbm_store[k], ch.addr + off, big.data(), n);
                     else
-                        tpu_vmem_dpi_write((size_t)r.vmem_store, ch.addr + off, big.data(), n);
+                        tpu_vmem_dpi_write((size_t)r.vmem_store[k], ch.addr + off, big.data(), n);
                     off += n;
                 }
                 last_direct[ch.space] = &ch;
@@ -519,20 +574,20 @@ void load_rtl(Rtl &r, const tpu_object &obj)
 bool rtl_read(Rtl &r, unsigned k, enum tpu_space space, uint64_t addr, uint8_t *dst, size_t n)
 {
     // the storage itself when the bench found it (Rtl::find_storage)
-    if (space == TPU_SPACE_VMEM && r.vmem_direct && addr + n <= r.vmem_bytes) {
-        memcpy(dst, r.vmem_direct + addr, n);
+    if (space == TPU_SPACE_VMEM && r.vmem_direct[k] && addr + n <= r.vmem_bytes) {
+        memcpy(dst, r.vmem_direct[k] + addr, n);
         return true;
     }
-    if (space == TPU_SPACE_HBM && r.hbm_direct && !r.sparse_hbm && addr + n <= r.hbm_bytes) {
-        memcpy(dst, r.hbm_direct + addr, n);
+    if (space == TPU_SPACE_HBM && r.hbm_direct[k] && !r.sparse_hbm && addr + n <= r.hbm_bytes) {
+        memcpy(dst, r.hbm_direct[k] + addr, n);
         return true;
     }
-    if (space == TPU_SPACE_HBM && r.hbm_store >= 0) {
-        tpu_hbm_sparse_read((size_t)r.hbm_store, addr, dst, n);
+    if (space == TPU_SPACE_HBM && r.hbm_store[k] >= 0) {
+        tpu_hbm_sparse_read((size_t)r.hbm_store[k], addr, dst, n);
         return true;
     }
-    if (space == TPU_SPACE_VMEM && r.vmem_store >= 0 && addr + n <= r.vmem_bytes) {
-        tpu_vmem_dpi_read((size_t)r.vmem_store, addr, dst, n);
+    if (space == TPU_SPACE_VMEM && r.vmem_store[k] >= 0 && addr + n <= r.vmem_bytes) {
+        tpu_vmem_dpi_read((size_t)r.vmem_store[k], addr, dst, n);
         return true;
     }
     for (size_t off = 0; off < n; off += kBdBytes) {

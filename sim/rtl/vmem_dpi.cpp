@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "dpi_vec.h"
@@ -50,6 +51,13 @@ struct Store {
 std::vector<std::unique_ptr<Store>> &stores()
 {
     static std::vector<std::unique_ptr<Store>> s;
+    return s;
+}
+
+// The scope of the vmem instance that made store i (its core's).
+std::vector<std::string> &scopes()
+{
+    static std::vector<std::string> s;
     return s;
 }
 
@@ -110,6 +118,9 @@ void *tpu_vmem_dpi_new(unsigned long long bytes, unsigned int aw)
     s->mask = aw >= 64 ? ~0ull : (1ull << aw) - 1;
     s->mem.assign((size_t)bytes, 0);
     stores().emplace_back(s);
+    svScope sc = svGetScope();
+    const char *name = sc ? svGetNameFromScope(sc) : nullptr;
+    scopes().push_back(name ? name : "");
     return s;
 }
 
@@ -175,6 +186,11 @@ void tpu_vmem_dpi_wr_dma(void *h, unsigned int rows, unsigned int bytes, const s
 size_t tpu_vmem_dpi_count()
 {
     return stores().size();
+}
+
+const char *tpu_vmem_dpi_scope(size_t i)
+{
+    return scopes()[i].c_str();
 }
 
 void tpu_vmem_dpi_read(size_t i, uint64_t addr, uint8_t *dst, size_t n)

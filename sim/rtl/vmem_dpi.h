@@ -12,6 +12,9 @@
 // 64 bytes of the backdoor port.  Bytes past the store's size read 0 and
 // are not written.
 size_t tpu_vmem_dpi_count();
+// The scope of the vmem instance that made store i ("TOP.core.u_vmem.g_dpi",
+// "TOP.system.g_core[1].u_core.u_vmem.g_dpi"): which core's it is.
+const char *tpu_vmem_dpi_scope(size_t i);
 void tpu_vmem_dpi_read(size_t i, uint64_t addr, uint8_t *dst, size_t n);
 void tpu_vmem_dpi_write(size_t i, uint64_t addr, const uint8_t *src, size_t n);
 

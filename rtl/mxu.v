@@ -1,5 +1,5 @@
 // mxu: one weight-stationary N x N matrix unit (docs/timing.md T19-T26,
-// cmodel/mxu.c): the cell array (N rows, mxu_row, of N mxu_cells), the weight skew of each load
+// cmodel/mxu.c): the cell array (mxu_array: N rows, mxu_row, of N mxu_cells), the weight skew of each load
 // slot and the activation skew in front of it, the de-skew registers behind
 // it and the read-add-write of mxu.mma.
 //
@@ -321,46 +321,46 @@ module mxu #(
   end
 
   // ---- the cell array ----------------------------------------------------------------------
-  // N rows of N cells (rtl/mxu_row.v); row k's partial sums go down to row
-  // k + 1, the last row's out to the de-skew.  Column c's weight buses
+  // N rows of N cells (rtl/mxu_array.v, rtl/mxu_row.v); the bottom row's
+  // partial sums (array_psum) go to the de-skew.  Column c's weight buses
   // (col_w[c]) reach every row, packed at [16*W*c +: 16*W].
   logic [16*W*N-1:0] wbus;
   for (genvar c = 0; c < N; c++) begin : g_wbus
     assign wbus[16*W*c +: 16*W] = col_w[c];
   end
-  logic [32*N-1:0] row_psum [N+1];            // into row k: row_psum[k]; out of the array: [N]
-  assign row_psum[0] = {N{32'h0000_0000}};    // +0.0 into the top row (T23)
-  for (genvar k = 0; k < N; k++) begin : g_row
-    mxu_row #(
-      .N  (N),
-      .W  (W),
-      .SW (SW)
-    ) u_row (
-      .clk_i   (clk_i),
-      .rst_ni  (rst_ni),
-      .en_i    (en),
-      .x_i     (row_x[16*k +: 16]),
-      .valid_i (row_valid[k]),
-      .swap_i  (row_swap[k]),
-      .i8_i    (row_i8[k]),
-      .wv_i    (row_wv[k]),
-      .wslot_i (row_wslot[k]),
-      .wbus_i  (wbus),
-      .psum_i  (row_psum[k]),
-      .psum_o  (row_psum[k+1])
-    );
+  logic [SW*N-1:0] row_wslot_p;               // row_wslot packed, row k at [SW*k +: SW]
+  for (genvar k = 0; k < N; k++) begin : g_wslot
+    assign row_wslot_p[SW*k +: SW] = row_wslot[k];
   end
+  logic [32*N-1:0] array_psum;
+  mxu_array #(
+    .N  (N),
+    .W  (W),
+    .SW (SW)
+  ) u_array (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .en_i    (en),
+    .x_i     (row_x),
+    .valid_i (row_valid),
+    .swap_i  (row_swap),
+    .i8_i    (row_i8),
+    .wv_i    (row_wv),
+    .wslot_i (row_wslot_p),
+    .wbus_i  (wbus),
+    .psum_o  (array_psum)
+  );
 
   // ---- de-skew: column c waits N-1-c cycles below the array (T24) --------------------------
   logic [32*N-1:0] y;                         // the complete result row
   for (genvar c = 0; c < N; c++) begin : g_deskew
     if (c == N - 1) begin : g_direct
-      assign y[32*c +: 32] = row_psum[N][32*c +: 32];
+      assign y[32*c +: 32] = array_psum[32*c +: 32];
     end else begin : g_delay
       logic [32*(N-1-c)-1:0] d_q;             // stage j at [32*j +: 32], as g_xskew
       always_ff @(posedge clk_i) begin
         if (en) begin
-          d_q <= (32*(N-1-c))'({d_q, row_psum[N][32*c +: 32]});
+          d_q <= (32*(N-1-c))'({d_q, array_psum[32*c +: 32]});
         end
       end
       assign y[32*c +: 32] = d_q[32*(N-2-c) +: 32];

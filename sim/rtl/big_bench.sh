@@ -9,8 +9,8 @@
 # largest process (max RSS, /usr/bin/time -v), and the lockstep rate in
 # simulated cycles per CPU second of the whole run.
 #
-#   BENCH_BIG_SIZES  the N to build (default "32 64"; 128 takes tens of
-#                    minutes and several GB flat), and "v5e": the v5e
+#   BENCH_BIG_SIZES  the N to build (default "32 64 v5e"; 128 takes tens
+#                    of minutes and several GB flat), and "v5e": the v5e
 #                    preset's core (four 128 x 128 MXUs, 8 x 128 VPU, 128 MiB
 #                    VMEM, 16 GiB sparse HBM), hierarchical only, running
 #                    programs/matmul.s with BENCH_BIG_V5E_MM (default
@@ -26,7 +26,7 @@ jobs=${JOBS:-2}
 out=build/big-bench
 mkdir -p "$out"
 echo "== large arrays (BENCH_BIG=1): one N x N MXU, flat and hierarchical builds"
-for n in ${BENCH_BIG_SIZES:-32 64}; do
+for n in ${BENCH_BIG_SIZES:-32 64 v5e}; do
   if [ "$n" = v5e ]; then
     # the v5e preset (cmodel/configs/v5e.cfg), hierarchical: build/rtl/v5e-hier/
     cfg=v5e base=v5e kinds=hier

@@ -46,7 +46,7 @@ module hbm_mem #(
 );
   if (!Sparse) begin : g_dense
     localparam integer Size = 32'(Bytes);
-    logic [7:0] mem_q [Size] /* verilator public_flat_rd */;   // read by the bench at the end (as vmem.v's)
+    logic [7:0] mem_q [Size] /* verilator public_flat_rw */;   // loaded and read by the bench directly (as vmem.v's)
 
     // Read only when bd_re_i (else 0): the simulation reads nothing here
     // in the cycles of a run.

@@ -251,14 +251,17 @@ struct Rtl {
     // storage itself instead of an eval() per 64 bytes of the backdoor port
     // (2 million of them for v5e's 128 MiB of VMEM), and the load of IMEM
     // writes seq.v's imem_q (public_flat_rw) instead of a clock edge per
-    // word.  VMEM's and dense HBM's
-    // arrays are public_flat_rd (rtl/vmem.v, rtl/hbm_mem.v), found by their
-    // scope; sparse HBM and DPI VMEM are the stores the core's hbm_mem and
+    // word.  VMEM's array is public_flat_rd and dense HBM's public_flat_rw
+    // (rtl/vmem.v, rtl/hbm_mem.v), found by their scope; both are compared
+    // in place and HBM is loaded in place too (a 256 x 256 MXU's matmul
+    // spent 60 CPU s loading 384 KiB of HBM through the port, an eval() of
+    // every row per 64 bytes); sparse HBM and DPI VMEM are the stores the core's hbm_mem and
     // vmem make in its first eval() (whichever the build chose: the bench
     // does not repeat core.v's rule).  Each core's, found by the core's
     // scope (system.v's g_core[K]): a system's end compare through the port
     // was 0.1 CPU s of a two-core soak program and 0.4 of a four-core one.
-    const uint8_t *vmem_direct[RTL_CORES] = {}, *hbm_direct[RTL_CORES] = {};
+    const uint8_t *vmem_direct[RTL_CORES] = {};   // vmem.v's array (public_flat_rd)
+    uint8_t *hbm_direct[RTL_CORES] = {};          // hbm_mem.v's dense array (public_flat_rw)
     uint64_t *imem_direct[RTL_CORES] = {};  // seq.v's imem_q (public_flat_rw)
     uint64_t imem_words = 0;
     long hbm_store[RTL_CORES];      // tpu_hbm_sparse_* store of each core, once made
@@ -322,7 +325,7 @@ struct Rtl {
                 vmem_direct[k] = static_cast<const uint8_t *>(v->datap());
                 nv[k]++;
             } else if (ends(".u_hbm_mem.g_dense") && n == c.hbm_bytes) {
-                hbm_direct[k] = static_cast<const uint8_t *>(v->datap());
+                hbm_direct[k] = static_cast<uint8_t *>(v->datap());
                 nh[k]++;
             }
         }
@@ -523,6 +526,16 @@ void load_rtl(Rtl &r, const tpu_object &obj)
             uint64_t off = 0;
             bool to_hbm = ch.space == TPU_SPACE_HBM && r.hbm_store[k] >= 0;
             bool to_vmem = ch.space == TPU_SPACE_VMEM && r.vmem_store[k] >= 0;
+            // Dense HBM straight into its Verilated array (public_flat_rw).
+            // VMEM's array is public_flat_rd and loaded through the port:
+            // public_flat_rw there costs every cycle (tiny's matmul 5.5% more
+            // instructions; for HBM, whose reads are the DMA's few ports, 0.003%).
+            uint8_t *array = ch.space == TPU_SPACE_HBM && !r.sparse_hbm ? r.hbm_direct[k] : nullptr;
+            if (!to_hbm && array && ch.addr <= r.hbm_bytes && ch.size <= r.hbm_bytes - ch.addr) {
+                tpu_obj_chunk_read(&ch, 0, array + ch.addr, ch.size);
+                last_direct[ch.space] = &ch;
+                continue;
+            }
             if (to_hbm || to_vmem) {
                 // straight into the C++ store, a MiB at a time
                 std::vector<uint8_t> big;
@@ -553,7 +566,8 @@ void load_rtl(Rtl &r, const tpu_object &obj)
         // of cycles with a write (rtl/hbm_mem.v, rtl/vmem.v: wseq_q) to order
         // them after the writes; one write through the port (the last such
         // chunk's first bytes again) counts one, so no read keeps a value
-        // from before.
+        // from before.  For an array the same write is an assignment to it,
+        // after which Verilator evaluates again what reads it.
         for (const tpu_obj_chunk *ch : last_direct) {
             if (!ch)
                 continue;

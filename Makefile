@@ -30,9 +30,10 @@
 #                       (BENCH_BUILD_TIME=1: also the Verilator build times
 #                       of mid and tiny's 4-core system; BENCH_INSTR=1: host
 #                       instructions per lockstep cycle, callgrind;
-#                       BENCH_BIG=1: one MXU of 32 and 64 cells, flat and
-#                       hierarchical, and v5e's core, built and run in
-#                       lockstep, sim/rtl/big_bench.sh: about 1.5 CPU-hours)
+#                       BENCH_BIG=1: one MXU of 32, 64, 128 and 256 cells
+#                       (hierarchical; 32 and 64 flat too) and v5e's core,
+#                       built and run in lockstep, sim/rtl/big_bench.sh:
+#                       about 1.5 CPU-hours)
 #   make kernels-soak   200 random GEMMs 1..4096 from tpu-gen on v5e, each bit-exact
 #   make kernels-soak-all  200 on each of tiny, mid, v5e in bf16, int8 and w8
 #

@@ -9,13 +9,14 @@
 # largest process (max RSS, /usr/bin/time -v), and the lockstep rate in
 # simulated cycles per CPU second of the whole run.
 #
-#   BENCH_BIG_SIZES  the N to build (default "32 64 v5e"; 128 takes tens
-#                    of minutes and several GB flat), and "v5e": the v5e
+#   BENCH_BIG_SIZES  the N to build (default "32 64 128 256 v5e"), and "v5e": the v5e
 #                    preset's core (four 128 x 128 MXUs, 8 x 128 VPU, 128 MiB
 #                    VMEM, 16 GiB sparse HBM), hierarchical only, running
 #                    programs/matmul.s with BENCH_BIG_V5E_MM (default
 #                    "1024 4096 4096": B D F)
-#   BENCH_BIG_KINDS  "flat hier" (default), or one of them
+#   BENCH_BIG_KINDS  "flat hier", or one of them; by default both up to
+#                    N = 64 and hier above (a flat 128 x 128 takes tens of
+#                    CPU minutes and several GB; docs/rtl.md, "Build cost")
 # One build at a time, with JOBS (default 2) compiles.  Each build is
 # removed again after its run unless BENCH_BIG_KEEP=1 (a 64 x 64 build is
 # about 0.5 GB of objects).
@@ -26,14 +27,15 @@ jobs=${JOBS:-2}
 out=build/big-bench
 mkdir -p "$out"
 echo "== large arrays (BENCH_BIG=1): one N x N MXU, flat and hierarchical builds"
-for n in ${BENCH_BIG_SIZES:-32 64 v5e}; do
+for n in ${BENCH_BIG_SIZES:-32 64 128 256 v5e}; do
   if [ "$n" = v5e ]; then
     # the v5e preset (cmodel/configs/v5e.cfg), hierarchical: build/rtl/v5e-hier/
     cfg=v5e base=v5e kinds=hier
     read -r mb md mf <<<"${BENCH_BIG_V5E_MM:-1024 4096 4096}"
     what="matmul B=$mb D=$md F=$mf"
   else
-    cfg=sim/rtl/mxu$n.cfg base=mxu$n kinds=${BENCH_BIG_KINDS:-flat hier}
+    kinds="flat hier"; [ "$n" -gt 64 ] 2>/dev/null && kinds=hier
+    cfg=sim/rtl/mxu$n.cfg base=mxu$n kinds=${BENCH_BIG_KINDS:-$kinds}
     mb=512 md=$n mf=$n what="matmul B=512 D=F=N"
     [ -f "$cfg" ] || { echo "mxu$n: no $cfg"; continue; }
   fi

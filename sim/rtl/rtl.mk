@@ -117,6 +117,11 @@ RTL_HARRAY_FLAGS := --hierarchical $(abspath sim/rtl/hier_array.vlt) \
 # with VMEM in the C++ store (rtl/vmem.v's Dpi) even where core.v's rule
 # keeps the array: the store tested on a small core.
 RTL_VMEMDPI_FLAGS := +define+TPU_VMEM_DPI
+# Any build name may end in -mt (build/rtl/mxu64-mt/, build/rtl/mxu128-hier-mt/):
+# the same model Verilated with --threads 2, Verilator's own scheduler
+# spreading the evaluation over two threads (docs/rtl.md, "Large arrays":
+# where it gains on 2 CPUs and where it does not).
+RTL_MT_FLAGS     := --threads 2
 RTL_LINT_FLAGS   := --lint-only -Wall $(RTL_UNROLL) -Irtl -y rtl $(RTL_WAIVERS)
 
 .PHONY: rtl-lint rtl-build rtl-test rtl-test-torus3d synth rtl-cfg-force rtl-lint-wide rtl-test-wide \
@@ -131,8 +136,11 @@ rtl-cfg-force: ;
 # else the preset NAME.
 # A build named NAME-hier is NAME's config Verilated hierarchically
 # (RTL_HIER_FLAGS below), NAME-harray with the arrays as the blocks
-# (RTL_HARRAY_FLAGS), NAME-vmemdpi with the DPI VMEM (RTL_VMEMDPI_FLAGS).
-rtl_cfg_base = $(patsubst %-harray,%,$(patsubst %-hier,%,$(patsubst %-vmemdpi,%,$(1))))
+# (RTL_HARRAY_FLAGS), NAME-vmemdpi with the DPI VMEM (RTL_VMEMDPI_FLAGS),
+# and any of them with -mt after it on two threads (RTL_MT_FLAGS).
+# $(call rtl_has,BUILD,KIND): nonempty when BUILD's name has the part -KIND.
+rtl_cfg_base = $(patsubst %-harray,%,$(patsubst %-hier,%,$(patsubst %-vmemdpi,%,$(patsubst %-mt,%,$(1)))))
+rtl_has = $(filter $(2),$(subst -, ,$(1)))
 rtl_cfg_of = $(call rtl_cfg_of1,$(call rtl_cfg_base,$(1)))
 rtl_cfg_of1 = $(if $(filter $(1),$(RTL_CFG_NAME)),$(RTL_CONFIG),$(or $(wildcard sim/rtl/$(1).cfg),$(1)))
 build/rtl/%/tpu_cfg.vh: rtl-cfg-force $(BIN)/tpu-rtlcfg
@@ -188,10 +196,10 @@ RTL_BENCH_DEPS := $(RTL_V) $(RTL_WAIVERS) sim/rtl/hier.vlt sim/rtl/hier_array.vl
 .PRECIOUS: build/rtl/%/tpu_cfg.vh
 
 build/rtl/%/rtl-bench: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
-	$(call rtl_bench_recipe,core,build/rtl/$*/obj,build/rtl/$*,$(if $(filter %-hier,$*),$(RTL_HIER_FLAGS)) $(if $(filter %-harray,$*),$(RTL_HARRAY_FLAGS)) $(if $(filter %-vmemdpi,$*),$(RTL_VMEMDPI_FLAGS)))
+	$(call rtl_bench_recipe,core,build/rtl/$*/obj,build/rtl/$*,$(if $(call rtl_has,$*,hier),$(RTL_HIER_FLAGS)) $(if $(call rtl_has,$*,harray),$(RTL_HARRAY_FLAGS)) $(if $(call rtl_has,$*,vmemdpi),$(RTL_VMEMDPI_FLAGS)) $(if $(call rtl_has,$*,mt),$(RTL_MT_FLAGS)))
 
 build/rtl/%/rtl-bench2: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
-	$(call rtl_bench_recipe,system,build/rtl/$*/obj2,build/rtl/$*,$(if $(filter %-vmemdpi,$*),$(RTL_VMEMDPI_FLAGS)),2)
+	$(call rtl_bench_recipe,system,build/rtl/$*/obj2,build/rtl/$*,$(if $(call rtl_has,$*,vmemdpi),$(RTL_VMEMDPI_FLAGS)) $(if $(call rtl_has,$*,mt),$(RTL_MT_FLAGS)),2)
 
 build/rtl/%/rtl-bench4: build/rtl/%/tpu_cfg.vh $(RTL_BENCH_DEPS)
 	$(call rtl_bench_recipe,system,build/rtl/$*/obj4,build/rtl/$*,$(RTL_VMEMDPI_FLAGS),4)

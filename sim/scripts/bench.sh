@@ -327,8 +327,8 @@ if [ -n "${BENCH_INSTR:-}" ]; then
 fi
 
 # ---- large arrays (make bench BENCH_BIG=1) -----------------------------------------
-# One MXU of 32 x 32 and 64 x 64 cells, flat and hierarchical, and the v5e
-# preset's core, each built from scratch and run in lockstep
+# One MXU of 32, 64, 128 and 256 cells a side (hierarchical; 32 and 64 flat
+# too) and the v5e preset's core, each built from scratch and run in lockstep
 # (sim/rtl/big_bench.sh; docs/rtl.md, "Large arrays"): about 1.5
 # CPU-hours, so only when asked.
 if [ -n "${BENCH_BIG:-}" ]; then

@@ -22,9 +22,11 @@
 # are the fast ones): everything into VMEM, every K-tile of every column
 # group through the MXUs into Y, then the VPU scales Y a register at a time
 # and one DMA writes it back.
-        .equ    B, 8                    # rows of X and Y
         .equ    D, 2 * MXU_N            # inner dimension
         .equ    F, 2 * MXU_N * NUM_MXU  # columns of W and Y
+        # rows of X and Y: 8, or more where 8 rows of Y fill less than a
+        # vector register (a wide VPU, sim/rtl/wide.cfg)
+        .equ    B, 8 * F >= VPU_SUBLANES * VPU_LANES ? 8 : VPU_SUBLANES * VPU_LANES / F
 
         .equ    N, MXU_N
         .equ    NM, NUM_MXU

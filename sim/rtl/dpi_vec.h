@@ -1,11 +1,15 @@
-// dpi_vec.h - reading DPI packed vectors (svBitVecVal: bit i in word i/32)
-// for the C++ stores behind rtl/hbm_mem.v's sparse HBM (hbm_sparse.cpp) and
-// rtl/vmem.v's Dpi branch (vmem_dpi.cpp), which take a class of ports as
-// packed addresses, enables and data.  Simulation only.
+// dpi_vec.h - what the C++ stores behind rtl/hbm_mem.v's sparse HBM
+// (hbm_sparse.cpp) and rtl/vmem.v's Dpi branch (vmem_dpi.cpp) share: reading
+// DPI packed vectors (svBitVecVal: bit i in word i/32), as they take a class
+// of ports as packed addresses, enables and data; and the list of a kind's
+// stores with the scope of each.  Simulation only.
 #ifndef TPU_DPI_VEC_H
 #define TPU_DPI_VEC_H
 
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "svdpi.h"
 
@@ -39,6 +43,25 @@ inline uint8_t byte_of(const svBitVecVal *v, uint64_t k)
 {
     return (uint8_t)(v[k / 4] >> (8 * (k % 4)));
 }
+
+// The stores of one kind, one per instance in the order their initial
+// blocks made them, and the scope of the instance that made each (its
+// core's: the bench finds a core's store by it).
+template <typename Store>
+struct Registry {
+    std::vector<std::unique_ptr<Store>> stores;
+    std::vector<std::string> scopes;
+
+    // s kept, with the scope of the DPI call that made it.
+    Store *add(Store *s)
+    {
+        stores.emplace_back(s);
+        svScope sc = svGetScope();
+        const char *name = sc ? svGetNameFromScope(sc) : nullptr;
+        scopes.push_back(name ? name : "");
+        return s;
+    }
+};
 
 }  // namespace tpu_dpi
 

@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -55,17 +54,11 @@ struct Store {
     }
 };
 
-std::vector<std::unique_ptr<Store>> &stores()
+// The store of each hbm_mem instance (one per core), with its scope.
+tpu_dpi::Registry<Store> &registry()
 {
-    static std::vector<std::unique_ptr<Store>> s;
-    return s;
-}
-
-// The scope of the hbm_mem instance that made store i (its core's).
-std::vector<std::string> &scopes()
-{
-    static std::vector<std::string> s;
-    return s;
+    static tpu_dpi::Registry<Store> r;
+    return r;
 }
 
 // The byte at addr, 0 where no page is.
@@ -101,11 +94,7 @@ extern "C" {
 void *tpu_hbm_sparse_new(unsigned long long bytes, unsigned int aw)
 {
     uint64_t mask = aw >= 64 ? ~0ull : (1ull << aw) - 1;
-    stores().emplace_back(new Store{bytes, mask, aw, {}, UINT64_MAX, nullptr});
-    svScope sc = svGetScope();
-    const char *name = sc ? svGetNameFromScope(sc) : nullptr;
-    scopes().push_back(name ? name : "");
-    return stores().back().get();
+    return registry().add(new Store{bytes, mask, aw, {}, UINT64_MAX, nullptr});
 }
 
 // The 64 bytes at addr (wrapping at aw bits) into data; wseq only orders
@@ -165,7 +154,7 @@ void tpu_hbm_sparse_wr_dma(void *h, unsigned int ports, const svBitVecVal *we,
 
 void tpu_hbm_sparse_pages(std::vector<uint64_t> &out)
 {
-    for (const auto &s : stores())
+    for (const auto &s : registry().stores)
         for (const auto &kv : s->pages)
             out.push_back(kv.first << kPageBits);
 }
@@ -177,17 +166,17 @@ uint64_t tpu_hbm_sparse_page_bytes()
 
 size_t tpu_hbm_sparse_count()
 {
-    return stores().size();
+    return registry().stores.size();
 }
 
 const char *tpu_hbm_sparse_scope(size_t i)
 {
-    return scopes()[i].c_str();
+    return registry().scopes[i].c_str();
 }
 
 void tpu_hbm_sparse_read(size_t i, uint64_t addr, uint8_t *dst, size_t n)
 {
-    Store *s = stores()[i].get();
+    Store *s = registry().stores[i].get();
     while (n) {
         uint64_t in = addr & (kPage - 1);
         size_t m = (size_t)std::min<uint64_t>(n, kPage - in);
@@ -204,7 +193,7 @@ void tpu_hbm_sparse_read(size_t i, uint64_t addr, uint8_t *dst, size_t n)
 
 void tpu_hbm_sparse_write(size_t i, uint64_t addr, const uint8_t *src, size_t n)
 {
-    Store *s = stores()[i].get();
+    Store *s = registry().stores[i].get();
     for (size_t j = 0; j < n; j++)
         wr(s, addr + j, src[j]);
 }

@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "dpi_vec.h"
@@ -48,17 +47,11 @@ struct Store {
     }
 };
 
-std::vector<std::unique_ptr<Store>> &stores()
+// The store of each vmem instance (one per core), with its scope.
+tpu_dpi::Registry<Store> &registry()
 {
-    static std::vector<std::unique_ptr<Store>> s;
-    return s;
-}
-
-// The scope of the vmem instance that made store i (its core's).
-std::vector<std::string> &scopes()
-{
-    static std::vector<std::string> s;
-    return s;
+    static tpu_dpi::Registry<Store> r;
+    return r;
 }
 
 // rows x bytes read: row r at address field r, its byte i to data byte
@@ -117,11 +110,7 @@ void *tpu_vmem_dpi_new(unsigned long long bytes, unsigned int aw)
     s->aw = aw;
     s->mask = aw >= 64 ? ~0ull : (1ull << aw) - 1;
     s->mem.assign((size_t)bytes, 0);
-    stores().emplace_back(s);
-    svScope sc = svGetScope();
-    const char *name = sc ? svGetNameFromScope(sc) : nullptr;
-    scopes().push_back(name ? name : "");
-    return s;
+    return registry().add(s);
 }
 
 // One C name per class of read ports (vmem.v imports each with its own
@@ -185,24 +174,24 @@ void tpu_vmem_dpi_wr_dma(void *h, unsigned int rows, unsigned int bytes, const s
 
 size_t tpu_vmem_dpi_count()
 {
-    return stores().size();
+    return registry().stores.size();
 }
 
 const char *tpu_vmem_dpi_scope(size_t i)
 {
-    return scopes()[i].c_str();
+    return registry().scopes[i].c_str();
 }
 
 void tpu_vmem_dpi_read(size_t i, uint64_t addr, uint8_t *dst, size_t n)
 {
-    const Store *s = stores()[i].get();
+    const Store *s = registry().stores[i].get();
     for (size_t j = 0; j < n; j++)
         dst[j] = addr + j < s->bytes ? s->mem[addr + j] : 0;
 }
 
 void tpu_vmem_dpi_write(size_t i, uint64_t addr, const uint8_t *src, size_t n)
 {
-    Store *s = stores()[i].get();
+    Store *s = registry().stores[i].get();
     for (size_t j = 0; j < n; j++)
         if (addr + j < s->bytes)
             s->mem[addr + j] = src[j];

@@ -22,15 +22,15 @@
 # are the fast ones): everything into VMEM, every K-tile of every column
 # group through the MXUs into Y, then the VPU scales Y a register at a time
 # and one DMA writes it back.
+        .equ    SL, VPU_SUBLANES * VPU_LANES      # fp32 elements in a vector register
         .equ    D, 2 * MXU_N            # inner dimension
         .equ    F, 2 * MXU_N * NUM_MXU  # columns of W and Y
         # rows of X and Y: 8, or more where 8 rows of Y fill less than a
         # vector register (a wide VPU, sim/rtl/wide.cfg)
-        .equ    B, 8 * F >= VPU_SUBLANES * VPU_LANES ? 8 : VPU_SUBLANES * VPU_LANES / F
+        .equ    B, 8 * F >= SL ? 8 : SL / F
 
         .equ    N, MXU_N
         .equ    NM, NUM_MXU
-        .equ    SL, VPU_SUBLANES * VPU_LANES      # fp32 elements in a vector register
         .equ    MAXDIM, 1 << 20
         .assert B >= 1 && B <= MAXDIM, "B must be 1 to %d, got %d", MAXDIM, B
         .assert D > 0 && D <= MAXDIM && D % N == 0, "D must be a multiple of MXU_N (%d), got %d", N, D
